@@ -1,0 +1,191 @@
+/* smcheck.h: the public API of libsmcheck, which lists the CUDA device code (cubins, PTX, LTO IR)
+ * held in ELF files, static archives, raw fat binaries and directories of them.
+ *
+ * The library only reads. It never prints and never exits: every call returns an smc_status, and
+ * what went wrong with an input is kept in the model (smc_input.errors, smc_library.findings) so
+ * that one bad file never stops a scan of many. The model is plain data; printers live apart. */
+#ifndef SMCHECK_SMCHECK_H
+#define SMCHECK_SMCHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SMC_VERSION "0.1.0"
+
+typedef enum smc_status {
+    SMC_OK = 0,
+    SMC_ERR_IO,     /* an input could not be read */
+    SMC_ERR_FORMAT, /* bytes that cannot be right */
+    SMC_ERR_NOMEM,
+    SMC_ERR_ARG, /* a caller's mistake */
+} smc_status;
+
+const char *smc_status_str(smc_status st);
+
+/* Kinds of image, with the values of the fatbin entry's kind field (fatbin-format.md §3.1). */
+typedef enum smc_image_kind {
+    SMC_IMAGE_PTX = 1,
+    SMC_IMAGE_CUBIN = 2,
+    SMC_IMAGE_LTO = 8, /* NVVM IR for link-time optimisation: opaque, never loadable */
+} smc_image_kind;
+
+typedef enum smc_variant {
+    SMC_VARIANT_NONE = 0,
+    SMC_VARIANT_A, /* arch-specific: sm_90a runs on 9.0 only */
+    SMC_VARIANT_F, /* family-specific: sm_100f runs on the 10.x family members */
+} smc_variant;
+
+typedef enum smc_compression {
+    SMC_COMPRESS_NONE = 0,
+    SMC_COMPRESS_LZ4,  /* raw LZ4 block */
+    SMC_COMPRESS_ZSTD, /* one Zstandard frame */
+} smc_compression;
+
+/* One entry of a container. Offsets count from the start of the library's bytes (for an archive
+ * member, from the start of the member). */
+typedef struct smc_image {
+    smc_image_kind kind;
+    smc_variant variant;
+    smc_compression compression;
+    unsigned arch;          /* SM number: 90 for sm_90a, 120 for compute_120 */
+    unsigned version_major; /* PTX: PTX ISA version; cubin: entry version, 1.7 (ABI v1) or 1.8 (v2) */
+    unsigned version_minor;
+    uint64_t offset;      /* of the entry header */
+    uint64_t header_size; /* the payload starts at offset + header_size */
+    uint64_t stored_size; /* payload bytes as stored (compressed size when compressed) */
+    uint64_t size;        /* payload bytes once decompressed */
+    uint64_t flags;       /* the entry's raw flags */
+} smc_image;
+
+/* Longest token smc_image_token() writes, NUL included ("compute_4294967295f"). */
+#define SMC_TOKEN_MAX 24
+
+/* Writes the image's token ("sm_90a", "compute_120", "lto_90") to buf and returns buf. */
+const char *smc_image_token(const smc_image *img, char buf[SMC_TOKEN_MAX]);
+const char *smc_image_kind_str(smc_image_kind kind);
+const char *smc_compression_str(smc_compression c);
+
+/* One fat binary container (normally one per translation unit), or a bare cubin file. */
+typedef struct smc_container {
+    uint64_t offset;     /* of the container header */
+    uint64_t size;       /* header and entries */
+    const char *section; /* the ELF section it was found in; NULL for a raw fatbin or bare cubin */
+    bool relocatable;    /* found in __nv_relfatbin: -rdc code, not loadable as it is */
+    bool bare_cubin;     /* the library is itself a cubin, not a fat binary */
+    size_t first_image;  /* its images are library.images[first_image .. first_image+image_count) */
+    size_t image_count;
+} smc_container;
+
+#define SMC_NO_OFFSET UINT64_MAX
+
+/* Something wrong inside a library: it is reported, and the rest of the library still is. */
+typedef struct smc_finding {
+    uint64_t offset; /* where, from the start of the library; SMC_NO_OFFSET when nowhere */
+    char *message;
+} smc_finding;
+
+/* An ELF file (or archive member, raw fatbin, bare cubin) that holds device code. */
+typedef struct smc_library {
+    char *path; /* nested for archives: "libx.a(a.o)" */
+    smc_container *containers;
+    size_t container_count;
+    smc_image *images;
+    size_t image_count;
+    smc_finding *findings;
+    size_t finding_count;
+} smc_library;
+
+/* A file or directory that could not be read at all. */
+typedef struct smc_error {
+    char *path;
+    char *message;
+} smc_error;
+
+typedef enum smc_input_kind {
+    SMC_INPUT_FILE,
+    SMC_INPUT_DIRECTORY,
+} smc_input_kind;
+
+const char *smc_input_kind_str(smc_input_kind kind);
+
+/* The result of scanning one path given by the user. */
+typedef struct smc_input {
+    char *path;
+    smc_input_kind kind;
+    uint64_t files; /* regular files looked at */
+    smc_library *libraries; /* in path order */
+    size_t library_count;
+    smc_error *errors;
+    size_t error_count;
+} smc_input;
+
+typedef struct smc_options {
+    /* Decompress every image and check it against its header: a cubin must be an EM_CUDA ELF for
+     * the same SM, PTX must name the same .version and .target. Mismatches become findings. */
+    bool verify;
+} smc_options;
+
+/* What a library carries, counted: each distinct token with its number of images (counted without
+ * de-duplication), and each distinct per-container token set with the number of containers that
+ * carry exactly that set. This is the view that says "109 containers carry sm_86, 77 only sm_80".
+ * Tokens are ordered cubins, PTX, LTO IR, then by arch, then plain, a, f; sets by count, largest
+ * first. Relocatable containers (__nv_relfatbin) form sets of their own. */
+typedef struct smc_token_count {
+    char token[SMC_TOKEN_MAX];
+    size_t count;
+} smc_token_count;
+
+typedef struct smc_token_set {
+    char *tokens; /* space-separated, in token order; "" for a container without images */
+    size_t containers;
+    bool relocatable;
+} smc_token_set;
+
+typedef struct smc_summary {
+    smc_token_count *tokens;
+    size_t token_count;
+    smc_token_set *sets;
+    size_t set_count;
+} smc_summary;
+
+smc_status smc_library_summarize(const smc_library *lib, smc_summary *out);
+void smc_summary_free(smc_summary *sum);
+
+/* Scans a file or directory. On SMC_OK *out holds the result, read errors included; other
+ * statuses (SMC_ERR_NOMEM, SMC_ERR_ARG) mean there is no result. */
+smc_status smc_scan_path(const char *path, const smc_options *opt, smc_input **out);
+
+/* Scans bytes already in memory as one file named name (an archive yields several libraries).
+ * Appends what holds device code to in->libraries and counts one file. The bytes are not kept. */
+smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, size_t len,
+                           const smc_options *opt);
+
+/* An empty input to pass to smc_scan_memory. */
+smc_input *smc_input_new(const char *path, smc_input_kind kind);
+void smc_input_free(smc_input *in);
+
+/* Reports. They print the model as it is and decide nothing. -------------------------------- */
+
+typedef struct smc_report_options {
+    bool detail; /* every container with its images */
+} smc_report_options;
+
+/* The text report for people: per library its containers, tokens and token sets, then a line
+ * counting files and libraries. Input errors are not printed here (they are diagnostics). */
+smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
+                           const smc_report_options *opt);
+
+/* The JSON report (schema_version 1, see README). */
+smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
+                           const smc_report_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,319 @@
+/* elf.c: the only user of libelf. It says which byte ranges of an ELF file (or of each member of
+ * an ar archive) hold fat binary containers, and reads the headers of cubins. The files are
+ * untrusted: every libelf call is checked, section ranges are checked against the file, and a
+ * broken section table still leaves the whole-file search for containers to do its work. */
+#include "internal.h"
+
+#include <gelf.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#ifndef EM_CUDA
+#define EM_CUDA 190
+#endif
+
+#define FATBIN ".nv_fatbin"
+#define RELFATBIN "__nv_relfatbin" /* relocatable device code (-rdc), §1 */
+#define ARCHIVE_DEPTH_MAX 4 /* archives inside archives: real ones have none */
+
+static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
+static bool libelf_ok;
+
+static void libelf_init(void)
+{
+    libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+static Elf *open_memory(uint8_t *buf, uint64_t len)
+{
+    pthread_once(&libelf_once, libelf_init);
+    return libelf_ok ? elf_memory((char *)buf, (size_t)len) : NULL;
+}
+
+/* Cubins ---------------------------------------------------------------------------------------- */
+
+/* The variant of a CUDA 13 cubin is spelt only in the ptxas arguments kept in .note.nv.tkinfo,
+ * e.g. "-arch sm_90a -m 64 " (§6). */
+static smc_variant tkinfo_variant(const uint8_t *p, size_t n)
+{
+    static const char key[] = "-arch sm_";
+    const uint8_t *end = p + n;
+    for (const uint8_t *q = p; (size_t)(end - q) >= sizeof key - 1; q++) {
+        if (memcmp(q, key, sizeof key - 1) != 0) continue;
+        q += sizeof key - 1;
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+        if (q < end && *q == 'a') return SMC_VARIANT_A;
+        if (q < end && *q == 'f') return SMC_VARIANT_F;
+        return SMC_VARIANT_NONE;
+    }
+    return SMC_VARIANT_NONE;
+}
+
+smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *info,
+                             smc_fatbin_error *err)
+{
+    *info = (smc_cubin_info){0};
+    err->offset = 0;
+    if (len < EI_NIDENT || memcmp(buf, ELFMAG, SELFMAG) != 0) {
+        snprintf(err->message, sizeof err->message, "not an ELF file, so no cubin");
+        return SMC_ERR_FORMAT;
+    }
+    /* libelf may convert headers in place; a private copy keeps the caller's bytes as they are. */
+    uint8_t *copy = malloc(len);
+    if (!copy) return SMC_ERR_NOMEM;
+    memcpy(copy, buf, len);
+    Elf *e = open_memory(copy, len);
+    GElf_Ehdr eh;
+    smc_status st = SMC_OK;
+    if (!e || !gelf_getehdr(e, &eh)) {
+        snprintf(err->message, sizeof err->message, "cubin ELF header: %s", elf_errmsg(-1));
+        st = SMC_ERR_FORMAT;
+    } else if (eh.e_machine != EM_CUDA) {
+        snprintf(err->message, sizeof err->message, "ELF machine %u is not EM_CUDA (190)",
+                 eh.e_machine);
+        st = SMC_ERR_FORMAT;
+    }
+    if (st != SMC_OK) {
+        elf_end(e);
+        free(copy);
+        return st;
+    }
+    /* ABI v2 (CUDA 13, EI_ABIVERSION 8) moved the SM to bits 8-15 and dropped the 'a' bit. */
+    info->abi = eh.e_ident[EI_ABIVERSION];
+    bool v2 = info->abi >= 8;
+    info->arch = v2 ? (unsigned)(eh.e_flags >> 8) & 0xff : (unsigned)eh.e_flags & 0xff;
+    if (!v2 && (eh.e_flags & 0x800)) info->variant = SMC_VARIANT_A;
+    info->relocatable = eh.e_type == ET_REL;
+
+    size_t shstrndx;
+    if (elf_getshdrstrndx(e, &shstrndx) == 0) {
+        for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+            GElf_Shdr sh;
+            const char *name;
+            if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name))) continue;
+            if (strncmp(name, ".text.", 6) == 0) info->has_kernels = true;
+            if (v2 && strcmp(name, ".note.nv.tkinfo") == 0 && sh.sh_type != SHT_NOBITS &&
+                smc_in_range(len, sh.sh_offset, sh.sh_size))
+                info->variant = tkinfo_variant(copy + sh.sh_offset, sh.sh_size);
+        }
+    }
+    elf_end(e);
+    free(copy);
+    return SMC_OK;
+}
+
+/* Host ELF files ------------------------------------------------------------------------------ */
+
+typedef struct section {
+    const char *name; /* points into libelf's copy of the string table */
+    uint64_t offset, size;
+    bool walk; /* a fatbin section, whole in the file */
+} section;
+
+static int by_offset(const void *a, const void *b)
+{
+    const section *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The section whose bytes hold off, for naming where a container was found. */
+static const char *section_at(const section *secs, size_t n, uint64_t off)
+{
+    for (size_t i = 0; i < n; i++)
+        if (off >= secs[i].offset && off - secs[i].offset < secs[i].size) return secs[i].name;
+    return NULL;
+}
+
+/* Reads the section table. Its defects become findings; what could be read is returned. */
+static smc_status read_sections(smc_library *lib, Elf *e, uint64_t len, section **out, size_t *n)
+{
+    size_t count, shstrndx;
+    *out = NULL;
+    *n = 0;
+    /* libelf quietly sees no sections when the table lies past the end of the file. */
+    GElf_Ehdr eh;
+    if (!gelf_getehdr(e, &eh))
+        return smc_library_add_finding(lib, 0, "unreadable ELF header: %s", elf_errmsg(-1));
+    uint64_t table = (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) * eh.e_shentsize;
+    if (eh.e_shoff != 0 && !smc_in_range(len, eh.e_shoff, table))
+        return smc_library_add_finding(
+            lib, eh.e_shoff,
+            "section header table (offset 0x%llx, %llu bytes) runs past the end of the file "
+            "(%llu bytes)",
+            (unsigned long long)eh.e_shoff, (unsigned long long)table, (unsigned long long)len);
+    if (elf_getshdrnum(e, &count) != 0 || elf_getshdrstrndx(e, &shstrndx) != 0)
+        return smc_library_add_finding(lib, SMC_NO_OFFSET, "unreadable section table: %s",
+                                       elf_errmsg(-1));
+    section *secs = NULL;
+    size_t k = 0;
+    smc_status st = SMC_OK;
+    for (size_t i = 1; i < count && st == SMC_OK; i++) {
+        GElf_Shdr sh;
+        Elf_Scn *scn = elf_getscn(e, i);
+        if (!scn || !gelf_getshdr(scn, &sh)) {
+            st = smc_library_add_finding(lib, SMC_NO_OFFSET, "section header %zu: %s", i,
+                                         elf_errmsg(-1));
+            continue;
+        }
+        if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0) continue;
+        const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+        if (!name) name = "(unnamed)";
+        bool fatbin = strcmp(name, FATBIN) == 0 || strcmp(name, RELFATBIN) == 0;
+        uint64_t size = sh.sh_size;
+        if (!smc_in_range(len, sh.sh_offset, size)) {
+            if (fatbin)
+                st = smc_library_add_finding(
+                    lib, sh.sh_offset,
+                    "section %s (offset 0x%llx, %llu bytes) runs past the end of the file "
+                    "(%llu bytes)",
+                    name, (unsigned long long)sh.sh_offset, (unsigned long long)size,
+                    (unsigned long long)len);
+            if (sh.sh_offset >= len) continue;
+            /* Not walked: the search for containers still finds what is whole in the part
+             * that is there, without reporting the rest as garbage. */
+            size = len - sh.sh_offset;
+            fatbin = false;
+        }
+        section *s = smc_push(&secs, k, sizeof *s);
+        if (!s) {
+            st = SMC_ERR_NOMEM;
+            break;
+        }
+        *s = (section){name, sh.sh_offset, size, fatbin};
+        k++;
+    }
+    if (k) qsort(secs, k, sizeof *secs, by_offset);
+    *out = secs;
+    *n = k;
+    return st;
+}
+
+/* Looks for containers in buf[from, to): real libraries keep thousands outside the fatbin
+ * sections (cuFFT's .ldata, §1) and load them at run time. Each candidate must parse entry by
+ * entry before it counts; one that does not is just bytes that looked like a header. */
+static smc_status search_gap(smc_library *lib, const uint8_t *buf, uint64_t from, uint64_t to,
+                             const section *secs, size_t nsecs)
+{
+    uint64_t p = (from + 7) & ~(uint64_t)7; /* containers are 8-aligned in the file */
+    while ((p = smc_fatbin_find(buf, p, to)) < to) {
+        uint64_t end;
+        smc_fatbin_error err;
+        smc_status st = smc_fatbin_parse(lib, buf, to, p, SMC_FATBIN_CANDIDATE, &end, &err);
+        if (st == SMC_ERR_NOMEM) return st;
+        if (st != SMC_OK) {
+            p += 8;
+            continue;
+        }
+        const char *name = section_at(secs, nsecs, p);
+        smc_container *c = &lib->containers[lib->container_count - 1];
+        if (name && !(c->section = smc_strdup(name))) return SMC_ERR_NOMEM;
+        c->relocatable = name && strcmp(name, RELFATBIN) == 0;
+        p = (end + 7) & ~(uint64_t)7;
+    }
+    return SMC_OK;
+}
+
+static smc_status scan_bare_cubin(smc_library *lib, const uint8_t *buf, uint64_t len)
+{
+    smc_cubin_info info;
+    smc_fatbin_error err;
+    smc_status st = smc_cubin_inspect(buf, len, &info, &err);
+    if (st != SMC_OK)
+        return st == SMC_ERR_FORMAT ? smc_library_add_finding(lib, 0, "%s", err.message) : st;
+    smc_image *img = smc_push(&lib->images, 0, sizeof *img);
+    smc_container *c = img ? smc_push(&lib->containers, 0, sizeof *c) : NULL;
+    if (!c) return SMC_ERR_NOMEM;
+    *img = (smc_image){.kind = SMC_IMAGE_CUBIN,
+                       .variant = info.variant,
+                       .arch = info.arch,
+                       .version_major = 1,
+                       .version_minor = info.abi,
+                       .stored_size = len,
+                       .size = len};
+    *c = (smc_container){.size = len, .bare_cubin = true, .image_count = 1};
+    lib->image_count = lib->container_count = 1;
+    return SMC_OK;
+}
+
+static smc_status scan_elf(smc_library *lib, Elf *e, const uint8_t *buf, uint64_t len)
+{
+    GElf_Ehdr eh;
+    if (gelf_getehdr(e, &eh) && eh.e_machine == EM_CUDA) return scan_bare_cubin(lib, buf, len);
+
+    section *secs;
+    size_t n;
+    smc_status st = read_sections(lib, e, len, &secs, &n);
+    /* Walk the fatbin sections, then search the gaps between them (the whole file when the
+     * section table is gone). */
+    uint64_t covered = 0;
+    for (size_t i = 0; i < n && st == SMC_OK; i++) {
+        if (!secs[i].walk || secs[i].offset < covered) continue;
+        uint64_t end = secs[i].offset + secs[i].size;
+        st = search_gap(lib, buf, covered, secs[i].offset, secs, n);
+        if (st == SMC_OK)
+            st = smc_fatbin_walk(lib, buf, secs[i].offset, end, secs[i].name,
+                                 strcmp(secs[i].name, RELFATBIN) == 0);
+        covered = end;
+    }
+    if (st == SMC_OK) st = search_gap(lib, buf, covered, len, secs, n);
+    free(secs);
+    return st;
+}
+
+static smc_status scan_archive(smc_input *in, smc_library *ar_lib, Elf *ar, const char *name,
+                               const smc_options *opt, unsigned depth)
+{
+    smc_status st = SMC_OK;
+    /* elf_next answers ELF_C_NULL after the last member (leaving a range error behind, which is
+     * normal); a member whose header cannot be read makes elf_begin fail. */
+    for (Elf_Cmd cmd = ELF_C_READ_MMAP; cmd != ELF_C_NULL && st == SMC_OK;) {
+        Elf *m = elf_begin(-1, cmd, ar);
+        if (!m) {
+            st = smc_library_add_finding(ar_lib, SMC_NO_OFFSET, "archive member header: %s",
+                                         elf_errmsg(-1));
+            break;
+        }
+        Elf_Arhdr *h = elf_getarhdr(m);
+        size_t size;
+        char *raw = elf_rawfile(m, &size);
+        /* "/" and "//" are the archive's symbol and name tables, not members. */
+        if (h && h->ar_name && h->ar_name[0] != '/' && raw) {
+            char *path = smc_asprintf("%s(%s)", name, h->ar_name);
+            st = path ? smc_scan_bytes(in, path, (uint8_t *)raw, size, opt, depth + 1)
+                      : SMC_ERR_NOMEM;
+            free(path);
+        }
+        cmd = elf_next(m);
+        elf_end(m);
+    }
+    return st;
+}
+
+smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
+                        const smc_options *opt, unsigned depth)
+{
+    smc_library *lib = smc_library_new(name);
+    if (!lib) return SMC_ERR_NOMEM;
+    smc_status st = SMC_OK;
+    (void)elf_errno(); /* start from a clean error state */
+    Elf *e = open_memory(buf, len);
+    Elf_Kind kind = e ? elf_kind(e) : ELF_K_NONE;
+    if (kind == ELF_K_AR) {
+        st = depth < ARCHIVE_DEPTH_MAX ? scan_archive(in, lib, e, name, opt, depth)
+                                       : smc_library_add_finding(lib, SMC_NO_OFFSET,
+                                                                 "archive nested too deep");
+    } else if (kind == ELF_K_ELF) {
+        st = scan_elf(lib, e, buf, len);
+        if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
+    } else {
+        st = smc_library_add_finding(lib, SMC_NO_OFFSET, "not a readable ELF file: %s",
+                                     e ? "unknown kind" : elf_errmsg(-1));
+    }
+    elf_end(e);
+    if (st != SMC_OK) {
+        smc_library_free(lib);
+        return st;
+    }
+    return smc_input_take_library(in, lib);
+}

@@ -1,0 +1,123 @@
+/* internal.h: what the parts of libsmcheck share and the public API does not show: the one
+ * bounds-checked reader of untrusted bytes, growable arrays, and the builders of the model. */
+#ifndef SMCHECK_INTERNAL_H
+#define SMCHECK_INTERNAL_H
+
+#include "smcheck/smcheck.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#define SMC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* True when [off, off+n) lies inside a buffer of len bytes, without overflow (VALID_RANGE). */
+static inline bool smc_in_range(uint64_t len, uint64_t off, uint64_t n)
+{
+    return off <= len && n <= len - off;
+}
+
+/* Little-endian loads at any alignment; the caller has checked the range. */
+static inline uint16_t smc_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t smc_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t smc_le64(const uint8_t *p)
+{
+    return (uint64_t)smc_le32(p) | (uint64_t)smc_le32(p + 4) << 32;
+}
+
+/* Makes room for element n of an array that holds n elements, growing it to the next power of two
+ * when n is one (so no capacity needs storing). Returns the new slot, or NULL when out of memory. */
+void *smc_push(void *arrayp, size_t n, size_t elsize);
+
+char *smc_strdup(const char *s);
+char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
+char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
+
+/* Model builders. Each returns SMC_OK or SMC_ERR_NOMEM. */
+smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char *fmt, ...)
+    SMC_PRINTF(3, 4);
+smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt, ...)
+    SMC_PRINTF(3, 4);
+smc_library *smc_library_new(const char *path);
+void smc_library_free(smc_library *lib);
+/* Moves lib into in->libraries when it holds containers or findings, else frees it. */
+smc_status smc_input_take_library(smc_input *in, smc_library *lib);
+
+/* fatbin.c: the pure parser over (pointer, length). ------------------------------------------- */
+
+#define SMC_FATBIN_MAGIC 0xBA55ED50u
+
+/* True when the 8 bytes at off start a container header: magic, version 1, header size 16. */
+bool smc_fatbin_at(const uint8_t *buf, uint64_t len, uint64_t off);
+
+/* First offset in [from, to) with from + 8k that starts a container header, or to. */
+uint64_t smc_fatbin_find(const uint8_t *buf, uint64_t from, uint64_t to);
+
+typedef struct smc_fatbin_error {
+    uint64_t offset;
+    char message[192];
+} smc_fatbin_error;
+
+/* How a container is judged: inside a fatbin section it is taken as it comes (an empty container
+ * is fine); a candidate found elsewhere must prove itself entry by entry before it counts. */
+typedef enum smc_fatbin_mode { SMC_FATBIN_SECTION, SMC_FATBIN_CANDIDATE } smc_fatbin_mode;
+
+/* Parses the container at buf[off] that must end by limit (limit <= len of buf). On SMC_OK it
+ * has appended the container and its images to lib and set *end past it. On SMC_ERR_FORMAT lib is
+ * unchanged, err says why and *end is past the container when its size was sound, else 0. */
+smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit, uint64_t off,
+                            smc_fatbin_mode mode, uint64_t *end, smc_fatbin_error *err);
+
+/* Walks buf[start, end) as back-to-back containers (a fatbin section or a raw fatbin file),
+ * skipping zero padding, reporting and resynchronising past anything else. */
+smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start, uint64_t end,
+                           const char *section, bool relocatable);
+
+/* Decompresses (or copies) an image's payload into a new buffer of img->size bytes. On failure
+ * returns SMC_ERR_FORMAT with err filled. LTO IR is opaque: SMC_ERR_ARG. */
+smc_status smc_image_payload(const uint8_t *buf, uint64_t len, const smc_image *img, uint8_t **out,
+                             smc_fatbin_error *err);
+
+/* Checks every image of the library against its payload (--verify); mismatches become findings. */
+smc_status smc_library_verify(smc_library *lib, const uint8_t *buf, uint64_t len);
+
+/* elf.c: the only user of libelf. ------------------------------------------------------------- */
+
+typedef struct smc_cubin_info {
+    unsigned arch;
+    smc_variant variant; /* from e_flags (ABI v1) or the ptxas arguments note; NONE when unknown */
+    unsigned abi;        /* EI_ABIVERSION: 7 (CUDA <= 12) or 8 (CUDA 13) */
+    bool relocatable;    /* ET_REL: -rdc code */
+    bool has_kernels;    /* a .text.* section exists */
+} smc_cubin_info;
+
+/* Reads a cubin's ELF header and sections. SMC_ERR_FORMAT with err when it is not a cubin. */
+smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *info,
+                             smc_fatbin_error *err);
+
+/* Scans one ELF file or ar archive held in buf (a private, writable mapping or copy: libelf may
+ * convert headers in place). Libraries found are added to in. */
+smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
+                        const smc_options *opt, unsigned depth);
+
+/* scan.c ---------------------------------------------------------------------------------------- */
+
+/* Like smc_scan_memory for a buffer the caller lets us modify (see smc_elf_scan). */
+smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
+                          const smc_options *opt, unsigned depth);
+
+/* Scans an open regular file (fd is closed by the caller). */
+smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_options *opt);
+
+/* walk.c ---------------------------------------------------------------------------------------- */
+
+smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt);
+
+#endif

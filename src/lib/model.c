@@ -1,0 +1,203 @@
+/* model.c: building and freeing the model (inputs, libraries, findings, errors) and the names
+ * its enums print as. Trusts only its callers. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void *smc_push(void *arrayp, size_t n, size_t elsize)
+{
+    void **array = arrayp;
+    if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, 8 ...: full */
+        size_t cap = n < 4 ? 4 : 2 * n;
+        if (cap > SIZE_MAX / elsize) return NULL;
+        void *grown = realloc(*array, cap * elsize);
+        if (!grown) return NULL;
+        *array = grown;
+    }
+    return (char *)*array + n * elsize;
+}
+
+char *smc_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    return d ? memcpy(d, s, n) : NULL;
+}
+
+char *smc_vasprintf(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (s) vsnprintf(s, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return s;
+}
+
+char *smc_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = smc_vasprintf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char *fmt, ...)
+{
+    smc_finding *f = smc_push(&lib->findings, lib->finding_count, sizeof *f);
+    if (!f) return SMC_ERR_NOMEM;
+    va_list ap;
+    va_start(ap, fmt);
+    f->message = smc_vasprintf(fmt, ap);
+    va_end(ap);
+    if (!f->message) return SMC_ERR_NOMEM;
+    f->offset = offset;
+    lib->finding_count++;
+    return SMC_OK;
+}
+
+smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt, ...)
+{
+    smc_error *e = smc_push(&in->errors, in->error_count, sizeof *e);
+    if (!e) return SMC_ERR_NOMEM;
+    va_list ap;
+    va_start(ap, fmt);
+    e->message = smc_vasprintf(fmt, ap);
+    va_end(ap);
+    e->path = smc_strdup(path);
+    if (!e->message || !e->path) {
+        free(e->message);
+        free(e->path);
+        return SMC_ERR_NOMEM;
+    }
+    in->error_count++;
+    return SMC_OK;
+}
+
+smc_library *smc_library_new(const char *path)
+{
+    smc_library *lib = calloc(1, sizeof *lib);
+    if (lib && !(lib->path = smc_strdup(path))) {
+        free(lib);
+        return NULL;
+    }
+    return lib;
+}
+
+static void library_clear(smc_library *lib)
+{
+    for (size_t i = 0; i < lib->container_count; i++)
+        free((char *)lib->containers[i].section);
+    for (size_t i = 0; i < lib->finding_count; i++)
+        free(lib->findings[i].message);
+    free(lib->containers);
+    free(lib->images);
+    free(lib->findings);
+    free(lib->path);
+}
+
+void smc_library_free(smc_library *lib)
+{
+    if (!lib) return;
+    library_clear(lib);
+    free(lib);
+}
+
+smc_status smc_input_take_library(smc_input *in, smc_library *lib)
+{
+    if (lib->container_count == 0 && lib->finding_count == 0) {
+        smc_library_free(lib);
+        return SMC_OK;
+    }
+    smc_library *slot = smc_push(&in->libraries, in->library_count, sizeof *slot);
+    if (!slot) {
+        smc_library_free(lib);
+        return SMC_ERR_NOMEM;
+    }
+    *slot = *lib;
+    free(lib);
+    in->library_count++;
+    return SMC_OK;
+}
+
+smc_input *smc_input_new(const char *path, smc_input_kind kind)
+{
+    smc_input *in = calloc(1, sizeof *in);
+    if (in && !(in->path = smc_strdup(path))) {
+        free(in);
+        return NULL;
+    }
+    if (in) in->kind = kind;
+    return in;
+}
+
+void smc_input_free(smc_input *in)
+{
+    if (!in) return;
+    for (size_t i = 0; i < in->library_count; i++)
+        library_clear(&in->libraries[i]);
+    for (size_t i = 0; i < in->error_count; i++) {
+        free(in->errors[i].path);
+        free(in->errors[i].message);
+    }
+    free(in->libraries);
+    free(in->errors);
+    free(in->path);
+    free(in);
+}
+
+const char *smc_status_str(smc_status st)
+{
+    switch (st) {
+    case SMC_OK: return "ok";
+    case SMC_ERR_IO: return "cannot read";
+    case SMC_ERR_FORMAT: return "malformed";
+    case SMC_ERR_NOMEM: return "out of memory";
+    case SMC_ERR_ARG: return "invalid argument";
+    }
+    return "unknown status";
+}
+
+const char *smc_image_kind_str(smc_image_kind kind)
+{
+    switch (kind) {
+    case SMC_IMAGE_PTX: return "ptx";
+    case SMC_IMAGE_CUBIN: return "cubin";
+    case SMC_IMAGE_LTO: return "lto-ir";
+    }
+    return "unknown";
+}
+
+const char *smc_compression_str(smc_compression c)
+{
+    switch (c) {
+    case SMC_COMPRESS_NONE: return "none";
+    case SMC_COMPRESS_LZ4: return "lz4";
+    case SMC_COMPRESS_ZSTD: return "zstd";
+    }
+    return "unknown";
+}
+
+const char *smc_input_kind_str(smc_input_kind kind)
+{
+    switch (kind) {
+    case SMC_INPUT_FILE: return "file";
+    case SMC_INPUT_DIRECTORY: return "directory";
+    }
+    return "unknown";
+}
+
+const char *smc_image_token(const smc_image *img, char buf[SMC_TOKEN_MAX])
+{
+    const char *prefix = img->kind == SMC_IMAGE_PTX   ? "compute_"
+                         : img->kind == SMC_IMAGE_LTO ? "lto_"
+                                                      : "sm_";
+    const char *suffix = img->variant == SMC_VARIANT_A   ? "a"
+                         : img->variant == SMC_VARIANT_F ? "f"
+                                                         : "";
+    snprintf(buf, SMC_TOKEN_MAX, "%s%u%s", prefix, img->arch, suffix);
+    return buf;
+}

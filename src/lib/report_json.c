@@ -1,0 +1,153 @@
+/* report_json.c: the JSON report, schema_version 1; the only user of cJSON. Keys are stable and
+ * their order fixed; other tools parse this. */
+#include "internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#define SCHEMA_VERSION 1
+
+/* cJSON's builders return NULL when out of memory, and adding NULL to an object fails; so a tree
+ * is built without checks and its completeness checked once with this flag, set by add(). */
+typedef struct builder {
+    bool failed;
+} builder;
+
+static cJSON *add(builder *b, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item || !(key ? cJSON_AddItemToObject(obj, key, item) : cJSON_AddItemToArray(obj, item))) {
+        cJSON_Delete(item);
+        b->failed = true;
+        return NULL;
+    }
+    return item;
+}
+
+static cJSON *offset_json(uint64_t off)
+{
+    return off == SMC_NO_OFFSET ? cJSON_CreateNull() : cJSON_CreateNumber((double)off);
+}
+
+static cJSON *version_json(unsigned major, unsigned minor)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%u.%u", major, minor);
+    return cJSON_CreateString(v);
+}
+
+static cJSON *image_json(builder *b, const smc_image *img)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    char tok[SMC_TOKEN_MAX];
+    add(b, o, "token", cJSON_CreateString(smc_image_token(img, tok)));
+    add(b, o, "kind", cJSON_CreateString(smc_image_kind_str(img->kind)));
+    add(b, o, "offset", cJSON_CreateNumber((double)img->offset));
+    add(b, o, "compression", cJSON_CreateString(smc_compression_str(img->compression)));
+    add(b, o, "stored_size", cJSON_CreateNumber((double)img->stored_size));
+    add(b, o, "size", cJSON_CreateNumber((double)img->size));
+    if (img->kind == SMC_IMAGE_PTX)
+        add(b, o, "ptx_isa", version_json(img->version_major, img->version_minor));
+    else if (img->kind == SMC_IMAGE_CUBIN)
+        add(b, o, "cubin_abi", version_json(img->version_major, img->version_minor));
+    return o;
+}
+
+static cJSON *container_json(builder *b, const smc_library *lib, const smc_container *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    add(b, o, "section", c->section ? cJSON_CreateString(c->section) : cJSON_CreateNull());
+    add(b, o, "offset", cJSON_CreateNumber((double)c->offset));
+    add(b, o, "size", cJSON_CreateNumber((double)c->size));
+    add(b, o, "relocatable", cJSON_CreateBool(c->relocatable));
+    add(b, o, "bare_cubin", cJSON_CreateBool(c->bare_cubin));
+    cJSON *imgs = add(b, o, "images", cJSON_CreateArray());
+    for (size_t i = 0; imgs && i < c->image_count; i++)
+        add(b, imgs, NULL, image_json(b, &lib->images[c->first_image + i]));
+    return o;
+}
+
+static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_options *opt)
+{
+    smc_summary sum;
+    if (smc_library_summarize(lib, &sum) != SMC_OK) {
+        b->failed = true;
+        return NULL;
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (o) {
+        add(b, o, "path", cJSON_CreateString(lib->path));
+        add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
+        cJSON *imgs = add(b, o, "images", cJSON_CreateObject());
+        for (size_t i = 0; imgs && i < sum.token_count; i++)
+            add(b, imgs, sum.tokens[i].token, cJSON_CreateNumber((double)sum.tokens[i].count));
+        cJSON *sets = add(b, o, "token_sets", cJSON_CreateArray());
+        for (size_t i = 0; sets && i < sum.set_count; i++) {
+            cJSON *s = add(b, sets, NULL, cJSON_CreateObject());
+            if (!s) break;
+            add(b, s, "tokens", cJSON_CreateString(sum.sets[i].tokens));
+            add(b, s, "containers", cJSON_CreateNumber((double)sum.sets[i].containers));
+            add(b, s, "relocatable", cJSON_CreateBool(sum.sets[i].relocatable));
+        }
+        cJSON *finds = add(b, o, "findings", cJSON_CreateArray());
+        for (size_t i = 0; finds && i < lib->finding_count; i++) {
+            cJSON *f = add(b, finds, NULL, cJSON_CreateObject());
+            if (!f) break;
+            add(b, f, "offset", offset_json(lib->findings[i].offset));
+            add(b, f, "message", cJSON_CreateString(lib->findings[i].message));
+        }
+        if (opt && opt->detail) {
+            cJSON *list = add(b, o, "container_list", cJSON_CreateArray());
+            for (size_t i = 0; list && i < lib->container_count; i++)
+                add(b, list, NULL, container_json(b, lib, &lib->containers[i]));
+        }
+    }
+    smc_summary_free(&sum);
+    return o;
+}
+
+static cJSON *input_json(builder *b, const smc_input *in, const smc_report_options *opt)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    add(b, o, "path", cJSON_CreateString(in->path));
+    add(b, o, "kind", cJSON_CreateString(smc_input_kind_str(in->kind)));
+    add(b, o, "files", cJSON_CreateNumber((double)in->files));
+    cJSON *errs = add(b, o, "errors", cJSON_CreateArray());
+    for (size_t i = 0; errs && i < in->error_count; i++) {
+        cJSON *e = add(b, errs, NULL, cJSON_CreateObject());
+        if (!e) break;
+        add(b, e, "path", cJSON_CreateString(in->errors[i].path));
+        add(b, e, "message", cJSON_CreateString(in->errors[i].message));
+    }
+    cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
+    for (size_t i = 0; libs && i < in->library_count; i++)
+        add(b, libs, NULL, library_json(b, &in->libraries[i], opt));
+    return o;
+}
+
+smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
+                           const smc_report_options *opt)
+{
+    builder b = {false};
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return SMC_ERR_NOMEM;
+    add(&b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
+    cJSON *tool = add(&b, root, "tool", cJSON_CreateObject());
+    if (tool) {
+        add(&b, tool, "name", cJSON_CreateString("smcheck"));
+        add(&b, tool, "version", cJSON_CreateString(SMC_VERSION));
+    }
+    add(&b, root, "targets", cJSON_CreateArray());
+    cJSON *ins = add(&b, root, "inputs", cJSON_CreateArray());
+    for (size_t i = 0; ins && i < n; i++)
+        add(&b, ins, NULL, input_json(&b, inputs[i], opt));
+    char *text = b.failed ? NULL : cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return SMC_ERR_NOMEM;
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+}

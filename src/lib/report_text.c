@@ -1,0 +1,89 @@
+/* report_text.c: the report for people. Prints the model and its summary as they are. */
+#include "internal.h"
+
+static void print_offset(FILE *out, uint64_t off)
+{
+    if (off == SMC_NO_OFFSET)
+        fputs("  finding: ", out);
+    else
+        fprintf(out, "  finding at 0x%llx: ", (unsigned long long)off);
+}
+
+static void print_image(FILE *out, const smc_image *img)
+{
+    char tok[SMC_TOKEN_MAX], sizes[64];
+    if (img->compression == SMC_COMPRESS_NONE)
+        snprintf(sizes, sizeof sizes, "%llu bytes", (unsigned long long)img->size);
+    else
+        snprintf(sizes, sizeof sizes, "%llu -> %llu bytes", (unsigned long long)img->stored_size,
+                 (unsigned long long)img->size);
+    fprintf(out, "      %-14s %-6s %-5s %-24s", smc_image_token(img, tok),
+            smc_image_kind_str(img->kind), smc_compression_str(img->compression), sizes);
+    if (img->kind == SMC_IMAGE_PTX)
+        fprintf(out, " PTX ISA %u.%u", img->version_major, img->version_minor);
+    else if (img->kind == SMC_IMAGE_CUBIN)
+        fprintf(out, " cubin ABI %u.%u", img->version_major, img->version_minor);
+    fputc('\n', out);
+}
+
+static void print_containers(FILE *out, const smc_library *lib)
+{
+    for (size_t i = 0; i < lib->container_count; i++) {
+        const smc_container *c = &lib->containers[i];
+        fprintf(out, "    container at 0x%llx, %llu bytes, %s%s\n", (unsigned long long)c->offset,
+                (unsigned long long)c->size,
+                c->bare_cubin ? "the file is a cubin" : c->section ? c->section : "no section",
+                c->relocatable ? " (relocatable)" : "");
+        for (size_t k = 0; k < c->image_count; k++)
+            print_image(out, &lib->images[c->first_image + k]);
+    }
+}
+
+static smc_status print_library(FILE *out, const smc_library *lib, const smc_report_options *opt)
+{
+    smc_summary sum;
+    smc_status st = smc_library_summarize(lib, &sum);
+    if (st != SMC_OK) return st;
+    fprintf(out, "%s: %zu container%s, %zu image%s\n", lib->path, lib->container_count,
+            lib->container_count == 1 ? "" : "s", lib->image_count,
+            lib->image_count == 1 ? "" : "s");
+    if (sum.token_count) {
+        fputs("  tokens:", out);
+        for (size_t i = 0; i < sum.token_count; i++)
+            fprintf(out, " %s=%zu", sum.tokens[i].token, sum.tokens[i].count);
+        fputc('\n', out);
+    }
+    if (sum.set_count) fputs("  containers by token set:\n", out);
+    for (size_t i = 0; i < sum.set_count; i++)
+        fprintf(out, "    %7zu  %s%s\n", sum.sets[i].containers,
+                *sum.sets[i].tokens ? sum.sets[i].tokens : "(no images)",
+                sum.sets[i].relocatable ? "  [relocatable]" : "");
+    smc_summary_free(&sum);
+    if (opt && opt->detail) print_containers(out, lib);
+    for (size_t i = 0; i < lib->finding_count; i++) {
+        print_offset(out, lib->findings[i].offset);
+        fprintf(out, "%s\n", lib->findings[i].message);
+    }
+    return SMC_OK;
+}
+
+smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
+                           const smc_report_options *opt)
+{
+    uint64_t files = 0;
+    size_t libraries = 0, errors = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < inputs[i]->library_count; k++) {
+            smc_status st = print_library(out, &inputs[i]->libraries[k], opt);
+            if (st != SMC_OK) return st;
+        }
+        files += inputs[i]->files;
+        libraries += inputs[i]->library_count;
+        errors += inputs[i]->error_count;
+    }
+    fprintf(out, "%llu file%s looked at, %zu librar%s found", (unsigned long long)files,
+            files == 1 ? "" : "s", libraries, libraries == 1 ? "y" : "ies");
+    if (errors) fprintf(out, ", %zu unreadable", errors);
+    fputc('\n', out);
+    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+}
