@@ -129,6 +129,9 @@ typedef struct smc_options {
     /* Decompress every image and check it against its header: a cubin must be an EM_CUDA ELF for
      * the same SM, PTX must name the same .version and .target. Mismatches become findings. */
     bool verify;
+    /* Files scanned at once by a pool of threads; 0 means one per online CPU. The report's
+     * order does not depend on it. */
+    unsigned jobs;
 } smc_options;
 
 /* What a library carries, counted: each distinct token with its number of images (counted without
@@ -160,6 +163,11 @@ void smc_summary_free(smc_summary *sum);
 /* Scans a file or directory. On SMC_OK *out holds the result, read errors included; other
  * statuses (SMC_ERR_NOMEM, SMC_ERR_ARG) mean there is no result. */
 smc_status smc_scan_path(const char *path, const smc_options *opt, smc_input **out);
+
+/* Scans count paths with one pool of threads; out[i] receives path i's result. On a status other
+ * than SMC_OK no result is kept. */
+smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_options *opt,
+                          smc_input **out);
 
 /* Scans bytes already in memory as one file named name (an archive yields several libraries).
  * Appends what holds device code to in->libraries and counts one file. The bytes are not kept. */

@@ -11,7 +11,15 @@
 
 enum { EXIT_CLEAN = 0, EXIT_INPUT = 2, EXIT_USAGE = 64 };
 
-enum { OPT_FORMAT = 'f', OPT_OUTPUT = 'o', OPT_HELP = 'h', OPT_DETAIL = 256, OPT_VERIFY, OPT_VERSION };
+enum {
+    OPT_FORMAT = 'f',
+    OPT_JOBS = 'j',
+    OPT_OUTPUT = 'o',
+    OPT_HELP = 'h',
+    OPT_DETAIL = 256,
+    OPT_VERIFY,
+    OPT_VERSION
+};
 
 typedef struct option_row {
     const char *name;
@@ -26,6 +34,7 @@ static const option_row option_rows[] = {
     {"verify", OPT_VERIFY, NULL,
      "decompress every image and check it against its header (cubin machine and SM, PTX "
      ".version and .target)"},
+    {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"version", OPT_VERSION, NULL, "print the version and exit"},
     {"help", OPT_HELP, NULL, "print this help and exit"},
@@ -107,11 +116,23 @@ static int parse_args(int argc, char **argv, config *cfg)
             break;
         case OPT_DETAIL: cfg->report.detail = true; break;
         case OPT_VERIFY: cfg->scan.verify = true; break;
+        case OPT_JOBS: {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(optarg, &end, 10);
+            if (errno || *end || end == optarg || n < 1 || n > 256 || optarg[0] == '-')
+                return usage_error("--jobs wants a number from 1 to 256, not '%s'", optarg);
+            cfg->scan.jobs = (unsigned)n;
+            break;
+        }
         case OPT_OUTPUT: cfg->output = optarg; break;
         case OPT_VERSION: printf("smcheck %s\n", SMC_VERSION); return EXIT_CLEAN;
         case OPT_HELP: usage(stdout); return EXIT_CLEAN;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        default: {
+            char opt[3] = {'-', (char)optopt, '\0'};
+            return usage_error("unknown option '%s'", optopt ? opt : argv[optind - 1]);
+        }
         }
     }
     return -1;
@@ -152,18 +173,16 @@ int main(int argc, char **argv)
     if (npaths <= 0) return usage_error("%s", "no PATH given");
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);
-    if (!inputs) return usage_error("%s", "out of memory");
-    int status = EXIT_CLEAN;
-    size_t n = 0;
-    for (int i = 0; i < npaths; i++) {
-        smc_status st = smc_scan_path(paths[i], &cfg.scan, &inputs[n]);
-        if (st == SMC_OK) {
-            n++;
-        } else {
-            fprintf(stderr, "smcheck: %s: %s\n", paths[i], smc_status_str(st));
-            status = EXIT_INPUT;
-        }
+    smc_status st = inputs ? smc_scan_paths((const char *const *)paths, (size_t)npaths, &cfg.scan,
+                                            inputs)
+                           : SMC_ERR_NOMEM;
+    if (st != SMC_OK) {
+        fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
+        free(inputs);
+        return EXIT_INPUT;
     }
+    int status = EXIT_CLEAN;
+    size_t n = (size_t)npaths;
     if (diagnose(inputs, n)) status = EXIT_INPUT;
 
     FILE *out = cfg.output ? fopen(cfg.output, "w") : stdout;
@@ -171,8 +190,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "smcheck: %s: %s\n", cfg.output, strerror(errno));
         status = EXIT_INPUT;
     } else {
-        smc_status st = cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
-                                 : smc_report_text(out, inputs, n, &cfg.report);
+        st = cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
+                      : smc_report_text(out, inputs, n, &cfg.report);
         if ((out != stdout ? fclose(out) : fflush(out)) != 0 && st == SMC_OK) st = SMC_ERR_IO;
         if (st != SMC_OK) {
             fprintf(stderr, "smcheck: writing the report: %s\n", smc_status_str(st));

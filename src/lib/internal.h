@@ -118,6 +118,15 @@ smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_option
 
 /* walk.c ---------------------------------------------------------------------------------------- */
 
-smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt);
+/* A file to scan, or what kept the walk from reading an entry, in the order of the report. */
+typedef struct smc_item {
+    char *path;
+    char *error;   /* set when the walk could not read it */
+    bool nofollow; /* found by the walk: a link in its place is not followed */
+} smc_item;
+
+/* Lists the regular files under a directory, in name order. */
+smc_status smc_walk_dir(const char *path, smc_item **items, size_t *n);
+void smc_items_free(smc_item *items, size_t n);
 
 #endif

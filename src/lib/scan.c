@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -75,39 +77,152 @@ smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_option
     return st;
 }
 
-static smc_status scan_file(smc_input *in, const char *path, const smc_options *opt)
+/* Scans one item into its own input, so that threads share nothing but the item list. */
+static smc_status scan_item(const smc_item *it, const smc_options *opt, smc_input **out)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return smc_input_add_error(in, path, "%s", strerror(errno));
-    smc_status st = smc_scan_fd(in, path, fd, opt);
+    smc_input *part = *out = smc_input_new(it->path, SMC_INPUT_FILE);
+    if (!part) return SMC_ERR_NOMEM;
+    if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
+    int fd = open(it->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (it->nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) return smc_input_add_error(part, it->path, "%s", strerror(errno));
+    smc_status st = smc_scan_fd(part, it->path, fd, opt);
     close(fd);
+    return st;
+}
+
+typedef struct pool {
+    const smc_item *items;
+    smc_input **parts;
+    size_t n;
+    const smc_options *opt;
+    atomic_size_t next;
+    atomic_bool failed; /* out of memory: the others stop early */
+} pool;
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
+        if (scan_item(&p->items[i], p->opt, &p->parts[i]) != SMC_OK) atomic_store(&p->failed, true);
+    return NULL;
+}
+
+static unsigned job_count(const smc_options *opt, size_t n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t jobs = opt && opt->jobs ? opt->jobs : cpus > 0 ? (size_t)cpus : 1;
+    if (jobs > n) jobs = n;
+    return jobs > 256 ? 256 : (unsigned)(jobs ? jobs : 1);
+}
+
+/* Moves what part found to the end of in. */
+static smc_status merge(smc_input *in, smc_input *part)
+{
+    in->files += part->files;
+    for (size_t i = 0; i < part->library_count; i++) {
+        smc_library *slot = smc_push(&in->libraries, in->library_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->libraries[i];
+        in->library_count++;
+        part->libraries[i] = (smc_library){0};
+    }
+    for (size_t i = 0; i < part->error_count; i++) {
+        smc_error *slot = smc_push(&in->errors, in->error_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->errors[i];
+        in->error_count++;
+        part->errors[i] = (smc_error){0};
+    }
+    return SMC_OK;
+}
+
+/* Scans the items with a pool of threads; parts[i] receives item i's result. */
+static smc_status scan_items(const smc_item *items, size_t n, const smc_options *opt,
+                             smc_input **parts)
+{
+    pool p = {.items = items, .n = n, .opt = opt, .parts = parts};
+    atomic_init(&p.next, 0);
+    atomic_init(&p.failed, false);
+    unsigned jobs = job_count(opt, n), started = 0;
+    pthread_t threads[256];
+    for (; started + 1 < jobs; started++)
+        if (pthread_create(&threads[started], NULL, worker, &p) != 0) break;
+    worker(&p); /* the calling thread works too */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    return atomic_load(&p.failed) ? SMC_ERR_NOMEM : SMC_OK;
+}
+
+/* Lists the items of one path given by the user into *items (growing *n); creates its input. */
+static smc_status plan(const char *path, smc_input **in, smc_item **items, size_t *n)
+{
+    struct stat sb;
+    /* A path the user named is followed if it is a link; links inside a directory are not. */
+    bool have = stat(path, &sb) == 0;
+    const char *problem = !have                   ? strerror(errno)
+                          : S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode) ? NULL
+                                                  : "not a regular file or directory";
+    *in = smc_input_new(path, have && S_ISDIR(sb.st_mode) ? SMC_INPUT_DIRECTORY : SMC_INPUT_FILE);
+    if (!*in) return SMC_ERR_NOMEM;
+    if (have && S_ISDIR(sb.st_mode)) {
+        smc_item *found;
+        size_t k;
+        smc_status st = smc_walk_dir(path, &found, &k);
+        if (st != SMC_OK) return st;
+        for (size_t i = 0; i < k; i++) {
+            smc_item *slot = smc_push(items, *n, sizeof *slot);
+            if (!slot) {
+                smc_items_free(found + i, k - i);
+                return SMC_ERR_NOMEM;
+            }
+            *slot = found[i];
+            (*n)++;
+        }
+        free(found);
+        return SMC_OK;
+    }
+    smc_item *slot = smc_push(items, *n, sizeof *slot);
+    if (!slot) return SMC_ERR_NOMEM;
+    *slot = (smc_item){smc_strdup(path), problem ? smc_strdup(problem) : NULL, false};
+    (*n)++;
+    return slot->path && (!problem || slot->error) ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_options *opt,
+                          smc_input **out)
+{
+    if (!paths || !out) return SMC_ERR_ARG;
+    for (size_t i = 0; i < count; i++)
+        out[i] = NULL;
+    /* All files of all paths go through one pool; first[i] is where path i's items start. */
+    smc_item *items = NULL;
+    size_t n = 0, *first = calloc(count + 1, sizeof *first);
+    smc_status st = first ? SMC_OK : SMC_ERR_NOMEM;
+    for (size_t i = 0; i < count && st == SMC_OK; i++) {
+        first[i] = n;
+        st = plan(paths[i], &out[i], &items, &n);
+    }
+    smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
+    if (st == SMC_OK) st = parts ? scan_items(items, n, opt, parts) : SMC_ERR_NOMEM;
+    if (st == SMC_OK) first[count] = n;
+    for (size_t i = 0; i < count && st == SMC_OK; i++)
+        for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++)
+            st = merge(out[i], parts[k]);
+    for (size_t k = 0; parts && k < n; k++)
+        smc_input_free(parts[k]);
+    free(parts);
+    free(first);
+    smc_items_free(items, n);
+    if (st != SMC_OK)
+        for (size_t i = 0; i < count; i++) {
+            smc_input_free(out[i]);
+            out[i] = NULL;
+        }
     return st;
 }
 
 smc_status smc_scan_path(const char *path, const smc_options *opt, smc_input **out)
 {
-    *out = NULL;
-    if (!path) return SMC_ERR_ARG;
-    struct stat sb;
-    /* A path the user named is followed if it is a link; links inside a directory are not. */
-    bool have = stat(path, &sb) == 0;
-    int saved = errno;
-    smc_input *in =
-        smc_input_new(path, have && S_ISDIR(sb.st_mode) ? SMC_INPUT_DIRECTORY : SMC_INPUT_FILE);
-    if (!in) return SMC_ERR_NOMEM;
-    smc_status st;
-    if (!have)
-        st = smc_input_add_error(in, path, "%s", strerror(saved));
-    else if (S_ISDIR(sb.st_mode))
-        st = smc_walk_dir(in, path, opt);
-    else if (S_ISREG(sb.st_mode))
-        st = scan_file(in, path, opt);
-    else
-        st = smc_input_add_error(in, path, "not a regular file or directory");
-    if (st != SMC_OK) {
-        smc_input_free(in);
-        return st;
-    }
-    *out = in;
-    return SMC_OK;
+    if (out) *out = NULL;
+    return path ? smc_scan_paths(&path, 1, opt, out) : SMC_ERR_ARG;
 }

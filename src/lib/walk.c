@@ -1,6 +1,6 @@
-/* walk.c: directory traversal. It visits regular files only, in name order so that reports are
+/* walk.c: directory traversal. It lists regular files only, in name order so that reports are
  * deterministic, never follows a symbolic link (so it cannot leave the tree or loop), never opens
- * a FIFO, socket or device, and reports what it cannot read and goes on. */
+ * a FIFO, socket or device, and records what it cannot read in its place and goes on. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -11,6 +11,26 @@
 #include <unistd.h>
 
 #define DEPTH_MAX 256
+
+typedef struct list {
+    smc_item *items;
+    size_t n;
+} list;
+
+/* Appends a file (error NULL) or an entry that could not be read; takes path. */
+static smc_status add(list *l, char *path, const char *error)
+{
+    smc_item *it = smc_push(&l->items, l->n, sizeof *it);
+    char *err = error ? smc_strdup(error) : NULL;
+    if (!it || (error && !err)) {
+        free(path);
+        free(err);
+        return SMC_ERR_NOMEM;
+    }
+    *it = (smc_item){path, err, true};
+    l->n++;
+    return SMC_OK;
+}
 
 static int by_name(const void *a, const void *b)
 {
@@ -34,18 +54,23 @@ static smc_status list_dir(DIR *d, char ***names, size_t *n)
     return errno ? SMC_ERR_IO : SMC_OK;
 }
 
-static smc_status walk(smc_input *in, int dfd, const char *path, const smc_options *opt,
-                       unsigned depth)
+static smc_status walk(list *l, int dfd, const char *path, unsigned depth)
 {
     DIR *d = fdopendir(dfd);
     if (!d) {
         close(dfd);
-        return smc_input_add_error(in, path, "%s", strerror(errno));
+        char *p = smc_strdup(path);
+        return p ? add(l, p, strerror(errno)) : SMC_ERR_NOMEM;
     }
     char **names;
     size_t n;
     smc_status st = list_dir(d, &names, &n);
-    if (st == SMC_ERR_IO) st = smc_input_add_error(in, path, "cannot list: %s", strerror(errno));
+    if (st == SMC_ERR_IO) {
+        char *p = smc_strdup(path), *msg = smc_asprintf("cannot list: %s", strerror(errno));
+        st = p && msg ? add(l, p, msg) : SMC_ERR_NOMEM;
+        if (!p || !msg) free(p);
+        free(msg);
+    }
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
         char *child = smc_asprintf("%s/%s", path, names[i]);
         if (!child) {
@@ -54,30 +79,24 @@ static smc_status walk(smc_input *in, int dfd, const char *path, const smc_optio
         }
         struct stat sb;
         if (fstatat(dirfd(d), names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0) {
-            st = smc_input_add_error(in, child, "%s", strerror(errno));
+            st = add(l, child, strerror(errno));
         } else if (S_ISDIR(sb.st_mode)) {
             int fd = depth < DEPTH_MAX ? openat(dirfd(d), names[i],
                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                                        : -1;
             if (depth >= DEPTH_MAX)
-                st = smc_input_add_error(in, child, "directories nested deeper than %d",
-                                         DEPTH_MAX);
+                st = add(l, child, "directories nested too deep");
             else if (fd < 0)
-                st = smc_input_add_error(in, child, "%s", strerror(errno));
-            else
-                st = walk(in, fd, child, opt, depth + 1);
-        } else if (S_ISREG(sb.st_mode)) {
-            /* O_NOFOLLOW and O_NONBLOCK: the entry may have been swapped for a link or a FIFO
-             * since fstatat; smc_scan_fd checks again that it is a regular file. */
-            int fd = openat(dirfd(d), names[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-            if (fd < 0) {
-                st = smc_input_add_error(in, child, "%s", strerror(errno));
-            } else {
-                st = smc_scan_fd(in, child, fd, opt);
-                close(fd);
+                st = add(l, child, strerror(errno));
+            else {
+                st = walk(l, fd, child, depth + 1);
+                free(child);
             }
-        } /* links, FIFOs, sockets and devices are not ours to open */
-        free(child);
+        } else if (S_ISREG(sb.st_mode)) {
+            st = add(l, child, NULL);
+        } else {
+            free(child); /* links, FIFOs, sockets and devices are not ours to open */
+        }
     }
     for (size_t i = 0; i < n; i++)
         free(names[i]);
@@ -86,22 +105,42 @@ static smc_status walk(smc_input *in, int dfd, const char *path, const smc_optio
     return st;
 }
 
-smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt)
+smc_status smc_walk_dir(const char *path, smc_item **items, size_t *n)
 {
+    list l = {NULL, 0};
+    *items = NULL;
+    *n = 0;
+    /* "dir/" given by the user should not print as "dir//lib.so"; "/" walks as "". */
+    size_t len = strlen(path);
+    while (len > 0 && path[len - 1] == '/')
+        len--;
+    char *base = malloc(len + 1);
+    if (!base) return SMC_ERR_NOMEM;
+    memcpy(base, path, len);
+    base[len] = '\0';
+    smc_status st;
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return smc_input_add_error(in, path, "%s", strerror(errno));
-    /* "dir/" given by the user should not print as "dir//lib.so". */
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    char *base = malloc(n + 1);
-    if (!base) {
-        close(fd);
-        return SMC_ERR_NOMEM;
+    if (fd < 0) {
+        st = add(&l, base, strerror(errno));
+        base = NULL;
+    } else {
+        st = walk(&l, fd, base, 0);
     }
-    memcpy(base, path, n);
-    base[n] = '\0';
-    smc_status st = walk(in, fd, strcmp(base, "/") == 0 ? "" : base, opt, 0);
     free(base);
-    return st;
+    if (st != SMC_OK) {
+        smc_items_free(l.items, l.n);
+        return st;
+    }
+    *items = l.items;
+    *n = l.n;
+    return SMC_OK;
+}
+
+void smc_items_free(smc_item *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(items[i].path);
+        free(items[i].error);
+    }
+    free(items);
 }
