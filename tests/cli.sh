@@ -1,0 +1,120 @@
+#!/bin/sh
+# Tests of the smcheck command as a user meets it: exit statuses, one-line diagnostics that name
+# the file, and runs that go on past bad inputs (missing, unreadable, FIFOs, symlink loops).
+# Usage: cli.sh SMCHECK FIXTURES_DIR
+set -u
+smcheck=$1 fixtures=$2
+passed=0 failed=0
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
+
+check() { # DESCRIPTION COMMAND... : passes when the command succeeds
+    what=$1
+    shift
+    if "$@"; then
+        echo "ok     $what"
+        passed=$((passed + 1))
+    else
+        echo "FAILED $what"
+        failed=$((failed + 1))
+    fi
+}
+
+# run ARGS...: runs smcheck with a time limit; sets $status, $out, $err.
+run() {
+    timeout 60 "$smcheck" "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+}
+has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
+lines() { printf '%s\n' "$1" | grep -c .; }
+
+run --help
+check "--help exits 0" [ "$status" -eq 0 ]
+for opt in --format --detail --verify --jobs --output --version --help; do
+    check "--help lists $opt" has "$out" "$opt"
+done
+run --version
+check "--version" has "$out" "smcheck 0."
+
+run
+check "no PATH is a usage error (64)" [ "$status" -eq 64 ]
+run --format yaml "$fixtures/nvcc/multi.so"
+check "unknown format is a usage error (64)" [ "$status" -eq 64 ]
+check "unknown format names the value" has "$err" "unknown format 'yaml'"
+run --jobs 0 "$fixtures/nvcc/multi.so"
+check "--jobs 0 is a usage error (64)" [ "$status" -eq 64 ]
+
+run scan "$fixtures/nvcc/multi.so"
+check "a good library exits 0" [ "$status" -eq 0 ]
+check "nothing on stderr for a good library" [ -z "$err" ]
+run "$fixtures/nvcc/multi.so"
+check "'scan' may be left out" [ "$status" -eq 0 ] && check "same report without 'scan'" has "$out" "multi.so: 4 containers"
+
+run scan "$tmp/missing.so" "$fixtures/nvcc/multi.so"
+check "a missing input exits 2" [ "$status" -eq 2 ]
+check "the missing input is named on one line" [ "$err" = "smcheck: $tmp/missing.so: No such file or directory" ]
+check "the run goes on after a missing input" has "$out" "multi.so: 4 containers"
+
+run scan "$fixtures/gen/bad_fatsize.so" "$fixtures/nvcc/multi.so"
+check "a malformed library exits 2" [ "$status" -eq 2 ]
+check "its finding names the file and offset" has "$err" "smcheck: $fixtures/gen/bad_fatsize.so: at 0x388: container in .nv_fatbin"
+check "its valid container is still listed" has "$out" "bad_fatsize.so: 1 container, 2 images"
+check "the next file is still listed" has "$out" "multi.so: 4 containers"
+
+mkfifo "$tmp/fifo"
+run scan "$tmp/fifo"
+check "a FIFO given by name exits 2" [ "$status" -eq 2 ]
+check "a FIFO given by name is refused" has "$err" "fifo: not a regular file or directory"
+
+# A tree with a symlink loop, a dangling link, a FIFO and a link out of the tree: none is
+# followed or opened, and the walk still finds the library inside.
+mkdir -p "$tmp/tree/sub"
+cp "$fixtures/nvcc/multi.so" "$tmp/tree/sub/libx.so"
+ln -s .. "$tmp/tree/sub/loop"
+ln -s /nonexistent "$tmp/tree/dangling"
+ln -s "$fixtures" "$tmp/tree/outside"
+mkfifo "$tmp/tree/fifo"
+run scan "$tmp/tree"
+check "a tree with loops and a FIFO exits 0" [ "$status" -eq 0 ]
+check "the library in the tree is found" has "$out" "$tmp/tree/sub/libx.so: 4 containers"
+check "links out of the tree are not followed" [ "$(printf '%s\n' "$out" | grep -Ec ': [0-9]+ containers?,')" -eq 1 ]
+check "the closing line counts files and libraries" has "$out" "1 file looked at, 1 library found"
+
+run -j1 --format json "$fixtures/nvcc" "$fixtures/gen"
+one=$out
+run -j2 --format json "$fixtures/nvcc" "$fixtures/gen"
+check "-j1 and -j2 reports are identical" [ "$one" = "$out" ]
+
+run -o "$tmp/report.json" --format json "$fixtures/nvcc/multi.so"
+check "-o writes the report to a file" grep -q '"containers":	4' "$tmp/report.json"
+check "-o leaves stdout empty" [ -z "$out" ]
+
+# Unreadable inputs. root reads everything, so as root the scan runs as nobody.
+cp "$fixtures/nvcc/multi.so" "$tmp/tree/locked.so"
+chmod 000 "$tmp/tree/locked.so"
+mkdir "$tmp/tree/closed"
+chmod 000 "$tmp/tree/closed"
+as_user=""
+user_smcheck=$smcheck
+if [ "$(id -u)" -eq 0 ]; then
+    # A copy in the world-readable temporary directory, wherever the build lies.
+    cp "$smcheck" "$tmp/smcheck"
+    user_smcheck=$tmp/smcheck
+    chmod -R o+rX "$tmp/tree/sub" "$tmp/smcheck"
+    as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+$as_user timeout 60 "$user_smcheck" scan "$tmp/tree" >"$tmp/out" 2>"$tmp/err"
+status=$?
+out=$(cat "$tmp/out")
+err=$(cat "$tmp/err")
+check "unreadable entries exit 2" [ "$status" -eq 2 ]
+check "an unreadable file is named" has "$err" "smcheck: $tmp/tree/locked.so: Permission denied"
+check "an unreadable directory is named" has "$err" "smcheck: $tmp/tree/closed: Permission denied"
+check "the readable library is still listed" has "$out" "$tmp/tree/sub/libx.so: 4 containers"
+check "one line per unreadable entry" [ "$(lines "$err")" -eq 2 ]
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,395 @@
+/* test_fatbin.c: unit tests of the fatbin parser on byte buffers built here, one per malformed
+ * case, plus payload decompression and --verify checks. Prints "N passed, M failed". */
+#include "../src/lib/internal.h"
+
+#include <lz4.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <zstd.h>
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, __func__, #cond); \
+        }                                                                                          \
+    } while (0)
+
+/* A buffer to assemble containers in. */
+typedef struct buf {
+    uint8_t b[8192];
+    size_t n;
+} buf;
+
+static void put(buf *b, size_t at, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        b->b[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Starts a container at the end of b; returns its offset. */
+static size_t container(buf *b)
+{
+    size_t at = b->n;
+    put(b, at, SMC_FATBIN_MAGIC, 4);
+    put(b, at + 4, 1, 2);
+    put(b, at + 6, 16, 2);
+    put(b, at + 8, 0, 8);
+    b->n += 16;
+    return at;
+}
+
+/* Appends an entry with a payload of len bytes (copied from data, or zeros) to the container at c
+ * and fixes its fatSize. Returns the entry's offset. */
+static size_t entry(buf *b, size_t c, unsigned kind, unsigned arch, uint64_t flags,
+                    const void *data, size_t len, size_t csize, size_t usize)
+{
+    size_t at = b->n, padded = (len + 7) & ~(size_t)7;
+    memset(b->b + at, 0, 64 + padded);
+    put(b, at, kind, 2);
+    put(b, at + 2, 0x0101, 2);
+    put(b, at + 4, 64, 4);
+    put(b, at + 8, padded, 8);
+    put(b, at + 0x10, csize, 4);
+    put(b, at + 0x18, kind == 1 ? 0 : 8, 2); /* minor: PTX 9.0, cubin 1.8 */
+    put(b, at + 0x1a, kind == 1 ? 9 : 1, 2);
+    put(b, at + 0x1c, arch, 4);
+    put(b, at + 0x28, flags | 0x11, 8);
+    put(b, at + 0x38, usize, 8);
+    if (data) memcpy(b->b + at + 64, data, len);
+    b->n += 64 + padded;
+    put(b, c + 8, b->n - c - 16, 8);
+    return at;
+}
+
+static smc_library *lib_new(void)
+{
+    return smc_library_new("test");
+}
+
+/* Parses the container at off in section mode; returns the status. */
+static smc_status parse(smc_library *lib, const buf *b, size_t off, smc_fatbin_mode mode,
+                        uint64_t *end, smc_fatbin_error *err)
+{
+    return smc_fatbin_parse(lib, b->b, b->n, off, mode, end, err);
+}
+
+static void test_valid_container(void)
+{
+    buf b = {0};
+    size_t c = container(&b);
+    entry(&b, c, 2, 90, 0x100000, NULL, 100, 0, 0);
+    entry(&b, c, 1, 120, 0x200000, NULL, 33, 0, 0);
+    entry(&b, c, 8, 100, 0x110000, NULL, 16, 0, 0);
+    smc_library *lib = lib_new();
+    uint64_t end;
+    smc_fatbin_error err;
+    CHECK(parse(lib, &b, c, SMC_FATBIN_SECTION, &end, &err) == SMC_OK);
+    CHECK(end == b.n);
+    CHECK(lib->container_count == 1 && lib->image_count == 3);
+    char tok[SMC_TOKEN_MAX];
+    CHECK(strcmp(smc_image_token(&lib->images[0], tok), "sm_90a") == 0);
+    CHECK(strcmp(smc_image_token(&lib->images[1], tok), "compute_120f") == 0);
+    CHECK(strcmp(smc_image_token(&lib->images[2], tok), "lto_100a") == 0);
+    CHECK(lib->images[0].version_major == 1 && lib->images[0].version_minor == 8);
+    CHECK(lib->images[1].version_major == 9 && lib->images[1].version_minor == 0);
+    CHECK(lib->images[0].stored_size == 104 && lib->images[0].offset == 16);
+    CHECK(lib->containers[0].size == b.n && lib->containers[0].image_count == 3);
+    smc_library_free(lib);
+}
+
+static void test_empty_container(void)
+{
+    buf b = {0};
+    container(&b);
+    smc_library *lib = lib_new();
+    uint64_t end;
+    smc_fatbin_error err;
+    CHECK(parse(lib, &b, 0, SMC_FATBIN_SECTION, &end, &err) == SMC_OK && end == 16);
+    CHECK(lib->container_count == 1 && lib->containers[0].image_count == 0);
+    /* Outside a fatbin section, an empty container is no evidence of anything. */
+    CHECK(parse(lib, &b, 0, SMC_FATBIN_CANDIDATE, &end, &err) == SMC_ERR_FORMAT);
+    CHECK(lib->container_count == 1);
+    smc_library_free(lib);
+}
+
+/* Parses a malformed container and checks it is refused with nothing added and the message
+ * naming the problem. */
+static void expect_refused(const buf *b, smc_fatbin_mode mode, const char *words, int line)
+{
+    smc_library *lib = lib_new();
+    uint64_t end;
+    smc_fatbin_error err = {0};
+    smc_status st = parse(lib, b, 0, mode, &end, &err);
+    bool ok = st == SMC_ERR_FORMAT && lib->container_count == 0 && lib->image_count == 0 &&
+              strstr(err.message, words) != NULL;
+    if (!ok)
+        fprintf(stderr, "line %d: status %d, message '%s', wanted '%s'\n", line, st, err.message,
+                words);
+    CHECK(ok);
+    smc_library_free(lib);
+}
+#define REFUSED(b, words) expect_refused(b, SMC_FATBIN_SECTION, words, __LINE__)
+
+static void test_container_header_defects(void)
+{
+    buf b = {0};
+    container(&b);
+    b.n = 15;
+    REFUSED(&b, "container header runs past the end");
+
+    b.n = 16;
+    put(&b, 0, 0x1EE55A01, 4); /* the pre-CUDA-4 magic */
+    REFUSED(&b, "no container magic");
+
+    b = (buf){0};
+    container(&b);
+    put(&b, 4, 2, 2);
+    REFUSED(&b, "container version 2");
+
+    put(&b, 4, 1, 2);
+    put(&b, 6, 8, 2);
+    REFUSED(&b, "container header size 8");
+
+    put(&b, 6, 16, 2);
+    put(&b, 8, 8, 8);
+    REFUSED(&b, "container of 8 bytes runs past the end");
+
+    put(&b, 8, UINT64_MAX, 8); /* must not wrap around */
+    REFUSED(&b, "runs past the end");
+}
+
+static void test_entry_defects(void)
+{
+    buf b = {0};
+    size_t c = container(&b);
+    size_t e = entry(&b, c, 2, 80, 0, NULL, 64, 0, 0);
+    buf good = b;
+
+    b.n = c + 16 + 40; /* an entry header cut short */
+    put(&b, c + 8, 40, 8);
+    REFUSED(&b, "entry header truncated");
+
+    b = good;
+    put(&b, e + 4, 8, 4);
+    REFUSED(&b, "entry header size 8 cannot be right");
+    put(&b, e + 4, 68, 4);
+    REFUSED(&b, "entry header size 68 cannot be right");
+    put(&b, e + 4, 4096, 4);
+    REFUSED(&b, "entry header of 4096 bytes runs past");
+
+    b = good;
+    put(&b, e + 8, 72, 8);
+    REFUSED(&b, "entry payload of 72 bytes runs past the end of its container");
+    put(&b, e + 8, UINT64_MAX - 32, 8);
+    REFUSED(&b, "runs past the end of its container");
+
+    b = good;
+    put(&b, e, 3, 2);
+    REFUSED(&b, "entry kind 3");
+
+    b = good;
+    put(&b, e + 0x28, 0x2000 | 0x8000 | 0x11, 8);
+    put(&b, e + 0x10, 10, 4);
+    REFUSED(&b, "both LZ4 and Zstandard");
+
+    b = good;
+    put(&b, e + 0x28, 0x100000 | 0x200000 | 0x11, 8);
+    REFUSED(&b, "both the arch-specific and the family");
+
+    b = good;
+    put(&b, e + 0x28, 0x8000 | 0x11, 8);
+    put(&b, e + 0x38, 300, 8);
+    REFUSED(&b, "compressed size 0 does not fit");
+    put(&b, e + 0x10, 65, 4);
+    REFUSED(&b, "compressed size 65 does not fit");
+    put(&b, e + 0x10, 40, 4);
+    put(&b, e + 0x38, 0, 8);
+    REFUSED(&b, "no uncompressed size");
+
+    /* Only candidates outside fatbin sections must show the entry version seen everywhere. */
+    b = good;
+    put(&b, e + 2, 0x0202, 2);
+    expect_refused(&b, SMC_FATBIN_CANDIDATE, "entry version 0x0202", __LINE__);
+    smc_library *lib = lib_new();
+    uint64_t end;
+    smc_fatbin_error err;
+    CHECK(parse(lib, &b, 0, SMC_FATBIN_SECTION, &end, &err) == SMC_OK);
+    smc_library_free(lib);
+}
+
+static void test_find(void)
+{
+    buf b = {0};
+    b.n = 40;
+    size_t c = container(&b); /* at 40 */
+    entry(&b, c, 2, 75, 0, NULL, 8, 0, 0);
+    CHECK(smc_fatbin_find(b.b, 0, b.n) == 40);
+    CHECK(smc_fatbin_find(b.b, 48, b.n) == b.n);
+    /* Only offsets from + 8k are looked at. */
+    CHECK(smc_fatbin_find(b.b, 4, b.n) == b.n);
+    /* The 8-byte prefix must lie wholly inside [from, to). */
+    CHECK(smc_fatbin_find(b.b, 0, 48) == 40);
+    CHECK(smc_fatbin_find(b.b, 0, 47) == 47);
+    CHECK(smc_fatbin_at(b.b, b.n, 40) && !smc_fatbin_at(b.b, 44, 40));
+}
+
+static void test_walk(void)
+{
+    buf b = {0};
+    size_t c1 = container(&b);
+    entry(&b, c1, 2, 75, 0, NULL, 8, 0, 0);
+    b.n += 16; /* zero padding: skipped quietly */
+    memcpy(b.b + b.n, "GARBAGE!garbage!", 16);
+    b.n += 16;
+    size_t c2 = container(&b);
+    size_t e2 = entry(&b, c2, 2, 80, 0, NULL, 8, 0, 0);
+    put(&b, e2 + 4, 8, 4); /* a bad entry: its container is dropped, the walk goes on */
+    size_t c3 = container(&b);
+    entry(&b, c3, 1, 86, 0, NULL, 8, 0, 0);
+    size_t c4 = container(&b);
+    put(&b, c4 + 8, 1u << 20, 8); /* runs past the section: reported, nothing after it */
+
+    smc_library *lib = lib_new();
+    CHECK(smc_fatbin_walk(lib, b.b, 0, b.n, ".nv_fatbin", false) == SMC_OK);
+    CHECK(lib->container_count == 2 && lib->image_count == 2);
+    CHECK(lib->container_count == 2 && lib->containers[1].offset == c3);
+    CHECK(lib->container_count == 2 && strcmp(lib->containers[0].section, ".nv_fatbin") == 0);
+    CHECK(lib->finding_count == 3);
+    if (lib->finding_count == 3) {
+        CHECK(lib->findings[0].offset == c1 + 16 + 72 + 16);
+        CHECK(strstr(lib->findings[0].message, "16 bytes in .nv_fatbin") != NULL);
+        CHECK(lib->findings[1].offset == e2);
+        CHECK(lib->findings[2].offset == c4);
+    }
+    smc_library_free(lib);
+}
+
+static smc_image image_at(const buf *b, size_t c)
+{
+    smc_library *lib = lib_new();
+    uint64_t end;
+    smc_fatbin_error err;
+    smc_image img = {0};
+    if (parse(lib, b, c, SMC_FATBIN_SECTION, &end, &err) == SMC_OK && lib->image_count == 1)
+        img = lib->images[0];
+    smc_library_free(lib);
+    return img;
+}
+
+static const char ptx[] = "//\n// Generated\n//\n\n.version 9.0\n.target sm_90a\n"
+                          ".address_size 64\n\n.visible .entry k()\n{\n\tret;\n}\n";
+
+static void test_payloads(void)
+{
+    char packed[512];
+    /* LZ4: a raw block (§5). */
+    int n = LZ4_compress_default(ptx, packed, (int)sizeof ptx, (int)sizeof packed);
+    buf b = {0};
+    size_t c = container(&b);
+    entry(&b, c, 1, 90, 0x2000 | 0x100000, packed, (size_t)n, (size_t)n, sizeof ptx);
+    smc_image img = image_at(&b, c);
+    CHECK(img.compression == SMC_COMPRESS_LZ4 && img.size == sizeof ptx);
+    uint8_t *out = NULL;
+    smc_fatbin_error err;
+    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_OK && out &&
+          memcmp(out, ptx, sizeof ptx) == 0);
+    free(out);
+
+    smc_library *lib = lib_new();
+    smc_fatbin_walk(lib, b.b, 0, b.n, NULL, false);
+    CHECK(smc_library_verify(lib, b.b, b.n) == SMC_OK && lib->finding_count == 0);
+    smc_library_free(lib);
+
+    /* The same bytes claiming compute_80: --verify says the .target disagrees. */
+    put(&b, c + 16 + 0x1c, 80, 4);
+    lib = lib_new();
+    smc_fatbin_walk(lib, b.b, 0, b.n, NULL, false);
+    CHECK(smc_library_verify(lib, b.b, b.n) == SMC_OK && lib->finding_count == 1 &&
+          strstr(lib->findings[0].message, "PTX says .target sm_90a") != NULL);
+    smc_library_free(lib);
+
+    /* A corrupt LZ4 block. */
+    b.b[c + 16 + 64] = 0xff;
+    b.b[c + 16 + 65] = 0xff;
+    img = image_at(&b, c);
+    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_FORMAT && !out &&
+          strstr(err.message, "LZ4") != NULL);
+
+    /* Zstandard: one frame whose content size must agree with the header. */
+    size_t z = ZSTD_compress(packed, sizeof packed, ptx, sizeof ptx, 3);
+    b = (buf){0};
+    c = container(&b);
+    entry(&b, c, 1, 90, 0x8000, packed, z, z, sizeof ptx);
+    img = image_at(&b, c);
+    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_OK && out &&
+          memcmp(out, ptx, sizeof ptx) == 0);
+    free(out);
+    put(&b, c + 16 + 0x38, sizeof ptx + 1, 8);
+    img = image_at(&b, c);
+    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_FORMAT &&
+          strstr(err.message, "Zstandard") != NULL);
+
+    /* A hostile uncompressed size is refused before any allocation. */
+    put(&b, c + 16 + 0x38, (uint64_t)1 << 40, 8);
+    img = image_at(&b, c);
+    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_FORMAT &&
+          strstr(err.message, "limit") != NULL);
+
+    /* LTO IR is opaque: never decoded. */
+    b = (buf){0};
+    c = container(&b);
+    entry(&b, c, 8, 90, 0x18000, packed, 16, 16, 64);
+    img = image_at(&b, c);
+    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_ARG);
+}
+
+static void test_summary(void)
+{
+    buf b = {0};
+    for (int i = 0; i < 3; i++) {
+        size_t c = container(&b);
+        entry(&b, c, 1, 86, 0, NULL, 8, 0, 0);
+        entry(&b, c, 2, 86, 0, NULL, 8, 0, 0);
+        entry(&b, c, 2, 80, 0, NULL, 8, 0, 0);
+        if (i == 2) entry(&b, c, 2, 80, 0, NULL, 8, 0, 0); /* a duplicate inside one container */
+    }
+    size_t c = container(&b);
+    entry(&b, c, 2, 80, 0, NULL, 8, 0, 0);
+    smc_library *lib = lib_new();
+    CHECK(smc_fatbin_walk(lib, b.b, 0, b.n, NULL, false) == SMC_OK);
+    smc_summary sum;
+    CHECK(smc_library_summarize(lib, &sum) == SMC_OK);
+    CHECK(sum.token_count == 3);
+    if (sum.token_count == 3) {
+        CHECK(strcmp(sum.tokens[0].token, "sm_80") == 0 && sum.tokens[0].count == 5);
+        CHECK(strcmp(sum.tokens[1].token, "sm_86") == 0 && sum.tokens[1].count == 3);
+        CHECK(strcmp(sum.tokens[2].token, "compute_86") == 0 && sum.tokens[2].count == 3);
+    }
+    CHECK(sum.set_count == 2);
+    if (sum.set_count == 2) {
+        CHECK(sum.sets[0].containers == 3 &&
+              strcmp(sum.sets[0].tokens, "sm_80 sm_86 compute_86") == 0);
+        CHECK(sum.sets[1].containers == 1 && strcmp(sum.sets[1].tokens, "sm_80") == 0);
+    }
+    smc_summary_free(&sum);
+    smc_library_free(lib);
+}
+
+int main(void)
+{
+    test_valid_container();
+    test_empty_container();
+    test_container_header_defects();
+    test_entry_defects();
+    test_find();
+    test_walk();
+    test_payloads();
+    test_summary();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
