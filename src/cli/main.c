@@ -31,9 +31,7 @@ typedef struct option_row {
 static const option_row option_rows[] = {
     {"format", OPT_FORMAT, "FMT", "report format: text (default) or json"},
     {"detail", OPT_DETAIL, NULL, "list every container and its images"},
-    {"verify", OPT_VERIFY, NULL,
-     "decompress every image and check it against its header (cubin machine and SM, PTX "
-     ".version and .target)"},
+    {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header"},
     {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"version", OPT_VERSION, NULL, "print the version and exit"},
@@ -64,7 +62,7 @@ static void usage(FILE *f)
     }
     fputs("\n"
           "exit status:\n"
-          "  0   every input was read\n"
+          "  0   every input was read and every library parsed cleanly\n"
           "  2   some input could not be read, or a library holds malformed device code\n"
           "  64  usage error\n",
           f);

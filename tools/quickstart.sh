@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Quick start: installs what the build needs (Debian, when run as root and something is missing),
+# builds smcheck in build/, and scans the demo input: the small libraries that nvcc built for the
+# tests (fixtures/nvcc). Extra arguments go to smcheck instead of the demo input.
+# CMAKE_ARGS adds options to the configure step (CI passes -DSMCHECK_WERROR=ON).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake make gcc clang pkg-config python3 util-linux
+          libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev libclang-rt-14-dev)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "quickstart: please install: ${missing[*]} (or run this as root)" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# shellcheck disable=SC2086 # CMAKE_ARGS is a list of options
+cmake -S . -B build ${CMAKE_ARGS:-}
+cmake --build build -j"$(nproc)"
+if [ "$#" -eq 0 ]; then
+    set -- scan fixtures/nvcc
+fi
+echo "+ build/smcheck $*"
+build/smcheck "$@"
