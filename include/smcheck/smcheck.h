@@ -53,8 +53,9 @@ typedef struct smc_image {
     smc_image_kind kind;
     smc_variant variant;
     smc_compression compression;
-    unsigned arch;          /* SM number: 90 for sm_90a, 120 for compute_120 */
-    unsigned version_major; /* PTX: PTX ISA version; cubin: entry version, 1.7 (ABI v1) or 1.8 (v2) */
+    unsigned arch; /* SM number: 90 for sm_90a, 120 for compute_120 */
+    unsigned
+        version_major; /* PTX: PTX ISA version; cubin: entry version, 1.7 (ABI v1) or 1.8 (v2) */
     unsigned version_minor;
     uint64_t offset;      /* of the entry header */
     uint64_t header_size; /* the payload starts at offset + header_size */
@@ -118,7 +119,7 @@ const char *smc_input_kind_str(smc_input_kind kind);
 typedef struct smc_input {
     char *path;
     smc_input_kind kind;
-    uint64_t files; /* regular files looked at */
+    uint64_t files;         /* regular files looked at */
     smc_library *libraries; /* in path order */
     size_t library_count;
     smc_error *errors;

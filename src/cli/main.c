@@ -112,8 +112,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             else
                 return usage_error("unknown format '%s' (text or json)", optarg);
             break;
-        case OPT_DETAIL: cfg->report.detail = true; break;
-        case OPT_VERIFY: cfg->scan.verify = true; break;
+        case OPT_DETAIL:
+            cfg->report.detail = true;
+            break;
+        case OPT_VERIFY:
+            cfg->scan.verify = true;
+            break;
         case OPT_JOBS: {
             char *end;
             errno = 0;
@@ -123,10 +127,17 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->scan.jobs = (unsigned)n;
             break;
         }
-        case OPT_OUTPUT: cfg->output = optarg; break;
-        case OPT_VERSION: printf("smcheck %s\n", SMC_VERSION); return EXIT_CLEAN;
-        case OPT_HELP: usage(stdout); return EXIT_CLEAN;
-        case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        case OPT_OUTPUT:
+            cfg->output = optarg;
+            break;
+        case OPT_VERSION:
+            printf("smcheck %s\n", SMC_VERSION);
+            return EXIT_CLEAN;
+        case OPT_HELP:
+            usage(stdout);
+            return EXIT_CLEAN;
+        case ':':
+            return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: {
             char opt[3] = {'-', (char)optopt, '\0'};
             return usage_error("unknown option '%s'", optopt ? opt : argv[optind - 1]);
@@ -171,9 +182,9 @@ int main(int argc, char **argv)
     if (npaths <= 0) return usage_error("%s", "no PATH given");
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);
-    smc_status st = inputs ? smc_scan_paths((const char *const *)paths, (size_t)npaths, &cfg.scan,
-                                            inputs)
-                           : SMC_ERR_NOMEM;
+    smc_status st =
+        inputs ? smc_scan_paths((const char *const *)paths, (size_t)npaths, &cfg.scan, inputs)
+               : SMC_ERR_NOMEM;
     if (st != SMC_OK) {
         fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
         free(inputs);

@@ -14,7 +14,7 @@
 
 #define FATBIN ".nv_fatbin"
 #define RELFATBIN "__nv_relfatbin" /* relocatable device code (-rdc), §1 */
-#define ARCHIVE_DEPTH_MAX 4 /* archives inside archives: real ones have none */
+#define ARCHIVE_DEPTH_MAX 4        /* archives inside archives: real ones have none */
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
 static bool libelf_ok;
@@ -30,7 +30,8 @@ static Elf *open_memory(uint8_t *buf, uint64_t len)
     return libelf_ok ? elf_memory((char *)buf, (size_t)len) : NULL;
 }
 
-/* Cubins ---------------------------------------------------------------------------------------- */
+/* Cubins ----------------------------------------------------------------------------------------
+ */
 
 /* The variant of a CUDA 13 cubin is spelt only in the ptxas arguments kept in .note.nv.tkinfo,
  * e.g. "-arch sm_90a -m 64 " (§6). */
@@ -300,9 +301,9 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
     Elf *e = open_memory(buf, len);
     Elf_Kind kind = e ? elf_kind(e) : ELF_K_NONE;
     if (kind == ELF_K_AR) {
-        st = depth < ARCHIVE_DEPTH_MAX ? scan_archive(in, lib, e, name, opt, depth)
-                                       : smc_library_add_finding(lib, SMC_NO_OFFSET,
-                                                                 "archive nested too deep");
+        st = depth < ARCHIVE_DEPTH_MAX
+                 ? scan_archive(in, lib, e, name, opt, depth)
+                 : smc_library_add_finding(lib, SMC_NO_OFFSET, "archive nested too deep");
     } else if (kind == ELF_K_ELF) {
         st = scan_elf(lib, e, buf, len);
         if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);

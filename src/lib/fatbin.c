@@ -163,8 +163,8 @@ smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit
         lib->image_count++;
         e += img.header_size + smc_le64(buf + e + 8); /* paddedSize leads on (§3.4) */
     }
-    smc_container *c = st == SMC_OK ? smc_push(&lib->containers, lib->container_count, sizeof *c)
-                                    : NULL;
+    smc_container *c =
+        st == SMC_OK ? smc_push(&lib->containers, lib->container_count, sizeof *c) : NULL;
     if (!c) {
         lib->image_count = first;
         return st == SMC_OK ? SMC_ERR_NOMEM : st;
@@ -208,8 +208,7 @@ smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start,
         if (st == SMC_ERR_NOMEM) return st;
         if (st != SMC_OK) {
             if (smc_library_add_finding(lib, err.offset, "container in %s at +0x%llx: %s", where,
-                                        (unsigned long long)(p - start),
-                                        err.message) != SMC_OK)
+                                        (unsigned long long)(p - start), err.message) != SMC_OK)
                 return SMC_ERR_NOMEM;
             /* A sound size still says where the next container starts; else look for it. */
             p = cend ? cend : smc_fatbin_find(buf, align_up(start, p + 1), end);
@@ -352,10 +351,9 @@ static smc_status verify_cubin(smc_library *lib, const smc_image *img, const cha
             lib, img->offset, "%s image: entry version %u.%u but the cubin has ELF ABI version %u",
             tok, img->version_major, img->version_minor, info.abi);
     if (info.variant != SMC_VARIANT_NONE && info.variant != img->variant)
-        return smc_library_add_finding(lib, img->offset,
-                                       "%s image: the cubin was built for the %s variant", tok,
-                                       info.variant == SMC_VARIANT_A ? "arch-specific (a)"
-                                                                     : "family (f)");
+        return smc_library_add_finding(
+            lib, img->offset, "%s image: the cubin was built for the %s variant", tok,
+            info.variant == SMC_VARIANT_A ? "arch-specific (a)" : "family (f)");
     return SMC_OK;
 }
 
@@ -368,7 +366,7 @@ smc_status smc_library_verify(smc_library *lib, const uint8_t *buf, uint64_t len
         const smc_container *ct = &lib->containers[c];
         if (ct->bare_cubin) continue; /* the file itself was read as a cubin */
         for (size_t i = ct->first_image; i < ct->first_image + ct->image_count; i++) {
-            smc_image img = lib->images[i]; /* a copy: findings may move lib's arrays */
+            smc_image img = lib->images[i];          /* a copy: findings may move lib's arrays */
             if (img.kind == SMC_IMAGE_LTO) continue; /* opaque by design (§8) */
             char tok[SMC_TOKEN_MAX];
             smc_image_token(&img, tok);

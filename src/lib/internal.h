@@ -33,7 +33,8 @@ static inline uint64_t smc_le64(const uint8_t *p)
 }
 
 /* Makes room for element n of an array that holds n elements, growing it to the next power of two
- * when n is one (so no capacity needs storing). Returns the new slot, or NULL when out of memory. */
+ * when n is one (so no capacity needs storing). Returns the new slot, or NULL when out of memory.
+ */
 void *smc_push(void *arrayp, size_t n, size_t elsize);
 
 char *smc_strdup(const char *s);
@@ -107,7 +108,8 @@ smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *i
 smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
                         const smc_options *opt, unsigned depth);
 
-/* scan.c ---------------------------------------------------------------------------------------- */
+/* scan.c ----------------------------------------------------------------------------------------
+ */
 
 /* Like smc_scan_memory for a buffer the caller lets us modify (see smc_elf_scan). */
 smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
@@ -116,7 +118,8 @@ smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_
 /* Scans an open regular file (fd is closed by the caller). */
 smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_options *opt);
 
-/* walk.c ---------------------------------------------------------------------------------------- */
+/* walk.c ----------------------------------------------------------------------------------------
+ */
 
 /* A file to scan, or what kept the walk from reading an entry, in the order of the report. */
 typedef struct smc_item {

@@ -152,11 +152,16 @@ void smc_input_free(smc_input *in)
 const char *smc_status_str(smc_status st)
 {
     switch (st) {
-    case SMC_OK: return "ok";
-    case SMC_ERR_IO: return "cannot read";
-    case SMC_ERR_FORMAT: return "malformed";
-    case SMC_ERR_NOMEM: return "out of memory";
-    case SMC_ERR_ARG: return "invalid argument";
+    case SMC_OK:
+        return "ok";
+    case SMC_ERR_IO:
+        return "cannot read";
+    case SMC_ERR_FORMAT:
+        return "malformed";
+    case SMC_ERR_NOMEM:
+        return "out of memory";
+    case SMC_ERR_ARG:
+        return "invalid argument";
     }
     return "unknown status";
 }
@@ -164,9 +169,12 @@ const char *smc_status_str(smc_status st)
 const char *smc_image_kind_str(smc_image_kind kind)
 {
     switch (kind) {
-    case SMC_IMAGE_PTX: return "ptx";
-    case SMC_IMAGE_CUBIN: return "cubin";
-    case SMC_IMAGE_LTO: return "lto-ir";
+    case SMC_IMAGE_PTX:
+        return "ptx";
+    case SMC_IMAGE_CUBIN:
+        return "cubin";
+    case SMC_IMAGE_LTO:
+        return "lto-ir";
     }
     return "unknown";
 }
@@ -174,9 +182,12 @@ const char *smc_image_kind_str(smc_image_kind kind)
 const char *smc_compression_str(smc_compression c)
 {
     switch (c) {
-    case SMC_COMPRESS_NONE: return "none";
-    case SMC_COMPRESS_LZ4: return "lz4";
-    case SMC_COMPRESS_ZSTD: return "zstd";
+    case SMC_COMPRESS_NONE:
+        return "none";
+    case SMC_COMPRESS_LZ4:
+        return "lz4";
+    case SMC_COMPRESS_ZSTD:
+        return "zstd";
     }
     return "unknown";
 }
@@ -184,8 +195,10 @@ const char *smc_compression_str(smc_compression c)
 const char *smc_input_kind_str(smc_input_kind kind)
 {
     switch (kind) {
-    case SMC_INPUT_FILE: return "file";
-    case SMC_INPUT_DIRECTORY: return "directory";
+    case SMC_INPUT_FILE:
+        return "file";
+    case SMC_INPUT_DIRECTORY:
+        return "directory";
     }
     return "unknown";
 }

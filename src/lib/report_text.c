@@ -32,7 +32,9 @@ static void print_containers(FILE *out, const smc_library *lib)
         const smc_container *c = &lib->containers[i];
         fprintf(out, "    container at 0x%llx, %llu bytes, %s%s\n", (unsigned long long)c->offset,
                 (unsigned long long)c->size,
-                c->bare_cubin ? "the file is a cubin" : c->section ? c->section : "no section",
+                c->bare_cubin ? "the file is a cubin"
+                : c->section  ? c->section
+                              : "no section",
                 c->relocatable ? " (relocatable)" : "");
         for (size_t k = 0; k < c->image_count; k++)
             print_image(out, &lib->images[c->first_image + k]);

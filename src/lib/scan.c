@@ -27,7 +27,8 @@ smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_
 {
     switch (signature(buf, len)) {
     case SIG_ELF:
-    case SIG_AR: return smc_elf_scan(in, name, buf, len, opt, depth);
+    case SIG_AR:
+        return smc_elf_scan(in, name, buf, len, opt, depth);
     case SIG_FATBIN: {
         smc_library *lib = smc_library_new(name);
         if (!lib) return SMC_ERR_NOMEM;
@@ -39,7 +40,8 @@ smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_
         }
         return smc_input_take_library(in, lib);
     }
-    default: return SMC_OK; /* no device code: skipped quietly */
+    default:
+        return SMC_OK; /* no device code: skipped quietly */
     }
 }
 
@@ -159,9 +161,10 @@ static smc_status plan(const char *path, smc_input **in, smc_item **items, size_
     struct stat sb;
     /* A path the user named is followed if it is a link; links inside a directory are not. */
     bool have = stat(path, &sb) == 0;
-    const char *problem = !have                   ? strerror(errno)
-                          : S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode) ? NULL
-                                                  : "not a regular file or directory";
+    const char *problem = !have ? strerror(errno)
+                          : S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode)
+                              ? NULL
+                              : "not a regular file or directory";
     *in = smc_input_new(path, have && S_ISDIR(sb.st_mode) ? SMC_INPUT_DIRECTORY : SMC_INPUT_FILE);
     if (!*in) return SMC_ERR_NOMEM;
     if (have && S_ISDIR(sb.st_mode)) {
