@@ -179,6 +179,32 @@ smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, siz
 smc_input *smc_input_new(const char *path, smc_input_kind kind);
 void smc_input_free(smc_input *in);
 
+/* The local driver and GPUs, through the CUDA Driver API loaded at run time. ------------------ */
+
+typedef struct smc_gpu {
+    int index; /* as the driver numbers it (after CUDA_VISIBLE_DEVICES) */
+    char name[256];
+    unsigned cc_major, cc_minor;
+    bool integrated; /* Jetson, DGX Spark: shares memory with the CPU */
+} smc_gpu;
+
+typedef struct smc_driver {
+    bool loaded;      /* a libcuda was loaded */
+    int cuda_version; /* the newest CUDA the driver supports, 1000*major + 10*minor; 0 unknown */
+    int error;        /* the Driver API error that stopped the probe, -1 before any call, 0 none */
+    char message[256]; /* why there are no (or fewer) GPUs; "" when all went well */
+    smc_gpu *gpus;
+    size_t gpu_count;
+} smc_driver;
+
+/* Loads libcuda.so.1 (or $SMCHECK_LIBCUDA) and lists the GPUs. A missing or broken driver is not
+ * an error of the call: it returns SMC_OK with no GPUs and the reason in d->message. */
+smc_status smc_driver_probe(smc_driver *d);
+void smc_driver_free(smc_driver *d);
+
+/* The newest PTX ISA a driver of this CUDA version (1000*major + 10*minor) can compile. */
+bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
+
 /* Reports. They print the model as it is and decide nothing. -------------------------------- */
 
 typedef struct smc_report_options {
@@ -193,6 +219,10 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
 /* The JSON report (schema_version 1, see README). */
 smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
                            const smc_report_options *opt);
+
+/* The local GPUs and driver (`smcheck gpus`). */
+smc_status smc_report_gpus_text(FILE *out, const smc_driver *d);
+smc_status smc_report_gpus_json(FILE *out, const smc_driver *d);
 
 #ifdef __cplusplus
 }

@@ -42,10 +42,13 @@ static const option_row option_rows[] = {
 static void usage(FILE *f)
 {
     fputs("usage: smcheck [scan] [OPTION]... PATH...\n"
+          "       smcheck gpus [--format FMT]\n"
           "\n"
           "Lists the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
           "static archives, raw fat binaries and directories of them, recognised by their bytes.\n"
           "Directories are walked recursively; symbolic links inside them are not followed.\n"
+          "'smcheck gpus' lists the local GPUs and the driver's CUDA version through the CUDA\n"
+          "Driver API (libcuda.so.1, or the library SMCHECK_LIBCUDA names).\n"
           "\n"
           "options:\n",
           f);
@@ -170,15 +173,41 @@ static bool diagnose(smc_input *const *inputs, size_t n)
     return any;
 }
 
+/* smcheck gpus: the local GPUs and driver. No driver is an answer, not an error. */
+static int gpus(const config *cfg)
+{
+    smc_driver d;
+    if (smc_driver_probe(&d) != SMC_OK) {
+        fputs("smcheck: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
+    FILE *out = cfg->output ? fopen(cfg->output, "w") : stdout;
+    int status = EXIT_CLEAN;
+    if (!out) {
+        fprintf(stderr, "smcheck: %s: %s\n", cfg->output, strerror(errno));
+        status = EXIT_INPUT;
+    } else {
+        smc_status st = cfg->json ? smc_report_gpus_json(out, &d) : smc_report_gpus_text(out, &d);
+        if ((out != stdout ? fclose(out) : fflush(out)) != 0 || st != SMC_OK) {
+            fputs("smcheck: writing the report failed\n", stderr);
+            status = EXIT_INPUT;
+        }
+    }
+    smc_driver_free(&d);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     config cfg = {0};
     /* "scan" names what a bare invocation does today; judging against GPUs will extend it. */
-    int first = argc > 1 && strcmp(argv[1], "scan") == 0 ? 1 : 0;
+    bool list_gpus = argc > 1 && strcmp(argv[1], "gpus") == 0;
+    int first = argc > 1 && (list_gpus || strcmp(argv[1], "scan") == 0) ? 1 : 0;
     int stop = parse_args(argc - first, argv + first, &cfg);
     if (stop >= 0) return stop;
     int npaths = argc - first - optind;
     char **paths = argv + first + optind;
+    if (list_gpus) return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
     if (npaths <= 0) return usage_error("%s", "no PATH given");
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);

@@ -151,3 +151,39 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
     free(text);
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
 }
+
+smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
+{
+    builder b = {false};
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return SMC_ERR_NOMEM;
+    add(&b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
+    cJSON *drv = add(&b, root, "driver", cJSON_CreateObject());
+    if (drv) {
+        char v[32];
+        unsigned major, minor;
+        snprintf(v, sizeof v, "%d.%d", d->cuda_version / 1000, d->cuda_version % 1000 / 10);
+        add(&b, drv, "loaded", cJSON_CreateBool(d->loaded));
+        add(&b, drv, "cuda_version", d->cuda_version > 0 ? cJSON_CreateString(v) : cJSON_CreateNull());
+        bool isa = smc_ptx_isa_for_cuda(d->cuda_version, &major, &minor);
+        add(&b, drv, "max_ptx_isa", isa ? version_json(major, minor) : cJSON_CreateNull());
+        add(&b, drv, "error", d->message[0] ? cJSON_CreateString(d->message) : cJSON_CreateNull());
+    }
+    cJSON *gpus = add(&b, root, "gpus", cJSON_CreateArray());
+    for (size_t i = 0; gpus && i < d->gpu_count; i++) {
+        const smc_gpu *g = &d->gpus[i];
+        cJSON *o = add(&b, gpus, NULL, cJSON_CreateObject());
+        if (!o) break;
+        add(&b, o, "index", cJSON_CreateNumber(g->index));
+        add(&b, o, "name", cJSON_CreateString(g->name));
+        add(&b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
+        add(&b, o, "integrated", cJSON_CreateBool(g->integrated));
+    }
+    char *text = b.failed ? NULL : cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return SMC_ERR_NOMEM;
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+}

@@ -89,3 +89,25 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
     fputc('\n', out);
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
 }
+
+smc_status smc_report_gpus_text(FILE *out, const smc_driver *d)
+{
+    unsigned major, minor;
+    if (d->cuda_version > 0) {
+        fprintf(out, "driver: supports CUDA %d.%d", d->cuda_version / 1000,
+                d->cuda_version % 1000 / 10);
+        if (smc_ptx_isa_for_cuda(d->cuda_version, &major, &minor))
+            fprintf(out, ", compiles PTX up to ISA %u.%u", major, minor);
+        fputc('\n', out);
+    } else {
+        fputs("driver: none usable\n", out);
+    }
+    for (size_t i = 0; i < d->gpu_count; i++) {
+        const smc_gpu *g = &d->gpus[i];
+        fprintf(out, "GPU %d: %s, compute capability %u.%u (sm_%u%u), %s\n", g->index, g->name,
+                g->cc_major, g->cc_minor, g->cc_major, g->cc_minor,
+                g->integrated ? "integrated" : "discrete");
+    }
+    if (d->message[0]) fprintf(out, "no GPU: %s\n", d->message);
+    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+}

@@ -1,0 +1,188 @@
+/* gpu.c: the local GPUs and driver as the CUDA Driver API reports them. libcuda.so.1 is loaded
+ * at run time (never linked, no CUDA headers needed), so smcheck runs where there is no driver;
+ * each way the driver can be absent or unusable gets its own message. SMCHECK_LIBCUDA names
+ * another library to load (the tests' stub). */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The few Driver API values used here, from the CUDA Driver API reference (cuda.h). */
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_STUB_LIBRARY = 34,
+    CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
+    CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804,
+    ATTR_INTEGRATED = 18,
+    ATTR_CC_MAJOR = 75,
+    ATTR_CC_MINOR = 76,
+};
+
+typedef int (*cu_init_fn)(unsigned);
+typedef int (*cu_int_fn)(int *);
+typedef int (*cu_device_get_fn)(int *, int);
+typedef int (*cu_device_name_fn)(char *, int, int);
+typedef int (*cu_device_attr_fn)(int *, int, int);
+typedef int (*cu_error_name_fn)(int, const char **);
+
+typedef struct api {
+    cu_init_fn init;
+    cu_int_fn driver_version, device_count;
+    cu_device_get_fn device_get;
+    cu_device_name_fn device_name;
+    cu_device_attr_fn device_attr;
+    cu_error_name_fn error_name; /* optional */
+} api;
+
+static void say(smc_driver *d, int error, const char *fmt, ...) SMC_PRINTF(3, 4);
+
+static void say(smc_driver *d, int error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    va_end(ap);
+    d->error = error;
+}
+
+/* Explains a failed cuInit or device query in the user's terms (cuda-compat.md §5.3). */
+static void explain(smc_driver *d, const api *a, int rc, const char *call)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    const char *name = NULL;
+    if (a->error_name && a->error_name(rc, &name) != CUDA_SUCCESS) name = NULL;
+    switch (rc) {
+    case CUDA_ERROR_STUB_LIBRARY:
+        say(d, rc, "libcuda.so.1 is the CUDA toolkit's stub library, not a driver");
+        break;
+    case CUDA_ERROR_NO_DEVICE:
+        if (visible)
+            say(d, rc, "CUDA_VISIBLE_DEVICES=\"%s\" hides every device", visible);
+        else
+            say(d, rc, "the driver is installed but sees no CUDA device");
+        break;
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+        say(d, rc,
+            "libcuda.so.1 does not match the loaded NVIDIA kernel module (a driver update "
+            "without a reboot, or a cuda-compat library for another branch)");
+        break;
+    case CUDA_ERROR_INSUFFICIENT_DRIVER:
+        say(d, rc, "the NVIDIA kernel module is older than libcuda.so.1 (insufficient driver)");
+        break;
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+        say(d, rc, "this GPU does not support the forward-compatibility libcuda that is loaded");
+        break;
+    default:
+        say(d, rc, "%s failed with CUDA error %d%s%s%s", call, rc, name ? " (" : "",
+            name ? name : "", name ? ")" : "");
+    }
+}
+
+static void *symbol(void *lib, const char *name, smc_driver *d)
+{
+    void *p = dlsym(lib, name);
+    if (!p && !d->message[0]) say(d, -1, "libcuda.so.1 lacks %s", name);
+    return p;
+}
+
+smc_status smc_driver_probe(smc_driver *d)
+{
+    *d = (smc_driver){0};
+    const char *path = getenv("SMCHECK_LIBCUDA");
+    if (!path || !*path) path = "libcuda.so.1";
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        say(d, -1, "no NVIDIA driver: cannot load %s (%s)", path, dlerror());
+        return SMC_OK;
+    }
+    d->loaded = true;
+    api a = {
+        .init = (cu_init_fn)symbol(lib, "cuInit", d),
+        .driver_version = (cu_int_fn)symbol(lib, "cuDriverGetVersion", d),
+        .device_count = (cu_int_fn)symbol(lib, "cuDeviceGetCount", d),
+        .device_get = (cu_device_get_fn)symbol(lib, "cuDeviceGet", d),
+        .device_name = (cu_device_name_fn)symbol(lib, "cuDeviceGetName", d),
+        .device_attr = (cu_device_attr_fn)symbol(lib, "cuDeviceGetAttribute", d),
+        .error_name = (cu_error_name_fn)dlsym(lib, "cuGetErrorName"),
+    };
+    smc_status st = SMC_OK;
+    int rc, count = 0;
+    if (d->message[0]) goto done;
+    /* The driver's CUDA version needs no initialisation and survives a failed cuInit. */
+    if (a.driver_version(&d->cuda_version) != CUDA_SUCCESS) d->cuda_version = 0;
+    if ((rc = a.init(0)) != CUDA_SUCCESS) {
+        explain(d, &a, rc, "cuInit");
+        goto done;
+    }
+    if ((rc = a.device_count(&count)) != CUDA_SUCCESS) {
+        explain(d, &a, rc, "cuDeviceGetCount");
+        goto done;
+    }
+    if (count <= 0) {
+        explain(d, &a, CUDA_ERROR_NO_DEVICE, "cuDeviceGetCount");
+        goto done;
+    }
+    d->gpus = calloc((size_t)count, sizeof *d->gpus);
+    if (!d->gpus) {
+        st = SMC_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        smc_gpu *g = &d->gpus[d->gpu_count];
+        int dev, major = 0, minor = 0, integrated = 0;
+        if ((rc = a.device_get(&dev, i)) != CUDA_SUCCESS ||
+            (rc = a.device_attr(&major, ATTR_CC_MAJOR, dev)) != CUDA_SUCCESS ||
+            (rc = a.device_attr(&minor, ATTR_CC_MINOR, dev)) != CUDA_SUCCESS) {
+            explain(d, &a, rc, "a device query");
+            continue;
+        }
+        if (a.device_name(g->name, (int)sizeof g->name, dev) != CUDA_SUCCESS)
+            snprintf(g->name, sizeof g->name, "CUDA device %d", i);
+        g->name[sizeof g->name - 1] = '\0';
+        a.device_attr(&integrated, ATTR_INTEGRATED, dev);
+        g->index = i;
+        g->cc_major = major > 0 ? (unsigned)major : 0;
+        g->cc_minor = minor > 0 ? (unsigned)minor : 0;
+        g->integrated = integrated != 0;
+        d->gpu_count++;
+    }
+done:
+    dlclose(lib);
+    return st;
+}
+
+void smc_driver_free(smc_driver *d)
+{
+    free(d->gpus);
+    *d = (smc_driver){0};
+}
+
+/* PTX ISA versions per CUDA release (cuda-compat.md §4: NVIDIA/cuda-python's _ptx_utils.py). */
+static const struct {
+    unsigned cuda, isa; /* both as major*10 + minor */
+} ptx_isa_table[] = {
+    {90, 60},   {91, 61},   {92, 62},   {100, 63},  {101, 64},  {102, 65},  {110, 70},
+    {111, 71},  {112, 72},  {113, 73},  {114, 74},  {115, 75},  {116, 76},  {117, 77},
+    {118, 78},  {120, 80},  {121, 81},  {122, 82},  {123, 83},  {124, 84},  {125, 85},
+    {126, 85},  {128, 87},  {129, 88},  {130, 90},  {131, 91},  {132, 92},  {133, 93},
+    {134, 94},
+};
+
+bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor)
+{
+    /* cuDriverGetVersion encodes 12.8 as 12080. A driver newer than the table knows at least
+     * the newest ISA in it. */
+    unsigned v = cuda_version > 0 ? (unsigned)(cuda_version / 1000 * 10 + cuda_version % 1000 / 10)
+                                  : 0;
+    unsigned isa = 0;
+    for (size_t i = 0; i < sizeof ptx_isa_table / sizeof ptx_isa_table[0]; i++)
+        if (ptx_isa_table[i].cuda <= v) isa = ptx_isa_table[i].isa;
+    if (!isa) return false;
+    *major = isa / 10;
+    *minor = isa % 10;
+    return true;
+}
