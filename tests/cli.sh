@@ -23,7 +23,7 @@ check() { # DESCRIPTION COMMAND... : passes when the command succeeds
 
 # run ARGS...: runs smcheck with a time limit; sets $status, $out, $err.
 run() {
-    timeout 60 "$smcheck" "$@" >"$tmp/out" 2>"$tmp/err"
+    SMCHECK_LIBCUDA=/nonexistent/libcuda.so.1 timeout 60 "$smcheck" "$@" >"$tmp/out" 2>"$tmp/err"
     status=$?
     out=$(cat "$tmp/out")
     err=$(cat "$tmp/err")
@@ -33,7 +33,7 @@ lines() { printf '%s\n' "$1" | grep -c .; }
 
 run --help
 check "--help exits 0" [ "$status" -eq 0 ]
-for opt in --format --detail --verify --jobs --output --version --help; do
+for opt in --gpu --driver --fail-on --format --detail --verify --jobs --output --gpu-table --list --version --help; do
     check "--help lists $opt" has "$out" "$opt"
 done
 run --version
@@ -51,7 +51,8 @@ run scan "$fixtures/nvcc/multi.so"
 check "a good library exits 0" [ "$status" -eq 0 ]
 check "nothing on stderr for a good library" [ -z "$err" ]
 run "$fixtures/nvcc/multi.so"
-check "'scan' may be left out" [ "$status" -eq 0 ] && check "same report without 'scan'" has "$out" "multi.so: 4 containers"
+check "without 'scan' it judges: the representative matrix" has "$out" "partial partial"
+check "the matrix is for information: exit 0" [ "$status" -eq 0 ]
 
 run scan "$tmp/missing.so" "$fixtures/nvcc/multi.so"
 check "a missing input exits 2" [ "$status" -eq 2 ]

@@ -33,5 +33,17 @@ run_case detail.json scan --format json --detail nvcc/multi.so nvcc/librdc.a nvc
 run_case verify.txt scan --verify gen
 run_case verify.json scan --format json --verify gen/bad_verify_ptx.so gen/bad_lz4.so gen/bad_truncated.so
 
+# Judging: the targets of issue 3 with no driver, a 12.8 driver and a 13.0 driver; one target with
+# reasons; --detail; JSON. SMCHECK_LIBCUDA keeps a real driver out of it.
+export SMCHECK_LIBCUDA=/nonexistent/libcuda.so.1
+targets=7.5,8.6,8.9,9.0,10.0,10.3,11.0,12.0,12.1
+run_case judge_matrix.txt --gpu $targets nvcc gen
+run_case judge_matrix_12.8.txt --gpu $targets --driver 12.8 nvcc gen
+run_case judge_matrix_13.0.txt --gpu $targets --driver 13.0 nvcc gen
+run_case judge_rtx5090.txt --gpu "RTX 5090" nvcc gen
+run_case judge_orin_detail.txt --gpu orin --driver 13.0 --detail nvcc gen
+run_case judge_h100.json --gpu h100,sm_120 --driver 12.8 --format json --detail nvcc/multi.so nvcc/plain.o gen/old_arches.so
+run_case judge_default.txt nvcc/multi.so gen/sm90a_v1.so
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

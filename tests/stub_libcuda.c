@@ -78,10 +78,17 @@ int cuDeviceGetAttribute(int *value, int attr, int dev)
 {
     if (dev < 0 || dev >= device_count) return 101;
     switch (attr) {
-    case 75: *value = devices[dev].major; return 0;
-    case 76: *value = devices[dev].minor; return 0;
-    case 18: *value = devices[dev].integrated; return 0;
-    default: return 1; /* CUDA_ERROR_INVALID_VALUE */
+    case 75:
+        *value = devices[dev].major;
+        return 0;
+    case 76:
+        *value = devices[dev].minor;
+        return 0;
+    case 18:
+        *value = devices[dev].integrated;
+        return 0;
+    default:
+        return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
 }
 

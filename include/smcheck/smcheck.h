@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "smcheck/targets.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,6 +48,43 @@ typedef enum smc_compression {
     SMC_COMPRESS_LZ4,  /* raw LZ4 block */
     SMC_COMPRESS_ZSTD, /* one Zstandard frame */
 } smc_compression;
+
+/* Judging -------------------------------------------------------------------------------------- */
+
+/* What a container is for one target, best first. The last three take no part in a status. */
+typedef enum smc_verdict {
+    SMC_VERDICT_NATIVE,      /* a cubin for exactly that compute capability */
+    SMC_VERDICT_COMPATIBLE,  /* a cubin the driver will load: same major, lower minor; or 'f' */
+    SMC_VERDICT_JIT,         /* no usable cubin; PTX the driver can compile */
+    SMC_VERDICT_JIT_BLOCKED, /* PTX for the GPU, but the driver is too old for its ISA */
+    SMC_VERDICT_NONE,        /* nothing loadable: "no kernel image is available" */
+    SMC_VERDICT_GATED,       /* only 'a'/'f' images for other GPUs: host code dispatches */
+    SMC_VERDICT_NO_KERNELS,  /* no kernels: nvlink's device-link module, LTO IR only, empty */
+    SMC_VERDICT_RELOCATABLE, /* __nv_relfatbin: -rdc code, not loadable on its own */
+    SMC_VERDICT_COUNT
+} smc_verdict;
+
+const char *smc_verdict_str(smc_verdict v);
+
+/* A library's status for a target, best first; a distribution or input takes its worst. */
+typedef enum smc_lib_status {
+    SMC_STATUS_OK,      /* every counted container native or compatible */
+    SMC_STATUS_JIT,     /* some need the driver to compile PTX */
+    SMC_STATUS_PARTIAL, /* some counted containers have no usable image */
+    SMC_STATUS_NONE,    /* no counted container has a usable image */
+} smc_lib_status;
+
+const char *smc_lib_status_str(smc_lib_status s);
+
+/* A library judged against one target. */
+typedef struct smc_judgement {
+    smc_lib_status status;
+    size_t containers_by_verdict[SMC_VERDICT_COUNT];
+    char *reason;    /* one line: why this status, and what the GPU needs */
+    char *warnings;  /* "; "-separated cautions (driver, Tegra, compression), or NULL */
+    size_t *failing; /* indices of the containers judged none or jit-blocked */
+    size_t failing_count;
+} smc_judgement;
 
 /* One entry of a container. Offsets count from the start of the library's bytes (for an archive
  * member, from the start of the member). */
@@ -100,6 +139,9 @@ typedef struct smc_library {
     size_t image_count;
     smc_finding *findings;
     size_t finding_count;
+    unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
+    smc_judgement *judgements; /* one per target when judging, else NULL */
+    size_t judgement_count;
 } smc_library;
 
 /* A file or directory that could not be read at all. */
@@ -124,6 +166,8 @@ typedef struct smc_input {
     size_t library_count;
     smc_error *errors;
     size_t error_count;
+    smc_lib_status *statuses; /* per target when judging: the worst of its libraries */
+    size_t status_count;
 } smc_input;
 
 typedef struct smc_options {
@@ -133,6 +177,11 @@ typedef struct smc_options {
     /* Files scanned at once by a pool of threads; 0 means one per online CPU. The report's
      * order does not depend on it. */
     unsigned jobs;
+    /* Judge each library against these GPUs (none: only list). driver_cuda is the CUDA version
+     * the driver supports, 1000*major + 10*minor (12080 for 12.8), or 0 when unknown. */
+    const smc_target *targets;
+    size_t target_count;
+    int driver_cuda;
 } smc_options;
 
 /* What a library carries, counted: each distinct token with its number of images (counted without
@@ -189,9 +238,9 @@ typedef struct smc_gpu {
 } smc_gpu;
 
 typedef struct smc_driver {
-    bool loaded;      /* a libcuda was loaded */
-    int cuda_version; /* the newest CUDA the driver supports, 1000*major + 10*minor; 0 unknown */
-    int error;        /* the Driver API error that stopped the probe, -1 before any call, 0 none */
+    bool loaded;       /* a libcuda was loaded */
+    int cuda_version;  /* the newest CUDA the driver supports, 1000*major + 10*minor; 0 unknown */
+    int error;         /* the Driver API error that stopped the probe, -1 before any call, 0 none */
     char message[256]; /* why there are no (or fewer) GPUs; "" when all went well */
     smc_gpu *gpus;
     size_t gpu_count;
@@ -205,10 +254,19 @@ void smc_driver_free(smc_driver *d);
 /* The newest PTX ISA a driver of this CUDA version (1000*major + 10*minor) can compile. */
 bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
 
+/* Reads --driver: a CUDA version ("12.4") or a Linux driver version ("550.54.14", or a branch
+ * "580"), into the CUDA version the driver supports. Returns 1, or 0 when text is neither. */
+int smc_driver_parse(const char *text, int *cuda_version);
+
 /* Reports. They print the model as it is and decide nothing. -------------------------------- */
 
 typedef struct smc_report_options {
-    bool detail; /* every container with its images */
+    bool detail; /* every container with its images; when judging, why each target fails */
+    /* The targets the libraries were judged against (as in smc_options), and the driver. */
+    const smc_target *targets;
+    size_t target_count;
+    int driver_cuda;
+    const char *driver_source; /* how the driver is known: "local", "--driver"; NULL unknown */
 } smc_report_options;
 
 /* The text report for people: per library its containers, tokens and token sets, then a line
@@ -219,6 +277,10 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
 /* The JSON report (schema_version 1, see README). */
 smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
                            const smc_report_options *opt);
+
+/* The GPU table (`smcheck gpus --list`). */
+smc_status smc_report_gpu_table_text(FILE *out, const smc_gpu_table *t);
+smc_status smc_report_gpu_table_json(FILE *out, const smc_gpu_table *t);
 
 /* The local GPUs and driver (`smcheck gpus`). */
 smc_status smc_report_gpus_text(FILE *out, const smc_driver *d);

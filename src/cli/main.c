@@ -1,6 +1,7 @@
 /* main.c: the smcheck command. Parses the command line (one table drives both getopt_long and
- * --help), runs the library over each path and prints the report; diagnostics go to stderr as
- * "smcheck: PATH: message". It decides only the exit status. */
+ * --help), chooses the targets (--gpu, the local GPUs, or the representative matrix), runs the
+ * library over each path and prints the report; diagnostics go to stderr as "smcheck: PATH:
+ * message". It decides only which targets to use and the exit status. */
 #include "smcheck/smcheck.h"
 
 #include <errno.h>
@@ -9,15 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_CLEAN = 0, EXIT_INPUT = 2, EXIT_USAGE = 64 };
+enum { EXIT_CLEAN = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_USAGE = 64 };
 
 enum {
     OPT_FORMAT = 'f',
+    OPT_GPU = 'g',
     OPT_JOBS = 'j',
     OPT_OUTPUT = 'o',
     OPT_HELP = 'h',
     OPT_DETAIL = 256,
     OPT_VERIFY,
+    OPT_DRIVER,
+    OPT_FAIL_ON,
+    OPT_GPU_TABLE,
+    OPT_LIST,
     OPT_VERSION
 };
 
@@ -29,11 +35,21 @@ typedef struct option_row {
 } option_row;
 
 static const option_row option_rows[] = {
+    {"gpu", OPT_GPU, "LIST",
+     "judge against these GPUs: arch tokens (sm_86), compute capabilities (8.6), product names "
+     "(h100, rtx-4090, gb10), comma-separated; 'auto' for the local GPUs"},
+    {"driver", OPT_DRIVER, "VERSION",
+     "the driver to judge with: a CUDA version (12.8) or a driver version (570.124.06)"},
+    {"fail-on", OPT_FAIL_ON, "LEVEL",
+     "exit 1 when a library is this bad or worse: none (default), partial, jit"},
     {"format", OPT_FORMAT, "FMT", "report format: text (default) or json"},
-    {"detail", OPT_DETAIL, NULL, "list every container and its images"},
+    {"detail", OPT_DETAIL, NULL,
+     "list every container and its images; when judging, the containers that fail"},
     {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header"},
     {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
+    {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
+    {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs"},
     {"version", OPT_VERSION, NULL, "print the version and exit"},
     {"help", OPT_HELP, NULL, "print this help and exit"},
 };
@@ -41,14 +57,16 @@ static const option_row option_rows[] = {
 
 static void usage(FILE *f)
 {
-    fputs("usage: smcheck [scan] [OPTION]... PATH...\n"
-          "       smcheck gpus [--format FMT]\n"
+    fputs("usage: smcheck [OPTION]... PATH...        judge the device code against GPUs\n"
+          "       smcheck scan [OPTION]... PATH...   list it only\n"
+          "       smcheck gpus [--list] [--format FMT]\n"
           "\n"
-          "Lists the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
-          "static archives, raw fat binaries and directories of them, recognised by their bytes.\n"
-          "Directories are walked recursively; symbolic links inside them are not followed.\n"
-          "'smcheck gpus' lists the local GPUs and the driver's CUDA version through the CUDA\n"
-          "Driver API (libcuda.so.1, or the library SMCHECK_LIBCUDA names).\n"
+          "Reads the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
+          "static archives, raw fat binaries and directories of them, recognised by their bytes;\n"
+          "symbolic links inside directories are not followed. Without --gpu it judges against\n"
+          "the local GPUs, found through the CUDA Driver API (libcuda.so.1, or SMCHECK_LIBCUDA),\n"
+          "and without those against one representative GPU per architecture, for information.\n"
+          "'smcheck gpus' shows the local GPUs and driver; 'smcheck gpus --list' the GPU table.\n"
           "\n"
           "options:\n",
           f);
@@ -65,17 +83,22 @@ static void usage(FILE *f)
     }
     fputs("\n"
           "exit status:\n"
-          "  0   every input was read and every library parsed cleanly\n"
+          "  0   nothing fails the gate (always, when judging the representative matrix)\n"
+          "  1   some library is 'none' for some target (or worse than --fail-on allows)\n"
           "  2   some input could not be read, or a library holds malformed device code\n"
           "  64  usage error\n",
           f);
 }
 
+typedef enum mode { MODE_JUDGE, MODE_SCAN, MODE_GPUS } mode;
+
 typedef struct config {
+    mode mode;
     smc_options scan;
     smc_report_options report;
-    bool json;
-    const char *output;
+    bool json, list, have_driver;
+    const char *output, *gpus, *gpu_table;
+    smc_lib_status fail_on;
 } config;
 
 static int usage_error(const char *fmt, const char *what)
@@ -115,11 +138,37 @@ static int parse_args(int argc, char **argv, config *cfg)
             else
                 return usage_error("unknown format '%s' (text or json)", optarg);
             break;
+        case OPT_GPU:
+            cfg->gpus = optarg;
+            break;
+        case OPT_GPU_TABLE:
+            cfg->gpu_table = optarg;
+            break;
+        case OPT_DRIVER:
+            if (!smc_driver_parse(optarg, &cfg->scan.driver_cuda))
+                return usage_error("--driver wants a CUDA version (12.8) or a driver version "
+                                   "(570.124.06), not '%s'",
+                                   optarg);
+            cfg->have_driver = true;
+            break;
+        case OPT_FAIL_ON:
+            if (strcmp(optarg, "none") == 0)
+                cfg->fail_on = SMC_STATUS_NONE;
+            else if (strcmp(optarg, "partial") == 0)
+                cfg->fail_on = SMC_STATUS_PARTIAL;
+            else if (strcmp(optarg, "jit") == 0)
+                cfg->fail_on = SMC_STATUS_JIT;
+            else
+                return usage_error("--fail-on wants none, partial or jit, not '%s'", optarg);
+            break;
         case OPT_DETAIL:
             cfg->report.detail = true;
             break;
         case OPT_VERIFY:
             cfg->scan.verify = true;
+            break;
+        case OPT_LIST:
+            cfg->list = true;
             break;
         case OPT_JOBS: {
             char *end;
@@ -150,6 +199,135 @@ static int parse_args(int argc, char **argv, config *cfg)
     return -1;
 }
 
+/* Opens the report's destination; NULL after a message when it cannot. */
+static FILE *open_output(const config *cfg)
+{
+    FILE *out = cfg->output ? fopen(cfg->output, "w") : stdout;
+    if (!out) fprintf(stderr, "smcheck: %s: %s\n", cfg->output, strerror(errno));
+    return out;
+}
+
+static int close_output(FILE *out, smc_status st)
+{
+    if ((out != stdout ? fclose(out) : fflush(out)) != 0 && st == SMC_OK) st = SMC_ERR_IO;
+    if (st == SMC_OK) return EXIT_CLEAN;
+    fprintf(stderr, "smcheck: writing the report: %s\n", smc_status_str(st));
+    return EXIT_INPUT;
+}
+
+static int load_table(const config *cfg, smc_gpu_table **table)
+{
+    char err[256];
+    int rc = cfg->gpu_table ? smc_gpu_table_load(cfg->gpu_table, table, err, sizeof err)
+                            : smc_gpu_table_builtin(table);
+    if (rc == 1) return -1;
+    if (rc < 0) {
+        fputs("smcheck: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
+    fprintf(stderr, "smcheck: %s\n", cfg->gpu_table ? err : "the built-in GPU table is broken");
+    return EXIT_INPUT;
+}
+
+/* smcheck gpus: the local GPUs and driver, or the table. No driver is an answer, not an error. */
+static int gpus(const config *cfg)
+{
+    if (cfg->list) {
+        smc_gpu_table *t;
+        int stop = load_table(cfg, &t);
+        if (stop >= 0) return stop;
+        FILE *out = open_output(cfg);
+        int status = out ? close_output(out, cfg->json ? smc_report_gpu_table_json(out, t)
+                                                       : smc_report_gpu_table_text(out, t))
+                         : EXIT_INPUT;
+        smc_gpu_table_free(t);
+        return status;
+    }
+    smc_driver d;
+    if (smc_driver_probe(&d) != SMC_OK) {
+        fputs("smcheck: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
+    FILE *out = open_output(cfg);
+    int status = EXIT_INPUT;
+    if (out)
+        status = close_output(out, cfg->json ? smc_report_gpus_json(out, &d)
+                                             : smc_report_gpus_text(out, &d));
+    smc_driver_free(&d);
+    return status;
+}
+
+/* Appends a target unless the same GPU is there already (eight H100s judge once). */
+static int add_target(smc_target **v, size_t *n, const smc_target *t)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i].name, t->name) == 0 && (*v)[i].cc_major == t->cc_major &&
+            (*v)[i].cc_minor == t->cc_minor)
+            return 1;
+    smc_target *grown = realloc(*v, (*n + 1) * sizeof **v);
+    if (!grown) return 0;
+    *v = grown;
+    grown[(*n)++] = *t;
+    return 1;
+}
+
+static int by_capability(const void *a, const void *b)
+{
+    const smc_target *x = a, *y = b;
+    unsigned cx = x->cc_major * 10 + x->cc_minor, cy = y->cc_major * 10 + y->cc_minor;
+    return cx < cy ? -1 : cx > cy;
+}
+
+/* Chooses the targets: --gpu, else the local GPUs, else one representative per capability
+ * (*informational then: the exit status ignores the verdicts). Returns -1 or an exit status. */
+static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **targets, size_t *n,
+                          bool *informational)
+{
+    char err[512];
+    *targets = NULL;
+    *n = 0;
+    *informational = false;
+    if (cfg->gpus && strcmp(cfg->gpus, "auto") != 0) {
+        int rc = smc_target_parse_list(table, cfg->gpus, targets, n, err, sizeof err);
+        if (rc == 1) return -1;
+        if (rc < 0) return usage_error("%s", "out of memory");
+        return usage_error("--gpu: %s", err);
+    }
+    smc_driver d;
+    if (smc_driver_probe(&d) != SMC_OK) return usage_error("%s", "out of memory");
+    for (size_t i = 0; i < d.gpu_count; i++) {
+        smc_target t = {.cc_major = d.gpus[i].cc_major, .cc_minor = d.gpus[i].cc_minor};
+        snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, d.gpus[i].name);
+        if (!add_target(targets, n, &t)) {
+            smc_driver_free(&d);
+            return usage_error("%s", "out of memory");
+        }
+    }
+    if (*n && !cfg->have_driver) {
+        cfg->scan.driver_cuda = d.cuda_version;
+        cfg->report.driver_source = "the local driver";
+    }
+    if (!*n) {
+        fprintf(stderr,
+                "smcheck: no local GPU (%s); judging against one representative GPU per "
+                "architecture, for information\n",
+                d.message[0] ? d.message : "none found");
+        *informational = true;
+        for (size_t i = 0; i < table->count; i++) {
+            const smc_gpu_model *m = &table->models[i];
+            smc_target t = {.cc_major = m->cc_major, .cc_minor = m->cc_minor};
+            snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, m->name);
+            if (m->representative && !add_target(targets, n, &t)) {
+                smc_driver_free(&d);
+                return usage_error("%s", "out of memory");
+            }
+        }
+        if (*n) qsort(*targets, *n, sizeof **targets, by_capability);
+    }
+    smc_driver_free(&d);
+    return -1;
+}
+
 /* Prints each input error and finding as a one-line diagnostic; returns whether there were any. */
 static bool diagnose(smc_input *const *inputs, size_t n)
 {
@@ -173,42 +351,64 @@ static bool diagnose(smc_input *const *inputs, size_t n)
     return any;
 }
 
-/* smcheck gpus: the local GPUs and driver. No driver is an answer, not an error. */
-static int gpus(const config *cfg)
+/* The exit status the verdicts call for, and the warning that partial always gets. */
+static int gate(const config *cfg, smc_input *const *inputs, size_t n)
 {
-    smc_driver d;
-    if (smc_driver_probe(&d) != SMC_OK) {
-        fputs("smcheck: out of memory\n", stderr);
-        return EXIT_INPUT;
-    }
-    FILE *out = cfg->output ? fopen(cfg->output, "w") : stdout;
-    int status = EXIT_CLEAN;
-    if (!out) {
-        fprintf(stderr, "smcheck: %s: %s\n", cfg->output, strerror(errno));
-        status = EXIT_INPUT;
-    } else {
-        smc_status st = cfg->json ? smc_report_gpus_json(out, &d) : smc_report_gpus_text(out, &d);
-        if ((out != stdout ? fclose(out) : fflush(out)) != 0 || st != SMC_OK) {
-            fputs("smcheck: writing the report failed\n", stderr);
-            status = EXIT_INPUT;
+    size_t partial = 0;
+    bool fail = false;
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < inputs[i]->library_count; l++) {
+            const smc_library *lib = &inputs[i]->libraries[l];
+            bool is_partial = false;
+            for (size_t t = 0; t < lib->judgement_count; t++) {
+                fail |= lib->judgements[t].status >= cfg->fail_on;
+                is_partial |= lib->judgements[t].status == SMC_STATUS_PARTIAL;
+            }
+            partial += is_partial;
         }
-    }
-    smc_driver_free(&d);
-    return status;
+    if (partial)
+        fprintf(stderr,
+                "smcheck: warning: %zu librar%s partial: some containers have no usable image "
+                "(vendor libraries keep per-architecture modules; --detail names them)\n",
+                partial, partial == 1 ? "y is" : "ies are");
+    return fail ? EXIT_FAIL : EXIT_CLEAN;
 }
 
 int main(int argc, char **argv)
 {
-    config cfg = {0};
-    /* "scan" names what a bare invocation does today; judging against GPUs will extend it. */
-    bool list_gpus = argc > 1 && strcmp(argv[1], "gpus") == 0;
-    int first = argc > 1 && (list_gpus || strcmp(argv[1], "scan") == 0) ? 1 : 0;
+    config cfg = {.fail_on = SMC_STATUS_NONE};
+    int first = 0;
+    if (argc > 1 && strcmp(argv[1], "scan") == 0)
+        cfg.mode = MODE_SCAN, first = 1;
+    else if (argc > 1 && strcmp(argv[1], "gpus") == 0)
+        cfg.mode = MODE_GPUS, first = 1;
     int stop = parse_args(argc - first, argv + first, &cfg);
     if (stop >= 0) return stop;
     int npaths = argc - first - optind;
     char **paths = argv + first + optind;
-    if (list_gpus) return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
+    if (cfg.mode == MODE_GPUS)
+        return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
     if (npaths <= 0) return usage_error("%s", "no PATH given");
+    if (cfg.mode == MODE_SCAN && (cfg.gpus || cfg.have_driver))
+        return usage_error("%s", "'scan' only lists: --gpu and --driver judge, without 'scan'");
+
+    smc_gpu_table *table = NULL;
+    smc_target *targets = NULL;
+    size_t ntargets = 0;
+    bool informational = false;
+    if (cfg.mode == MODE_JUDGE) {
+        if ((stop = load_table(&cfg, &table)) >= 0) return stop;
+        stop = choose_targets(&cfg, table, &targets, &ntargets, &informational);
+        smc_gpu_table_free(table);
+        if (stop >= 0) {
+            free(targets);
+            return stop;
+        }
+        if (cfg.have_driver) cfg.report.driver_source = "--driver";
+        cfg.scan.targets = cfg.report.targets = targets;
+        cfg.scan.target_count = cfg.report.target_count = ntargets;
+        cfg.report.driver_cuda = cfg.scan.driver_cuda;
+    }
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);
     smc_status st =
@@ -217,27 +417,21 @@ int main(int argc, char **argv)
     if (st != SMC_OK) {
         fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
         free(inputs);
+        free(targets);
         return EXIT_INPUT;
     }
-    int status = EXIT_CLEAN;
     size_t n = (size_t)npaths;
-    if (diagnose(inputs, n)) status = EXIT_INPUT;
-
-    FILE *out = cfg.output ? fopen(cfg.output, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "smcheck: %s: %s\n", cfg.output, strerror(errno));
-        status = EXIT_INPUT;
-    } else {
-        st = cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
-                      : smc_report_text(out, inputs, n, &cfg.report);
-        if ((out != stdout ? fclose(out) : fflush(out)) != 0 && st == SMC_OK) st = SMC_ERR_IO;
-        if (st != SMC_OK) {
-            fprintf(stderr, "smcheck: writing the report: %s\n", smc_status_str(st));
-            status = EXIT_INPUT;
-        }
-    }
+    bool unreadable = diagnose(inputs, n);
+    int status = ntargets && !informational ? gate(&cfg, inputs, n) : EXIT_CLEAN;
+    if (informational) gate(&cfg, inputs, n); /* for the partial warning only */
+    FILE *out = open_output(&cfg);
+    int written = out ? close_output(out, cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
+                                                   : smc_report_text(out, inputs, n, &cfg.report))
+                      : EXIT_INPUT;
+    if (unreadable || written != EXIT_CLEAN) status = EXIT_INPUT;
     for (size_t i = 0; i < n; i++)
         smc_input_free(inputs[i]);
     free(inputs);
+    free(targets);
     return status;
 }

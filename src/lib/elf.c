@@ -6,6 +6,7 @@
 
 #include <gelf.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #ifndef EM_CUDA
@@ -237,6 +238,30 @@ static smc_status scan_bare_cubin(smc_library *lib, const uint8_t *buf, uint64_t
     return SMC_OK;
 }
 
+/* The CUDA runtime a library is linked to (DT_NEEDED libcudart.so.N), which no driver older than
+ * CUDA N can serve, even when the cubins would do (cuda-compat.md §11). */
+static void read_cudart(smc_library *lib, Elf *e)
+{
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || sh.sh_entsize == 0 ||
+            !(data = elf_getdata(scn, NULL)))
+            continue;
+        size_t n = data->d_size / sh.sh_entsize;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Dyn dyn;
+            const char *name;
+            unsigned major;
+            if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL) break;
+            if (dyn.d_tag == DT_NEEDED &&
+                (name = elf_strptr(e, sh.sh_link, (size_t)dyn.d_un.d_val)) &&
+                sscanf(name, "libcudart.so.%u", &major) == 1)
+                lib->cudart_major = major;
+        }
+    }
+}
+
 static smc_status scan_elf(smc_library *lib, Elf *e, const uint8_t *buf, uint64_t len)
 {
     GElf_Ehdr eh;
@@ -259,6 +284,7 @@ static smc_status scan_elf(smc_library *lib, Elf *e, const uint8_t *buf, uint64_
     }
     if (st == SMC_OK) st = search_gap(lib, buf, covered, len, secs, n);
     free(secs);
+    if (st == SMC_OK && lib->container_count) read_cudart(lib, e);
     return st;
 }
 
@@ -306,15 +332,12 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
                  : smc_library_add_finding(lib, SMC_NO_OFFSET, "archive nested too deep");
     } else if (kind == ELF_K_ELF) {
         st = scan_elf(lib, e, buf, len);
-        if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
     } else {
         st = smc_library_add_finding(lib, SMC_NO_OFFSET, "not a readable ELF file: %s",
                                      e ? "unknown kind" : elf_errmsg(-1));
     }
     elf_end(e);
-    if (st != SMC_OK) {
-        smc_library_free(lib);
-        return st;
-    }
-    return smc_input_take_library(in, lib);
+    if (st != SMC_OK || kind == ELF_K_AR) /* an archive's libraries are its members */
+        return smc_library_finish(in, lib, NULL, 0, NULL, st);
+    return smc_library_finish(in, lib, buf, len, opt, st);
 }

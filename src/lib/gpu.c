@@ -160,29 +160,3 @@ void smc_driver_free(smc_driver *d)
     free(d->gpus);
     *d = (smc_driver){0};
 }
-
-/* PTX ISA versions per CUDA release (cuda-compat.md §4: NVIDIA/cuda-python's _ptx_utils.py). */
-static const struct {
-    unsigned cuda, isa; /* both as major*10 + minor */
-} ptx_isa_table[] = {
-    {90, 60},   {91, 61},   {92, 62},   {100, 63},  {101, 64},  {102, 65},  {110, 70},
-    {111, 71},  {112, 72},  {113, 73},  {114, 74},  {115, 75},  {116, 76},  {117, 77},
-    {118, 78},  {120, 80},  {121, 81},  {122, 82},  {123, 83},  {124, 84},  {125, 85},
-    {126, 85},  {128, 87},  {129, 88},  {130, 90},  {131, 91},  {132, 92},  {133, 93},
-    {134, 94},
-};
-
-bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor)
-{
-    /* cuDriverGetVersion encodes 12.8 as 12080. A driver newer than the table knows at least
-     * the newest ISA in it. */
-    unsigned v = cuda_version > 0 ? (unsigned)(cuda_version / 1000 * 10 + cuda_version % 1000 / 10)
-                                  : 0;
-    unsigned isa = 0;
-    for (size_t i = 0; i < sizeof ptx_isa_table / sizeof ptx_isa_table[0]; i++)
-        if (ptx_isa_table[i].cuda <= v) isa = ptx_isa_table[i].isa;
-    if (!isa) return false;
-    *major = isa / 10;
-    *minor = isa % 10;
-    return true;
-}

@@ -115,8 +115,48 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
 smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
                           const smc_options *opt, unsigned depth);
 
+/* Ends the scan of one library whose bytes are buf: verifies and judges it as opt asks (when st
+ * is SMC_OK), then moves it into in, or frees it and returns st. */
+smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
+                              const smc_options *opt, smc_status st);
+
 /* Scans an open regular file (fd is closed by the caller). */
 smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_options *opt);
+
+/* summary.c: token order (cubins, PTX, LTO IR; arch; plain, a, f) of two smc_image pointers. */
+int smc_image_compare(const void *a, const void *b);
+
+/* versions.c ------------------------------------------------------------------------------------
+ */
+
+/* The first CUDA version (1000*major + 10*minor) whose compiler emits this PTX ISA; 0 unknown. */
+int smc_cuda_for_ptx_isa(unsigned major, unsigned minor);
+/* The driver branch (580 for CUDA 13.0) that first supports a CUDA version; 0 unknown. */
+int smc_driver_branch_for_cuda(int cuda_version);
+
+/* verdict.c -------------------------------------------------------------------------------------
+ */
+
+/* Whether container i of lib holds kernels; asked only of a container that would otherwise fail,
+ * since it may mean decompressing cubins. */
+typedef bool (*smc_kernel_probe)(void *ctx, const smc_library *lib, size_t container);
+
+/* What one image is for a GPU of compute capability cc (major*10 + minor) and a driver (CUDA
+ * version, 0 unknown). *cause says why an image does not run (a SMC_CAUSE_ value). */
+enum {
+    SMC_CAUSE_NONE,
+    SMC_CAUSE_ARCH,        /* built for other GPUs */
+    SMC_CAUSE_TEGRA,       /* a lower-minor cubin on a Tegra GPU: no binary compatibility */
+    SMC_CAUSE_CUDA13,      /* a CUDA 13 cubin (ABI v2) on a driver older than 13.0 */
+    SMC_CAUSE_PTX_ISA,     /* PTX newer than the driver can compile */
+    SMC_CAUSE_LTO,         /* LTO IR: never loadable */
+    SMC_CAUSE_THOR_RENAMED /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
+};
+smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *cause);
+
+/* Judges lib against each target; fills lib->judgements. */
+smc_status smc_library_judge(smc_library *lib, const smc_target *targets, size_t n, int driver_cuda,
+                             smc_kernel_probe probe, void *ctx);
 
 /* walk.c ----------------------------------------------------------------------------------------
  */

@@ -93,6 +93,12 @@ static void library_clear(smc_library *lib)
         free((char *)lib->containers[i].section);
     for (size_t i = 0; i < lib->finding_count; i++)
         free(lib->findings[i].message);
+    for (size_t i = 0; i < lib->judgement_count; i++) {
+        free(lib->judgements[i].reason);
+        free(lib->judgements[i].warnings);
+        free(lib->judgements[i].failing);
+    }
+    free(lib->judgements);
     free(lib->containers);
     free(lib->images);
     free(lib->findings);
@@ -145,6 +151,7 @@ void smc_input_free(smc_input *in)
     }
     free(in->libraries);
     free(in->errors);
+    free(in->statuses);
     free(in->path);
     free(in);
 }

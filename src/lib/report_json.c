@@ -23,6 +23,18 @@ static cJSON *add(builder *b, cJSON *obj, const char *key, cJSON *item)
     return item;
 }
 
+/* Prints and frees a finished tree. */
+static smc_status print_root(FILE *out, cJSON *root, const builder *b)
+{
+    char *text = b->failed ? NULL : cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return SMC_ERR_NOMEM;
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+}
+
 static cJSON *offset_json(uint64_t off)
 {
     return off == SMC_NO_OFFSET ? cJSON_CreateNull() : cJSON_CreateNumber((double)off);
@@ -68,6 +80,27 @@ static cJSON *container_json(builder *b, const smc_library *lib, const smc_conta
     return o;
 }
 
+static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judgement *j,
+                             size_t target, const smc_report_options *opt)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    add(b, o, "target", cJSON_CreateNumber((double)target));
+    add(b, o, "status", cJSON_CreateString(smc_lib_status_str(j->status)));
+    cJSON *by = add(b, o, "containers_by_verdict", cJSON_CreateObject());
+    for (int v = 0; by && v < SMC_VERDICT_COUNT; v++)
+        add(b, by, smc_verdict_str((smc_verdict)v),
+            cJSON_CreateNumber((double)j->containers_by_verdict[v]));
+    add(b, o, "reason", cJSON_CreateString(j->reason));
+    add(b, o, "warnings", j->warnings ? cJSON_CreateString(j->warnings) : cJSON_CreateNull());
+    if (opt && opt->detail) {
+        cJSON *fails = add(b, o, "failing_containers", cJSON_CreateArray());
+        for (size_t i = 0; fails && i < j->failing_count; i++)
+            add(b, fails, NULL, cJSON_CreateNumber((double)lib->containers[j->failing[i]].offset));
+    }
+    return o;
+}
+
 static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_options *opt)
 {
     smc_summary sum;
@@ -97,6 +130,11 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             add(b, f, "offset", offset_json(lib->findings[i].offset));
             add(b, f, "message", cJSON_CreateString(lib->findings[i].message));
         }
+        if (lib->judgement_count) {
+            cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
+            for (size_t t = 0; vs && t < lib->judgement_count; t++)
+                add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
+        }
         if (opt && opt->detail) {
             cJSON *list = add(b, o, "container_list", cJSON_CreateArray());
             for (size_t i = 0; list && i < lib->container_count; i++)
@@ -121,6 +159,15 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
         add(b, e, "path", cJSON_CreateString(in->errors[i].path));
         add(b, e, "message", cJSON_CreateString(in->errors[i].message));
     }
+    if (in->status_count) {
+        cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
+        for (size_t t = 0; vs && t < in->status_count; t++) {
+            cJSON *v = add(b, vs, NULL, cJSON_CreateObject());
+            if (!v) break;
+            add(b, v, "target", cJSON_CreateNumber((double)t));
+            add(b, v, "status", cJSON_CreateString(smc_lib_status_str(in->statuses[t])));
+        }
+    }
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < in->library_count; i++)
         add(b, libs, NULL, library_json(b, &in->libraries[i], opt));
@@ -139,17 +186,32 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
         add(&b, tool, "name", cJSON_CreateString("smcheck"));
         add(&b, tool, "version", cJSON_CreateString(SMC_VERSION));
     }
-    add(&b, root, "targets", cJSON_CreateArray());
+    cJSON *targets = add(&b, root, "targets", cJSON_CreateArray());
+    for (size_t t = 0; targets && opt && t < opt->target_count; t++) {
+        const smc_target *g = &opt->targets[t];
+        cJSON *o = add(&b, targets, NULL, cJSON_CreateObject());
+        if (!o) break;
+        char tok[16];
+        snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
+        add(&b, o, "token", cJSON_CreateString(tok));
+        add(&b, o, "name", g->name[0] ? cJSON_CreateString(g->name) : cJSON_CreateNull());
+        add(&b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
+    }
+    if (opt && opt->target_count) {
+        cJSON *drv = add(&b, root, "driver", cJSON_CreateObject());
+        char v[32];
+        snprintf(v, sizeof v, "%d.%d", opt->driver_cuda / 1000, opt->driver_cuda % 1000 / 10);
+        if (drv) {
+            add(&b, drv, "cuda_version",
+                opt->driver_cuda > 0 ? cJSON_CreateString(v) : cJSON_CreateNull());
+            add(&b, drv, "source",
+                opt->driver_source ? cJSON_CreateString(opt->driver_source) : cJSON_CreateNull());
+        }
+    }
     cJSON *ins = add(&b, root, "inputs", cJSON_CreateArray());
     for (size_t i = 0; ins && i < n; i++)
         add(&b, ins, NULL, input_json(&b, inputs[i], opt));
-    char *text = b.failed ? NULL : cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return SMC_ERR_NOMEM;
-    fputs(text, out);
-    fputc('\n', out);
-    free(text);
-    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+    return print_root(out, root, &b);
 }
 
 smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
@@ -164,7 +226,8 @@ smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
         unsigned major, minor;
         snprintf(v, sizeof v, "%d.%d", d->cuda_version / 1000, d->cuda_version % 1000 / 10);
         add(&b, drv, "loaded", cJSON_CreateBool(d->loaded));
-        add(&b, drv, "cuda_version", d->cuda_version > 0 ? cJSON_CreateString(v) : cJSON_CreateNull());
+        add(&b, drv, "cuda_version",
+            d->cuda_version > 0 ? cJSON_CreateString(v) : cJSON_CreateNull());
         bool isa = smc_ptx_isa_for_cuda(d->cuda_version, &major, &minor);
         add(&b, drv, "max_ptx_isa", isa ? version_json(major, minor) : cJSON_CreateNull());
         add(&b, drv, "error", d->message[0] ? cJSON_CreateString(d->message) : cJSON_CreateNull());
@@ -179,11 +242,25 @@ smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
         add(&b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
         add(&b, o, "integrated", cJSON_CreateBool(g->integrated));
     }
-    char *text = b.failed ? NULL : cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return SMC_ERR_NOMEM;
-    fputs(text, out);
-    fputc('\n', out);
-    free(text);
-    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+    return print_root(out, root, &b);
+}
+
+smc_status smc_report_gpu_table_json(FILE *out, const smc_gpu_table *t)
+{
+    builder b = {false};
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return SMC_ERR_NOMEM;
+    add(&b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
+    cJSON *gpus = add(&b, root, "gpus", cJSON_CreateArray());
+    for (size_t i = 0; gpus && i < t->count; i++) {
+        const smc_gpu_model *m = &t->models[i];
+        cJSON *o = add(&b, gpus, NULL, cJSON_CreateObject());
+        if (!o) break;
+        add(&b, o, "name", cJSON_CreateString(m->name));
+        add(&b, o, "compute_capability", version_json(m->cc_major, m->cc_minor));
+        add(&b, o, "architecture", cJSON_CreateString(m->architecture));
+        add(&b, o, "representative", cJSON_CreateBool(m->representative));
+        add(&b, o, "weakly_sourced", cJSON_CreateBool(m->weak));
+    }
+    return print_root(out, root, &b);
 }

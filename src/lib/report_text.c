@@ -69,14 +69,102 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
     return SMC_OK;
 }
 
+static void target_token(char buf[16], const smc_target *t)
+{
+    snprintf(buf, 16, "sm_%u%u", t->cc_major, t->cc_minor);
+}
+
+static void print_targets(FILE *out, const smc_report_options *opt)
+{
+    fputs("targets:", out);
+    for (size_t t = 0; t < opt->target_count; t++) {
+        const smc_target *g = &opt->targets[t];
+        char tok[16];
+        target_token(tok, g);
+        fprintf(out, "%s %s%s%s (%u.%u)", t ? "," : "", tok, g->name[0] ? " " : "", g->name,
+                g->cc_major, g->cc_minor);
+    }
+    if (opt->driver_cuda > 0)
+        fprintf(out, "\ndriver: CUDA %d.%d (%s)\n", opt->driver_cuda / 1000,
+                opt->driver_cuda % 1000 / 10, opt->driver_source ? opt->driver_source : "given");
+    else
+        fputs("\ndriver: unknown (what PTX needs is stated; --driver tells it)\n", out);
+}
+
+/* Why a library fails a target, and which containers (with --detail). */
+static void print_why(FILE *out, const smc_library *lib, const smc_judgement *j,
+                      const smc_report_options *opt, const char *indent)
+{
+    if (j->warnings) fprintf(out, "%swarning: %s\n", indent, j->warnings);
+    if (!opt->detail) return;
+    for (size_t f = 0; f < j->failing_count; f++) {
+        const smc_container *c = &lib->containers[j->failing[f]];
+        fprintf(out, "%s  fails: container at 0x%llx (%s):", indent, (unsigned long long)c->offset,
+                c->section      ? c->section
+                : c->bare_cubin ? "the file is a cubin"
+                                : "no section");
+        for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
+            char tok[SMC_TOKEN_MAX];
+            fprintf(out, " %s", smc_image_token(&lib->images[i], tok));
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_judged(FILE *out, const smc_library *lib, const smc_report_options *opt)
+{
+    if (opt->target_count == 1 && lib->judgement_count == 0) {
+        fprintf(out, "%s: no container could be read\n", lib->path);
+        return;
+    }
+    if (opt->target_count == 1) {
+        const smc_judgement *j = &lib->judgements[0];
+        char tok[16];
+        target_token(tok, &opt->targets[0]);
+        fprintf(out, "%s: %s %s: %s\n", lib->path, tok, smc_lib_status_str(j->status), j->reason);
+        print_why(out, lib, j, opt, "  ");
+        return;
+    }
+    /* A library with no container (only findings) has no verdicts: "-". */
+    for (size_t t = 0; t < opt->target_count; t++)
+        fprintf(out, "%-8s",
+                t < lib->judgement_count ? smc_lib_status_str(lib->judgements[t].status) : "-");
+    fprintf(out, "%s\n", lib->path);
+    for (size_t t = 0; t < lib->judgement_count && opt->detail; t++) {
+        const smc_judgement *j = &lib->judgements[t];
+        if (j->status == SMC_STATUS_OK && !j->warnings) continue;
+        char tok[16];
+        target_token(tok, &opt->targets[t]);
+        fprintf(out, "    %s %s: %s\n", tok, smc_lib_status_str(j->status), j->reason);
+        print_why(out, lib, j, opt, "      ");
+    }
+}
+
 smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                            const smc_report_options *opt)
 {
     uint64_t files = 0;
     size_t libraries = 0, errors = 0;
+    bool judging = opt && opt->target_count;
+    if (judging) {
+        print_targets(out, opt);
+        if (opt->target_count > 1) {
+            for (size_t t = 0; t < opt->target_count; t++) {
+                char tok[16];
+                target_token(tok, &opt->targets[t]);
+                fprintf(out, "%-8s", tok);
+            }
+            fputs("library\n", out);
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < inputs[i]->library_count; k++) {
-            smc_status st = print_library(out, &inputs[i]->libraries[k], opt);
+            const smc_library *lib = &inputs[i]->libraries[k];
+            if (judging) {
+                print_judged(out, lib, opt);
+                continue;
+            }
+            smc_status st = print_library(out, lib, opt);
             if (st != SMC_OK) return st;
         }
         files += inputs[i]->files;
@@ -87,6 +175,16 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
             files == 1 ? "" : "s", libraries, libraries == 1 ? "y" : "ies");
     if (errors) fprintf(out, ", %zu unreadable", errors);
     fputc('\n', out);
+    for (size_t t = 0; judging && t < opt->target_count; t++) {
+        smc_lib_status worst = SMC_STATUS_OK;
+        for (size_t i = 0; i < n; i++)
+            if (t < inputs[i]->status_count && inputs[i]->statuses[t] > worst)
+                worst = inputs[i]->statuses[t];
+        char tok[16];
+        target_token(tok, &opt->targets[t]);
+        fprintf(out, "%s %s %s", t ? "," : "overall:", tok, smc_lib_status_str(worst));
+    }
+    if (judging) fputc('\n', out);
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
 }
 
@@ -109,5 +207,18 @@ smc_status smc_report_gpus_text(FILE *out, const smc_driver *d)
                 g->integrated ? "integrated" : "discrete");
     }
     if (d->message[0]) fprintf(out, "no GPU: %s\n", d->message);
+    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+}
+
+smc_status smc_report_gpu_table_text(FILE *out, const smc_gpu_table *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const smc_gpu_model *m = &t->models[i];
+        char tok[16];
+        snprintf(tok, sizeof tok, "sm_%u%u", m->cc_major, m->cc_minor);
+        fprintf(out, "%2u.%u  %-7s %-13s %s%s%s\n", m->cc_major, m->cc_minor, tok, m->architecture,
+                m->name, m->representative ? "  (representative)" : "",
+                m->weak ? "  (weakly sourced)" : "");
+    }
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
 }

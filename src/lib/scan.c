@@ -32,17 +32,57 @@ smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_
     case SIG_FATBIN: {
         smc_library *lib = smc_library_new(name);
         if (!lib) return SMC_ERR_NOMEM;
-        smc_status st = smc_fatbin_walk(lib, buf, 0, len, NULL, false);
-        if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
-        if (st != SMC_OK) {
-            smc_library_free(lib);
-            return st;
-        }
-        return smc_input_take_library(in, lib);
+        return smc_library_finish(in, lib, buf, len, opt,
+                                  smc_fatbin_walk(lib, buf, 0, len, NULL, false));
     }
     default:
         return SMC_OK; /* no device code: skipped quietly */
     }
+}
+
+typedef struct bytes {
+    const uint8_t *buf;
+    uint64_t len;
+} bytes;
+
+/* Does the container hold a kernel: a cubin with a .text.* section? Asked by the judge only of
+ * containers that would fail, so the decompression stays rare. */
+static bool has_kernels(void *ctx, const smc_library *lib, size_t index)
+{
+    const bytes *b = ctx;
+    const smc_container *c = &lib->containers[index];
+    for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
+        const smc_image *img = &lib->images[i];
+        if (img->kind != SMC_IMAGE_CUBIN) continue;
+        uint8_t *data = NULL;
+        smc_fatbin_error err;
+        smc_cubin_info info;
+        bool kernels = true; /* what cannot be read is assumed to count */
+        if (c->bare_cubin) {
+            kernels = smc_cubin_inspect(b->buf, b->len, &info, &err) != SMC_OK || info.has_kernels;
+        } else if (smc_image_payload(b->buf, b->len, img, &data, &err) == SMC_OK) {
+            kernels = smc_cubin_inspect(data, img->size, &info, &err) != SMC_OK || info.has_kernels;
+        }
+        free(data);
+        if (kernels) return true;
+    }
+    return false;
+}
+
+smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
+                              const smc_options *opt, smc_status st)
+{
+    if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
+    if (st == SMC_OK && opt && opt->target_count && lib->container_count) {
+        bytes b = {buf, len};
+        st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, has_kernels,
+                               &b);
+    }
+    if (st != SMC_OK) {
+        smc_library_free(lib);
+        return st;
+    }
+    return smc_input_take_library(in, lib);
 }
 
 smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, size_t len,
@@ -155,6 +195,19 @@ static smc_status scan_items(const smc_item *items, size_t n, const smc_options 
     return atomic_load(&p.failed) ? SMC_ERR_NOMEM : SMC_OK;
 }
 
+/* An input takes the worst status of its libraries, per target. */
+static smc_status worst_statuses(smc_input *in, size_t targets)
+{
+    in->statuses = calloc(targets, sizeof *in->statuses);
+    if (!in->statuses) return SMC_ERR_NOMEM;
+    in->status_count = targets;
+    for (size_t l = 0; l < in->library_count; l++)
+        for (size_t t = 0; t < targets && t < in->libraries[l].judgement_count; t++)
+            if (in->libraries[l].judgements[t].status > in->statuses[t])
+                in->statuses[t] = in->libraries[l].judgements[t].status;
+    return SMC_OK;
+}
+
 /* Lists the items of one path given by the user into *items (growing *n); creates its input. */
 static smc_status plan(const char *path, smc_input **in, smc_item **items, size_t *n)
 {
@@ -208,9 +261,12 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
     if (st == SMC_OK) st = parts ? scan_items(items, n, opt, parts) : SMC_ERR_NOMEM;
     if (st == SMC_OK) first[count] = n;
-    for (size_t i = 0; i < count && st == SMC_OK; i++)
+    for (size_t i = 0; i < count && st == SMC_OK; i++) {
         for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++)
             st = merge(out[i], parts[k]);
+        if (st == SMC_OK && opt && opt->target_count)
+            st = worst_statuses(out[i], opt->target_count);
+    }
     for (size_t k = 0; parts && k < n; k++)
         smc_input_free(parts[k]);
     free(parts);

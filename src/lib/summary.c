@@ -9,7 +9,7 @@ static unsigned kind_rank(smc_image_kind kind)
     return kind == SMC_IMAGE_CUBIN ? 0 : kind == SMC_IMAGE_PTX ? 1 : 2;
 }
 
-static int compare_images(const void *a, const void *b)
+int smc_image_compare(const void *a, const void *b)
 {
     const smc_image *x = *(const smc_image *const *)a, *y = *(const smc_image *const *)b;
     unsigned kx = kind_rank(x->kind), ky = kind_rank(y->kind);
@@ -25,7 +25,7 @@ static const smc_image **sorted(const smc_library *lib, size_t first, size_t n)
     if (!v) return NULL;
     for (size_t i = 0; i < n; i++)
         v[i] = &lib->images[first + i];
-    qsort(v, n, sizeof *v, compare_images);
+    qsort(v, n, sizeof *v, smc_image_compare);
     return v;
 }
 
@@ -37,7 +37,7 @@ static char *container_set(const smc_library *lib, const smc_container *c)
     if (s) {
         size_t len = 0;
         for (size_t i = 0; i < c->image_count; i++) {
-            if (i && compare_images(&v[i - 1], &v[i]) == 0) continue;
+            if (i && smc_image_compare(&v[i - 1], &v[i]) == 0) continue;
             char tok[SMC_TOKEN_MAX];
             len += (size_t)sprintf(s + len, "%s%s", len ? " " : "", smc_image_token(v[i], tok));
         }
@@ -66,7 +66,7 @@ static smc_status count_tokens(const smc_library *lib, smc_summary *out)
     const smc_image **v = sorted(lib, 0, lib->image_count);
     if (!v) return SMC_ERR_NOMEM;
     for (size_t i = 0; i < lib->image_count; i++) {
-        if (i && compare_images(&v[i - 1], &v[i]) == 0) {
+        if (i && smc_image_compare(&v[i - 1], &v[i]) == 0) {
             out->tokens[out->token_count - 1].count++;
             continue;
         }

@@ -1,0 +1,101 @@
+/* versions.c: the tables that tie CUDA versions to PTX ISA versions and to driver versions
+ * (cuda-compat.md §4 and §5.1), and the parser of --driver. Versions are kept as integers:
+ * CUDA 12.8 is 12080 (as cuDriverGetVersion reports it), PTX ISA 8.7 is 87. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* PTX ISA per CUDA release (NVIDIA/cuda-python _ptx_utils.py; 9.2 to 9.4 from the release notes
+ * and the PTX ISA manuals, 9.2 by pattern). */
+static const struct {
+    unsigned short cuda; /* major*10 + minor */
+    unsigned short isa;
+} ptx_isa[] = {
+    {90, 60},  {91, 61},  {92, 62},  {100, 63}, {101, 64}, {102, 65}, {110, 70}, {111, 71},
+    {112, 72}, {113, 73}, {114, 74}, {115, 75}, {116, 76}, {117, 77}, {118, 78}, {120, 80},
+    {121, 81}, {122, 82}, {123, 83}, {124, 84}, {125, 85}, {126, 85}, {128, 87}, {129, 88},
+    {130, 90}, {131, 91}, {132, 92}, {133, 93}, {134, 94},
+};
+#define N_PTX_ISA (sizeof ptx_isa / sizeof ptx_isa[0])
+
+/* The Linux driver that first supports each CUDA release (RN Table 3, GA rows). */
+static const struct {
+    unsigned short cuda;
+    unsigned major, minor, patch;
+} drivers[] = {
+    {110, 450, 51, 5}, {111, 455, 23, 0}, {112, 460, 27, 3}, {113, 465, 19, 1},  {114, 470, 42, 1},
+    {115, 495, 29, 5}, {116, 510, 39, 1}, {117, 515, 43, 4}, {118, 520, 61, 5},  {120, 525, 60, 13},
+    {121, 530, 30, 2}, {122, 535, 54, 3}, {123, 545, 23, 6}, {124, 550, 54, 14}, {125, 555, 42, 2},
+    {126, 560, 28, 3}, {128, 570, 26, 0}, {129, 575, 51, 3}, {130, 580, 65, 6},  {131, 590, 44, 1},
+    {132, 595, 45, 4}, {133, 610, 43, 2}, {134, 615, 0, 0},
+};
+#define N_DRIVERS (sizeof drivers / sizeof drivers[0])
+
+static unsigned short short_cuda(int cuda)
+{
+    return (unsigned short)(cuda / 1000 * 10 + cuda % 1000 / 10);
+}
+
+bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor)
+{
+    /* A driver newer than the table knows at least the newest ISA in it. */
+    unsigned short v = cuda_version > 0 ? short_cuda(cuda_version) : 0, isa = 0;
+    for (size_t i = 0; i < N_PTX_ISA; i++)
+        if (ptx_isa[i].cuda <= v) isa = ptx_isa[i].isa;
+    if (!isa) return false;
+    *major = isa / 10u;
+    *minor = isa % 10u;
+    return true;
+}
+
+int smc_cuda_for_ptx_isa(unsigned major, unsigned minor)
+{
+    unsigned isa = major * 10 + minor;
+    for (size_t i = 0; i < N_PTX_ISA; i++)
+        if (ptx_isa[i].isa >= isa) return ptx_isa[i].cuda / 10 * 1000 + ptx_isa[i].cuda % 10 * 10;
+    /* Past the table: ISA 9.x has come with CUDA 13.x. */
+    return major >= 9 ? (int)((major + 4) * 1000 + minor * 10) : 0;
+}
+
+int smc_driver_branch_for_cuda(int cuda)
+{
+    unsigned short v = short_cuda(cuda);
+    for (size_t i = 0; i < N_DRIVERS; i++)
+        if (drivers[i].cuda >= v) return (int)drivers[i].major;
+    return 0;
+}
+
+/* Reads "12.4" (a CUDA version) or "550.54.14" (a driver version: its first number is 3 digits). */
+int smc_driver_parse(const char *text, int *cuda_version)
+{
+    /* Up to three dot-separated decimal numbers, nothing else. */
+    unsigned long v[3] = {0, 0, 0};
+    int parts = 0;
+    const char *p = text ? text : "";
+    for (;;) {
+        if (parts == 3 || *p < '0' || *p > '9') return 0;
+        char *end;
+        v[parts++] = strtoul(p, &end, 10);
+        if (v[parts - 1] > 99999) return 0;
+        if (*end == '\0') break;
+        if (*end != '.') return 0;
+        p = end + 1;
+    }
+    if (v[0] < 100) { /* a CUDA version: 12.4 */
+        if (parts != 2 || v[0] == 0 || v[1] > 9) return 0;
+        *cuda_version = (int)(v[0] * 1000 + v[1] * 10);
+        return 1;
+    }
+    /* A driver version: the newest CUDA whose minimum it meets ("580" names the branch). */
+    if (parts == 1) v[1] = v[2] = 99999;
+    int found = 0;
+    for (size_t i = 0; i < N_DRIVERS; i++) {
+        unsigned long m = drivers[i].major, n = drivers[i].minor, q = drivers[i].patch;
+        if (v[0] > m || (v[0] == m && (v[1] > n || (v[1] == n && v[2] >= q))))
+            found = drivers[i].cuda / 10 * 1000 + drivers[i].cuda % 10 * 10;
+    }
+    if (!found) return 0;
+    *cuda_version = found;
+    return 1;
+}

@@ -1,0 +1,101 @@
+#!/bin/sh
+# Tests of judging from the command line: --gpu names, --driver, --fail-on, exit statuses, the
+# local GPU through a stub libcuda, the representative matrix, --gpu-table.
+# Usage: judge.sh SMCHECK FIXTURES_DIR STUB_LIBCUDA
+set -u
+smcheck=$1 fixtures=$2 stub=$3
+passed=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() {
+    what=$1
+    shift
+    if "$@"; then echo "ok     $what"; passed=$((passed + 1)); else echo "FAILED $what"; failed=$((failed + 1)); fi
+}
+# run ARGS...: smcheck in the fixtures folder, no driver; sets status, out, err.
+run() {
+    (cd "$fixtures" && SMCHECK_LIBCUDA=/nonexistent/libcuda.so.1 "$smcheck" "$@") >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+}
+has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
+
+run --gpu sm_120 nvcc/kernel.cubin
+check "none exits 1" [ "$status" -eq 1 ]
+check "none says what it has and what the GPU needs" has "$out" \
+    "nvcc/kernel.cubin: sm_120 none: has sm_89 and no PTX; a GPU of compute capability 12.0 needs an sm_120 cubin or PTX"
+run --gpu rtx-4090 nvcc/kernel.cubin
+check "a product name: native cubin is ok, exit 0" [ "$status" -eq 0 ]
+check "the product is named" has "$out" "targets: sm_89 GeForce RTX 4090 (8.9)"
+check "ok line" has "$out" "nvcc/kernel.cubin: sm_89 ok: 1 native, 0 compatible of 1 containers"
+run --gpu "rtx 6000" nvcc/kernel.cubin
+check "an ambiguous name is a usage error" [ "$status" -eq 64 ]
+check "it lists the candidates" has "$err" "'rtx 6000' is ambiguous: Quadro RTX 6000 (7.5)"
+run --gpu rtx4095 nvcc/kernel.cubin
+check "an unknown name is a usage error" [ "$status" -eq 64 ]
+check "it lists the closest names" has "$err" "unknown GPU 'rtx4095' (closest: GeForce RTX 4090"
+run scan --gpu h100 nvcc/kernel.cubin
+check "scan does not judge" [ "$status" -eq 64 ]
+run --driver 12.x --gpu h100 nvcc/kernel.cubin
+check "a bad --driver is a usage error" [ "$status" -eq 64 ]
+
+run --gpu sm_120 nvcc/multi.so
+check "partial passes the default gate" [ "$status" -eq 0 ]
+check "partial explains itself" has "$out" "sm_120 partial: 1 of 3 containers have no usable image (they carry sm_75 sm_86)"
+check "partial always warns" has "$err" "warning: 1 library is partial"
+run --gpu sm_120 --fail-on partial nvcc/multi.so
+check "--fail-on partial fails it" [ "$status" -eq 1 ]
+run --gpu sm_120 nvcc/comp_default.so
+check "jit passes the default gate" [ "$status" -eq 0 ]
+check "jit says which driver it needs" has "$out" "needs a driver for CUDA 13.0 (R580) or newer"
+run --gpu sm_120 --fail-on jit nvcc/comp_default.so
+check "--fail-on jit fails it" [ "$status" -eq 1 ]
+run --gpu sm_120 --driver 12.8 nvcc/plain.o
+check "PTX ISA 9.0 on a 12.8 driver: none" [ "$status" -eq 1 ]
+check "blocked JIT names the driver" has "$out" "its PTX (ISA 9.0) is newer than a driver for CUDA 12.8 can compile"
+run --gpu sm_86 --driver 570.124.06 nvcc/plain.o
+check "a CUDA 13 cubin on R570: none" has "$out" "sm_86 none: built by CUDA 13 (cubin ABI 1.8); the driver supports 12.8"
+run --gpu sm_120 --driver 12.8 nvcc/ptx_only.so
+check "libcudart.so.13 on a 12.8 driver: none" has "$out" "it needs libcudart.so.13: built by CUDA 13; the driver supports 12.8"
+run --gpu sm_90 --driver 12.8 gen/old_arches.so
+check "CUDA 12 code on a 12.8 driver is judged by the GPU" has "$out" "sm_90 partial"
+run --gpu orin nvcc/gplusplus.so
+check "Jetson: a lower-minor cubin fails, with the note" has "$out" "no binary compatibility on Tegra"
+run --gpu sm_120 missing.so nvcc/kernel.cubin
+check "an unreadable input beats none: exit 2" [ "$status" -eq 2 ]
+
+run nvcc/kernel.cubin
+check "no GPU: the representative matrix, exit 0" [ "$status" -eq 0 ]
+check "no GPU: says why" has "$err" "no local GPU (no NVIDIA driver: cannot load /nonexistent/libcuda.so.1"
+check "no GPU: one column per representative" has "$out" "sm_75   sm_80   sm_86   sm_87   sm_89   sm_90"
+
+out=$(cd "$fixtures" && env SMCHECK_LIBCUDA="$stub" STUB_DRIVER_VERSION=12080 \
+    "STUB_DEVICES=NVIDIA GeForce RTX 5090|12.0|0;NVIDIA GeForce RTX 5090|12.0|0" \
+    "$smcheck" nvcc/kernel.cubin 2>&1)
+status=$?
+check "the local GPU is the target" has "$out" "targets: sm_120 NVIDIA GeForce RTX 5090 (12.0)"
+check "its driver is used" has "$out" "driver: CUDA 12.8 (the local driver)"
+check "two identical GPUs judge once" has "$out" "nvcc/kernel.cubin: sm_120 none"
+check "the local GPU gates: exit 1" [ "$status" -eq 1 ]
+out=$(cd "$fixtures" && env SMCHECK_LIBCUDA="$stub" "STUB_DEVICES=H|9.0|0" "$smcheck" --gpu auto --driver 13.0 nvcc/plain.o 2>&1)
+check "--gpu auto, --driver wins over the local driver" has "$out" "driver: CUDA 13.0 (--driver)"
+
+printf '# a newer table\n9.9\tFuture GPU 9000\tNext\trep\n' >"$tmp/table.tsv"
+run --gpu-table "$tmp/table.tsv" --gpu "future gpu 9000" nvcc/kernel.cubin
+check "--gpu-table names a new GPU" has "$out" "targets: sm_99 Future GPU 9000 (9.9)"
+printf '9.9\tBroken\n' >"$tmp/bad.tsv"
+run --gpu-table "$tmp/bad.tsv" --gpu h100 nvcc/kernel.cubin
+check "a broken --gpu-table exits 2" [ "$status" -eq 2 ]
+check "a broken --gpu-table names the file and line" has "$err" "$tmp/bad.tsv"
+run gpus --list
+check "gpus --list prints the table" has "$out" "12.1  sm_121  Blackwell     DGX Spark (GB10)"
+
+run --gpu sm_90,sm_120 --format json --detail nvcc/multi.so
+check "json: targets" has "$out" '"token":	"sm_120"'
+check "json: verdicts per library" has "$out" '"containers_by_verdict":'
+check "json: every verdict key" has "$out" '"no-kernels":	1'
+check "json: input status" has "$out" '"status":	"partial"'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

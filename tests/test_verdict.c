@@ -1,0 +1,316 @@
+/* test_verdict.c: the compatibility rules, one table row per rule and edge of cuda-compat.md §2
+ * (binary compatibility, a/f variants, Tegra) and §4/§5 (PTX ISA, drivers), then containers and
+ * library statuses. Prints "N passed, M failed". */
+#include "../src/lib/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
+    } while (0)
+
+#define N SMC_VERDICT_NONE
+#define NAT SMC_VERDICT_NATIVE
+#define COMPAT SMC_VERDICT_COMPATIBLE
+#define JIT SMC_VERDICT_JIT
+#define BLOCKED SMC_VERDICT_JIT_BLOCKED
+
+/* An image from a token ("sm_90a", "compute_120f", "lto_90") and a version ("1.8", "9.0"). */
+static smc_image image(const char *token, const char *version)
+{
+    smc_image img = {0};
+    char variant = 0;
+    unsigned arch = 0;
+    if (sscanf(token, "sm_%u%c", &arch, &variant) >= 1)
+        img.kind = SMC_IMAGE_CUBIN;
+    else if (sscanf(token, "compute_%u%c", &arch, &variant) >= 1)
+        img.kind = SMC_IMAGE_PTX;
+    else if (sscanf(token, "lto_%u%c", &arch, &variant) >= 1)
+        img.kind = SMC_IMAGE_LTO;
+    img.arch = arch;
+    img.variant = variant == 'a'   ? SMC_VARIANT_A
+                  : variant == 'f' ? SMC_VARIANT_F
+                                   : SMC_VARIANT_NONE;
+    sscanf(version, "%u.%u", &img.version_major, &img.version_minor);
+    return img;
+}
+
+static const struct row {
+    const char *token, *version;
+    unsigned cc; /* the GPU: major*10 + minor */
+    int driver;  /* CUDA version of the driver, 0 unknown */
+    smc_verdict want;
+    const char *why; /* the rule, cuda-compat.md */
+} rows[] = {
+    /* §2.1 plain cubins: same major, device minor >= cubin minor */
+    {"sm_80", "1.8", 80, 0, NAT, "exact"},
+    {"sm_80", "1.8", 86, 0, COMPAT, "8.0 runs on 8.6"},
+    {"sm_80", "1.8", 89, 0, COMPAT, "8.0 runs on 8.9"},
+    {"sm_86", "1.8", 89, 0, COMPAT, "sm_86 runs on RTX 40 / L4"},
+    {"sm_86", "1.8", 80, 0, N, "8.6 does not run on 8.0"},
+    {"sm_80", "1.8", 90, 0, N, "never across majors"},
+    {"sm_90", "1.8", 100, 0, N, "9.0 not on 10.0"},
+    {"sm_90", "1.8", 120, 0, N, "9.0 not on 12.0"},
+    {"sm_100", "1.8", 103, 0, COMPAT, "B300 runs sm_100"},
+    {"sm_100", "1.8", 107, 0, COMPAT, "Rubin runs sm_100"},
+    {"sm_100", "1.8", 110, 0, N, "Thor needs sm_110"},
+    {"sm_100", "1.8", 120, 0, N, "10.0 not on 12.0"},
+    {"sm_120", "1.8", 121, 0, COMPAT, "GB10 runs sm_120"},
+    {"sm_60", "1.7", 61, 0, COMPAT, "6.0 on 6.1"},
+    {"sm_50", "1.7", 52, 0, COMPAT, "5.0 on 5.2"},
+    {"sm_75", "1.8", 75, 0, NAT, "T4"},
+    /* §2.5 Tegra: exact capability only */
+    {"sm_80", "1.8", 87, 0, N, "sm_80 fails on Orin"},
+    {"sm_86", "1.8", 87, 0, N, "sm_86 fails on Orin"},
+    {"sm_87", "1.8", 87, 0, NAT, "sm_87 on Orin"},
+    {"sm_70", "1.7", 72, 0, N, "sm_70 fails on Xavier"},
+    {"sm_72", "1.7", 72, 0, NAT, "sm_72 on Xavier"},
+    {"sm_60", "1.7", 62, 0, N, "sm_60 fails on TX2"},
+    {"sm_50", "1.7", 53, 0, N, "sm_50 fails on Nano"},
+    {"sm_53", "1.7", 53, 0, NAT, "sm_53 on Nano"},
+    {"compute_80", "8.0", 87, 0, JIT, "PTX still runs on Orin"},
+    {"sm_120", "1.8", 121, 0, COMPAT, "GB10 is not Tegra"},
+    /* §2.2 'a': exactly that capability */
+    {"sm_90a", "1.8", 90, 0, NAT, "sm_90a on H100"},
+    {"sm_90a", "1.8", 100, 0, N, "sm_90a not on 10.0"},
+    {"sm_100a", "1.8", 103, 0, N, "sm_100a not on 10.3"},
+    {"sm_103a", "1.8", 103, 0, NAT, "sm_103a on 10.3"},
+    {"sm_120a", "1.8", 120, 0, NAT, "sm_120a on 12.0"},
+    {"sm_120a", "1.8", 121, 0, N, "sm_120a not on GB10"},
+    {"compute_90a", "9.0", 90, 0, JIT, "a PTX on its own capability"},
+    {"compute_90a", "9.0", 100, 0, N, "compute_90a not on Blackwell"},
+    {"compute_100a", "9.0", 103, 0, N, "compute_100a not on 10.3"},
+    /* §2.3 'f': the family table */
+    {"sm_100f", "1.8", 100, 0, NAT, "100f on 10.0"},
+    {"sm_100f", "1.8", 103, 0, COMPAT, "100f on 10.3"},
+    {"sm_100f", "1.8", 107, 0, COMPAT, "100f on 10.7 (13.4 table)"},
+    {"sm_100f", "1.8", 110, 0, N, "100f not on Thor"},
+    {"sm_100f", "1.8", 120, 0, N, "100f not on 12.0"},
+    {"sm_103f", "1.8", 100, 0, N, "103f not on 10.0"},
+    {"sm_103f", "1.8", 107, 0, COMPAT, "103f on 10.7"},
+    {"sm_110f", "1.8", 110, 0, NAT, "110f on Thor"},
+    {"sm_120f", "1.8", 121, 0, COMPAT, "120f on GB10"},
+    {"sm_121f", "1.8", 120, 0, N, "121f not on 12.0"},
+    {"sm_121f", "1.8", 121, 0, NAT, "121f on GB10"},
+    {"compute_100f", "9.0", 103, 0, JIT, "100f PTX in family"},
+    {"compute_100f", "9.0", 110, 0, N, "100f PTX not on Thor"},
+    {"compute_120f", "9.0", 121, 0, JIT, "120f PTX on GB10"},
+    /* §2.4 PTX: any device at or above its arch, across majors */
+    {"compute_80", "8.0", 80, 0, JIT, "PTX on its own arch"},
+    {"compute_90", "9.0", 120, 0, JIT, "compute_90 on 12.0"},
+    {"compute_120", "9.0", 121, 0, JIT, "compute_120 on 12.1"},
+    {"compute_86", "7.8", 80, 0, N, "PTX does not go down"},
+    {"compute_120", "9.0", 110, 0, N, "compute_120 not on Thor"},
+    /* §4 PTX ISA against the driver */
+    {"compute_90", "9.0", 120, 12080, BLOCKED, "ISA 9.0 on a 12.8 driver"},
+    {"compute_80", "8.7", 90, 12080, JIT, "ISA 8.7 on a 12.8 driver"},
+    {"compute_80", "8.7", 90, 12060, BLOCKED, "ISA 8.7 on a 12.6 driver"},
+    {"compute_80", "8.5", 90, 12060, JIT, "ISA 8.5 on a 12.6 driver"},
+    {"compute_80", "9.0", 90, 13000, JIT, "ISA 9.0 on a 13.0 driver"},
+    {"compute_80", "9.1", 90, 13000, BLOCKED, "ISA 9.1 on a 13.0 driver"},
+    {"compute_80", "9.4", 90, 0, JIT, "no driver known: jit"},
+    /* §5.2 / §11 CUDA 13 cubins on older drivers */
+    {"sm_90", "1.8", 90, 12080, N, "ABI v2 cubin on a 12.8 driver"},
+    {"sm_86", "1.8", 89, 12040, N, "ABI v2 cubin on a 12.4 driver"},
+    {"sm_90", "1.8", 90, 13000, NAT, "ABI v2 cubin on a 13.0 driver"},
+    {"sm_90", "1.7", 90, 12040, NAT, "ABI v1 cubin on a 12.4 driver"},
+    {"sm_80", "1.7", 90, 13000, N, "an old cubin still needs its major"},
+    /* §11 Thor's old number; LTO IR never loads */
+    {"sm_101", "1.7", 110, 0, COMPAT, "sm_101 on Thor, per PyTorch"},
+    {"lto_90", "1.65", 90, 0, N, "LTO IR is never loadable"},
+};
+
+static void test_rules(void)
+{
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct row *r = &rows[i];
+        smc_image img = image(r->token, r->version);
+        int cause;
+        smc_verdict got = smc_image_verdict(&img, r->cc, r->driver, &cause);
+        if (got != r->want)
+            fprintf(stderr, "rule '%s': %s %s on %u.%u (driver %d): %s, want %s\n", r->why,
+                    r->token, r->version, r->cc / 10, r->cc % 10, r->driver, smc_verdict_str(got),
+                    smc_verdict_str(r->want));
+        CHECK(got == r->want);
+    }
+}
+
+/* A library of containers given as token lists: "sm_80:1.8 compute_80:9.0|sm_90a:1.8". A
+ * container prefixed with '!' is relocatable. */
+static smc_library *library(const char *spec)
+{
+    smc_library *lib = smc_library_new("lib.so");
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", spec);
+    char *save = NULL;
+    for (char *c = strtok_r(copy, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
+        smc_container *ct = smc_push(&lib->containers, lib->container_count, sizeof *ct);
+        *ct = (smc_container){.first_image = lib->image_count};
+        if (*c == '!') {
+            ct->relocatable = true;
+            c++;
+        }
+        char *save2 = NULL;
+        for (char *t = strtok_r(c, " ", &save2); t; t = strtok_r(NULL, " ", &save2)) {
+            char *colon = strchr(t, ':');
+            *colon = '\0';
+            smc_image *img = smc_push(&lib->images, lib->image_count, sizeof *img);
+            *img = image(t, colon + 1);
+            lib->image_count++;
+            ct->image_count++;
+        }
+        lib->container_count++;
+    }
+    return lib;
+}
+
+/* The probe: containers whose first image is "sm_75" with version 1.8 hold no kernels here. */
+static bool probe(void *ctx, const smc_library *lib, size_t index)
+{
+    (void)ctx;
+    const smc_container *c = &lib->containers[index];
+    return !(c->image_count == 1 && lib->images[c->first_image].arch == 75);
+}
+
+static smc_judgement judge(smc_library *lib, const char *name, unsigned cc, int driver)
+{
+    smc_target t = {.cc_major = cc / 10, .cc_minor = cc % 10};
+    snprintf(t.name, sizeof t.name, "%s", name);
+    smc_status st = smc_library_judge(lib, &t, 1, driver, probe, NULL);
+    CHECK(st == SMC_OK && lib->judgement_count == 1);
+    return lib->judgements[0];
+}
+
+static bool says(const smc_judgement *j, const char *words)
+{
+    bool ok = j->reason && strstr(j->reason, words);
+    if (!ok) fprintf(stderr, "reason '%s' lacks '%s'\n", j->reason ? j->reason : "", words);
+    return ok;
+}
+
+static void test_statuses(void)
+{
+    /* The classic failure, as the issue words it. */
+    smc_library *lib = library("sm_50:1.7 sm_60:1.7 sm_70:1.7 sm_75:1.7 sm_80:1.7 sm_86:1.7 "
+                               "sm_90:1.7|sm_80:1.7 sm_90:1.7");
+    smc_judgement j = judge(lib, "GeForce RTX 5090", 120, 0);
+    CHECK(j.status == SMC_STATUS_NONE && j.containers_by_verdict[SMC_VERDICT_NONE] == 2);
+    CHECK(says(&j, "has sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90 and no PTX; GeForce RTX 5090 "
+                   "(12.0) needs an sm_120 cubin or PTX"));
+    smc_library_free(lib);
+
+    /* Vendor style: per-architecture modules make it partial, with the count and what they carry.
+     */
+    lib = library("sm_80:1.8 sm_90:1.8|sm_90a:1.8 sm_90:1.8|sm_100:1.8|sm_100a:1.8");
+    j = judge(lib, "", 90, 0);
+    CHECK(j.status == SMC_STATUS_PARTIAL);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_NATIVE] == 2);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_NONE] == 1 && j.failing_count == 1);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_GATED] == 1);
+    CHECK(says(&j, "1 of 3 containers have no usable image (they carry sm_100)"));
+    smc_library_free(lib);
+
+    /* PTX only: jit, with the driver it needs when none is known. */
+    lib = library("sm_80:1.8 compute_80:9.0|sm_80:1.8 compute_80:9.0");
+    j = judge(lib, "", 120, 0);
+    CHECK(j.status == SMC_STATUS_JIT && j.containers_by_verdict[SMC_VERDICT_JIT] == 2);
+    CHECK(says(&j, "needs a driver for CUDA 13.0 (R580) or newer"));
+    j = lib->judgements[0];
+    smc_library_free(lib);
+
+    /* The same with a 12.8 driver: the PTX is blocked, and CUDA 13 cubins are too. */
+    lib = library("sm_80:1.8 compute_80:9.0|sm_90:1.8");
+    j = judge(lib, "", 90, 12080);
+    CHECK(j.status == SMC_STATUS_NONE);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_JIT_BLOCKED] == 1);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_NONE] == 1);
+    CHECK(says(&j, "built by CUDA 13 (cubin ABI 1.8); the driver supports 12.8; needs a driver for "
+                   "CUDA 13.0 (R580) or newer"));
+    smc_library_free(lib);
+
+    /* cudart 13 on a 12.x driver: nothing runs, whatever the cubins. */
+    lib = library("sm_90:1.7");
+    lib->cudart_major = 13;
+    j = judge(lib, "", 90, 12080);
+    CHECK(j.status == SMC_STATUS_NONE && says(&j, "it needs libcudart.so.13"));
+    smc_library_free(lib);
+    lib = library("sm_90:1.7");
+    lib->cudart_major = 13;
+    j = judge(lib, "", 90, 13000);
+    CHECK(j.status == SMC_STATUS_OK);
+    smc_library_free(lib);
+
+    /* Jetson: the lower-minor cubin fails, with the note. */
+    lib = library("sm_80:1.8 sm_86:1.8");
+    j = judge(lib, "Jetson AGX Orin", 87, 0);
+    CHECK(j.status == SMC_STATUS_NONE && says(&j, "no binary compatibility on Tegra"));
+    smc_library_free(lib);
+
+    /* Containers that take no part: relocatable, LTO IR only, gated, the kernel-less device-link
+     * module (the probe's sm_75 here); with nothing left the library is ok. */
+    lib = library("!sm_80:1.8|lto_90:1.65|sm_90a:1.8|sm_75:1.8|sm_86:1.8");
+    j = judge(lib, "", 86, 0);
+    CHECK(j.status == SMC_STATUS_OK);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_RELOCATABLE] == 1);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_NO_KERNELS] == 2);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_GATED] == 1);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_NATIVE] == 1);
+    smc_library_free(lib);
+
+    /* A gated-only library: nothing counts, so it is not a failure (DESIGN.md). */
+    lib = library("sm_90a:1.8 compute_90a:9.0");
+    j = judge(lib, "", 80, 0);
+    CHECK(j.status == SMC_STATUS_OK && j.containers_by_verdict[SMC_VERDICT_GATED] == 1);
+    CHECK(says(&j, "no container to judge (1 gated"));
+    smc_library_free(lib);
+
+    /* A newer minor toolkit than the driver: a warning, not a failure. */
+    lib = library("sm_90:1.7 compute_90:8.7");
+    j = judge(lib, "", 90, 12040);
+    CHECK(j.status == SMC_STATUS_OK && j.warnings && strstr(j.warnings, "built by CUDA 12.8"));
+    smc_library_free(lib);
+}
+
+static void test_versions(void)
+{
+    int v = 0;
+    CHECK(smc_driver_parse("12.4", &v) == 1 && v == 12040);
+    CHECK(smc_driver_parse("13.0", &v) == 1 && v == 13000);
+    CHECK(smc_driver_parse("550.54.14", &v) == 1 && v == 12040);
+    CHECK(smc_driver_parse("550.54.13", &v) == 1 && v == 12030);
+    CHECK(smc_driver_parse("570.26", &v) == 1 && v == 12080);
+    CHECK(smc_driver_parse("580.65.06", &v) == 1 && v == 13000);
+    CHECK(smc_driver_parse("580", &v) == 1 && v == 13000);
+    CHECK(smc_driver_parse("535.104.05", &v) == 1 && v == 12020);
+    CHECK(smc_driver_parse("12", &v) == 0 && smc_driver_parse("12.", &v) == 0);
+    CHECK(smc_driver_parse("abc", &v) == 0 && smc_driver_parse("12.4x", &v) == 0);
+    CHECK(smc_driver_parse("400.1", &v) == 0 && smc_driver_parse("", &v) == 0);
+    CHECK(smc_driver_parse("1.2.3.4", &v) == 0);
+    unsigned M, m;
+    CHECK(smc_ptx_isa_for_cuda(12080, &M, &m) && M == 8 && m == 7);
+    CHECK(smc_ptx_isa_for_cuda(12060, &M, &m) && M == 8 && m == 5);
+    CHECK(smc_ptx_isa_for_cuda(13000, &M, &m) && M == 9 && m == 0);
+    CHECK(smc_ptx_isa_for_cuda(14000, &M, &m) && M == 9 && m == 4);
+    CHECK(!smc_ptx_isa_for_cuda(8000, &M, &m));
+    CHECK(smc_cuda_for_ptx_isa(9, 0) == 13000 && smc_cuda_for_ptx_isa(8, 7) == 12080);
+    CHECK(smc_cuda_for_ptx_isa(8, 5) == 12050 && smc_cuda_for_ptx_isa(9, 6) == 13060);
+    CHECK(smc_driver_branch_for_cuda(13000) == 580 && smc_driver_branch_for_cuda(12040) == 550);
+}
+
+int main(void)
+{
+    test_rules();
+    test_statuses();
+    test_versions();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
