@@ -62,6 +62,11 @@ run --gpu sm_90 --driver 12.8 gen/old_arches.so
 check "CUDA 12 code on a 12.8 driver is judged by the GPU" has "$out" "sm_90 partial"
 run --gpu orin nvcc/gplusplus.so
 check "Jetson: a lower-minor cubin fails, with the note" has "$out" "no binary compatibility on Tegra"
+run --gpu sm_90 nvcc/libperarch.a
+check "a static library is judged as one library" has "$out" "nvcc/libperarch.a: sm_90 partial: 1 of 2 containers have no usable image (they carry sm_80)"
+check "per-architecture members do not make it fail" [ "$status" -eq 0 ]
+run scan nvcc/libperarch.a
+check "listed, its members are libraries of their own" has "$out" "nvcc/libperarch.a(perarch_90.o): 1 container, 1 image"
 run --gpu sm_120 missing.so nvcc/kernel.cubin
 check "an unreadable input beats none: exit 2" [ "$status" -eq 2 ]
 

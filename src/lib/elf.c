@@ -288,9 +288,18 @@ static smc_status scan_elf(smc_library *lib, Elf *e, const uint8_t *buf, uint64_
     return st;
 }
 
-static smc_status scan_archive(smc_input *in, smc_library *ar_lib, Elf *ar, const char *name,
+/* Scans the members of an archive. Listing, each member is a library of its own, "lib.a(m.o)".
+ * Judging, the archive is one library, as it will be once linked: a member that holds only
+ * another GPU's kernels is one of its per-architecture modules, not a failure of its own. */
+static smc_status scan_archive(smc_input *in, smc_library *ar_lib, Elf *ar, const uint8_t *buf,
                                const smc_options *opt, unsigned depth)
 {
+    bool whole = opt && opt->target_count;
+    smc_options member_opt = opt ? *opt : (smc_options){0};
+    member_opt.targets = NULL;
+    member_opt.target_count = 0;
+    smc_input *members = whole ? smc_input_new(ar_lib->path, SMC_INPUT_FILE) : in;
+    if (!members) return SMC_ERR_NOMEM;
     smc_status st = SMC_OK;
     /* elf_next answers ELF_C_NULL after the last member (leaving a range error behind, which is
      * normal); a member whose header cannot be read makes elf_begin fail. */
@@ -306,14 +315,19 @@ static smc_status scan_archive(smc_input *in, smc_library *ar_lib, Elf *ar, cons
         char *raw = elf_rawfile(m, &size);
         /* "/" and "//" are the archive's symbol and name tables, not members. */
         if (h && h->ar_name && h->ar_name[0] != '/' && raw) {
-            char *path = smc_asprintf("%s(%s)", name, h->ar_name);
-            st = path ? smc_scan_bytes(in, path, (uint8_t *)raw, size, opt, depth + 1)
+            char *path = smc_asprintf("%s(%s)", ar_lib->path, h->ar_name);
+            size_t before = members->library_count;
+            st = path ? smc_scan_bytes(members, path, (uint8_t *)raw, size, &member_opt, depth + 1)
                       : SMC_ERR_NOMEM;
             free(path);
+            for (size_t i = before; whole && st == SMC_OK && i < members->library_count; i++)
+                st = smc_library_absorb(ar_lib, &members->libraries[i],
+                                        (uint64_t)((const uint8_t *)raw - buf));
         }
         cmd = elf_next(m);
         elf_end(m);
     }
+    if (whole) smc_input_free(members);
     return st;
 }
 
@@ -328,7 +342,7 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
     Elf_Kind kind = e ? elf_kind(e) : ELF_K_NONE;
     if (kind == ELF_K_AR) {
         st = depth < ARCHIVE_DEPTH_MAX
-                 ? scan_archive(in, lib, e, name, opt, depth)
+                 ? scan_archive(in, lib, e, buf, opt, depth)
                  : smc_library_add_finding(lib, SMC_NO_OFFSET, "archive nested too deep");
     } else if (kind == ELF_K_ELF) {
         st = scan_elf(lib, e, buf, len);
@@ -337,7 +351,10 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
                                      e ? "unknown kind" : elf_errmsg(-1));
     }
     elf_end(e);
-    if (st != SMC_OK || kind == ELF_K_AR) /* an archive's libraries are its members */
+    if (kind != ELF_K_AR) return smc_library_finish(in, lib, buf, len, opt, st);
+    if (!opt || !opt->target_count) /* listing: the members are the libraries */
         return smc_library_finish(in, lib, NULL, 0, NULL, st);
-    return smc_library_finish(in, lib, buf, len, opt, st);
+    smc_options judge = *opt;
+    judge.verify = false; /* the members were verified with their own bytes */
+    return smc_library_finish(in, lib, buf, len, &judge, st);
 }

@@ -48,6 +48,9 @@ smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt,
     SMC_PRINTF(3, 4);
 smc_library *smc_library_new(const char *path);
 void smc_library_free(smc_library *lib);
+/* Appends src's containers, images and findings to dst, their offsets moved by base (where src's
+ * bytes start in dst's); src keeps its arrays but gives up its section names. */
+smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base);
 /* Moves lib into in->libraries when it holds containers or findings, else frees it. */
 smc_status smc_input_take_library(smc_input *in, smc_library *lib);
 

@@ -221,3 +221,32 @@ const char *smc_image_token(const smc_image *img, char buf[SMC_TOKEN_MAX])
     snprintf(buf, SMC_TOKEN_MAX, "%s%u%s", prefix, img->arch, suffix);
     return buf;
 }
+
+smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base)
+{
+    size_t first = dst->image_count;
+    for (size_t i = 0; i < src->image_count; i++) {
+        smc_image *img = smc_push(&dst->images, dst->image_count, sizeof *img);
+        if (!img) return SMC_ERR_NOMEM;
+        *img = src->images[i];
+        img->offset += base;
+        dst->image_count++;
+    }
+    for (size_t i = 0; i < src->container_count; i++) {
+        smc_container *c = smc_push(&dst->containers, dst->container_count, sizeof *c);
+        if (!c) return SMC_ERR_NOMEM;
+        *c = src->containers[i];
+        c->offset += base;
+        c->first_image += first;
+        src->containers[i].section = NULL; /* moved */
+        dst->container_count++;
+    }
+    for (size_t i = 0; i < src->finding_count; i++) {
+        const smc_finding *f = &src->findings[i];
+        if (smc_library_add_finding(dst, f->offset == SMC_NO_OFFSET ? f->offset : f->offset + base,
+                                    "%s: %s", src->path, f->message) != SMC_OK)
+            return SMC_ERR_NOMEM;
+    }
+    if (src->cudart_major > dst->cudart_major) dst->cudart_major = src->cudart_major;
+    return SMC_OK;
+}

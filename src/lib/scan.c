@@ -58,8 +58,10 @@ static bool has_kernels(void *ctx, const smc_library *lib, size_t index)
         smc_fatbin_error err;
         smc_cubin_info info;
         bool kernels = true; /* what cannot be read is assumed to count */
-        if (c->bare_cubin) {
-            kernels = smc_cubin_inspect(b->buf, b->len, &info, &err) != SMC_OK || info.has_kernels;
+        if (c->bare_cubin) { /* the cubin is the container's bytes (an archive member) */
+            kernels = !smc_in_range(b->len, c->offset, c->size) ||
+                      smc_cubin_inspect(b->buf + c->offset, c->size, &info, &err) != SMC_OK ||
+                      info.has_kernels;
         } else if (smc_image_payload(b->buf, b->len, img, &data, &err) == SMC_OK) {
             kernels = smc_cubin_inspect(data, img->size, &info, &err) != SMC_OK || info.has_kernels;
         }
