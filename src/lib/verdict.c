@@ -218,20 +218,28 @@ typedef struct judge_ctx {
     int driver_cuda;
     size_t counted;
     seen s;
+    unsigned built;        /* when too new for the driver: the CUDA major that built it */
+    const char *built_why; /* and what says so */
 } judge_ctx;
 
 enum { CLAUSE_NONE, CLAUSE_DRIVER, CLAUSE_TEGRA };
 
 /* Why some or all counted containers fail, beyond "built for other GPUs"; says which kind. */
-static int cause_clause(char *buf, size_t n, const judge_ctx *j, bool cudart)
+static int cause_clause(char *buf, size_t n, const judge_ctx *j)
 {
     char drv[16], need[96];
     cuda_str(drv, sizeof drv, j->driver_cuda);
     needs_driver(need, sizeof need, 13000);
     buf[0] = '\0';
-    if (cudart) {
-        snprintf(buf, n, "it needs libcudart.so.%u: built by CUDA %u; the driver supports %s; %s",
-                 j->lib->cudart_major, j->lib->cudart_major, drv, need);
+    if (j->built) {
+        char evidence[64];
+        if (strcmp(j->built_why, "it needs libcudart.so.N") == 0)
+            snprintf(evidence, sizeof evidence, "it needs libcudart.so.%u", j->lib->cudart_major);
+        else
+            snprintf(evidence, sizeof evidence, "%s", j->built_why);
+        needs_driver(need, sizeof need, (int)j->built * 1000);
+        snprintf(buf, n, "built by CUDA %u (%s); the driver supports %s; %s", j->built, evidence,
+                 drv, need);
         return CLAUSE_DRIVER;
     }
     if (j->s.cuda13) {
@@ -254,13 +262,13 @@ static int cause_clause(char *buf, size_t n, const judge_ctx *j, bool cudart)
     return CLAUSE_NONE;
 }
 
-static char *reason(const judge_ctx *j, const smc_judgement *r, bool cudart)
+static char *reason(const judge_ctx *j, const smc_judgement *r)
 {
     const smc_library *lib = j->lib;
     const size_t *by = r->containers_by_verdict;
     char who[192], clause[256], need[96];
     label(who, sizeof who, j->target);
-    int kind = cause_clause(clause, sizeof clause, j, cudart);
+    int kind = cause_clause(clause, sizeof clause, j);
     bool ptx;
     char *toks;
     char *out = NULL;
@@ -360,6 +368,30 @@ static char *warnings(const judge_ctx *j)
     return len ? smc_strdup(buf) : NULL;
 }
 
+/* The CUDA major a library was built by, when its bytes say: cubins of entry version 1.8 (ELF
+ * ABI v2) and PTX ISA 9.x come from CUDA 13, and DT_NEEDED libcudart.so.N from CUDA N. *why
+ * names the evidence. 0 when nothing says. */
+static unsigned built_by(const smc_library *lib, const char **why)
+{
+    unsigned major = 0;
+    *why = NULL;
+    for (size_t i = 0; i < lib->image_count && major < 13; i++) {
+        const smc_image *img = &lib->images[i];
+        if (img->kind == SMC_IMAGE_CUBIN && img->version_major == 1 && img->version_minor >= 8) {
+            major = 13;
+            *why = "cubin ABI 1.8";
+        } else if (img->kind == SMC_IMAGE_PTX && img->version_major >= 9) {
+            major = 13;
+            *why = "PTX ISA 9.x";
+        }
+    }
+    if (lib->cudart_major > major) {
+        major = lib->cudart_major;
+        *why = "it needs libcudart.so.N";
+    }
+    return major;
+}
+
 static smc_status judge_one(smc_library *lib, const smc_target *t, int driver_cuda,
                             smc_kernel_probe probe, void *ctx, smc_judgement *r)
 {
@@ -367,11 +399,14 @@ static smc_status judge_one(smc_library *lib, const smc_target *t, int driver_cu
     judge_ctx j = {.lib = lib, .target = t, .driver_cuda = driver_cuda};
     *r = (smc_judgement){0};
     /* A library linked to a newer CUDA runtime than the driver stops before any kernel. */
-    bool cudart =
-        lib->cudart_major && driver_cuda > 0 && (int)lib->cudart_major * 1000 > driver_cuda;
+    /* Built by a newer CUDA major than the driver supports: its runtime stops before any kernel
+     * loads, even with cudart linked statically (cuda-compat.md §5.2, §11). */
+    const char *why;
+    unsigned built = built_by(lib, &why);
+    bool too_new = built && driver_cuda > 0 && (int)built * 1000 > driver_cuda;
     for (size_t i = 0; i < lib->container_count; i++) {
         smc_verdict v = container_verdict(lib, i, cc, driver_cuda, probe, ctx, &j.s);
-        if (cudart && v <= SMC_VERDICT_NONE) v = SMC_VERDICT_NONE;
+        if (too_new && v <= SMC_VERDICT_NONE) v = SMC_VERDICT_NONE;
         r->containers_by_verdict[v]++;
         if (v == SMC_VERDICT_NONE || v == SMC_VERDICT_JIT_BLOCKED) {
             size_t *slot = smc_push(&r->failing, r->failing_count, sizeof *slot);
@@ -388,7 +423,9 @@ static smc_status judge_one(smc_library *lib, const smc_target *t, int driver_cu
                 : r->failing_count              ? SMC_STATUS_PARTIAL
                 : by[SMC_VERDICT_JIT]           ? SMC_STATUS_JIT
                                                 : SMC_STATUS_OK;
-    r->reason = reason(&j, r, cudart);
+    j.built = too_new ? built : 0;
+    j.built_why = why;
+    r->reason = reason(&j, r);
     r->warnings = warnings(&j);
     return r->reason ? SMC_OK : SMC_ERR_NOMEM;
 }
