@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: installs what the build needs (Debian, when run as root and something is missing),
-# builds smcheck in build/, and scans the demo input: the small libraries that nvcc built for the
-# tests (fixtures/nvcc). Extra arguments go to smcheck instead of the demo input.
+# builds smcheck in build/, and judges the demo input, the small libraries that nvcc built for the
+# tests (fixtures/nvcc), against the local GPU or, with none, one representative GPU per
+# architecture. Extra arguments go to smcheck instead of the demo input.
 # CMAKE_ARGS adds options to the configure step (CI passes -DSMCHECK_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,7 @@ fi
 cmake -S . -B build ${CMAKE_ARGS:-}
 cmake --build build -j"$(nproc)"
 if [ "$#" -eq 0 ]; then
-    set -- scan fixtures/nvcc
+    set -- fixtures/nvcc
 fi
 echo "+ build/smcheck $*"
 build/smcheck "$@"
