@@ -4,20 +4,10 @@
 #include <smcheck/targets.h>
 
 #include <stdio.h>
+
+#include "check.h"
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, __func__, #cond); \
-        }                                                                                          \
-    } while (0)
 
 static smc_gpu_table *table;
 
@@ -298,6 +288,5 @@ int main(void)
     test_table_parse();
     test_list();
     smc_gpu_table_free(table);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_report();
 }

@@ -4,20 +4,10 @@
 
 #include <lz4.h>
 #include <stdio.h>
+
+#include "check.h"
 #include <stdlib.h>
 #include <zstd.h>
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, __func__, #cond); \
-        }                                                                                          \
-    } while (0)
 
 /* A buffer to assemble containers in. */
 typedef struct buf {
@@ -390,6 +380,5 @@ int main(void)
     test_walk();
     test_payloads();
     test_summary();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_report();
 }

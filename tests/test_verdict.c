@@ -4,19 +4,9 @@
 #include "../src/lib/internal.h"
 
 #include <stdio.h>
+
+#include "check.h"
 #include <stdlib.h>
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
-    } while (0)
 
 #define N SMC_VERDICT_NONE
 #define NAT SMC_VERDICT_NATIVE
@@ -126,6 +116,9 @@ static const struct row {
     {"sm_80", "1.7", 90, 13000, N, "an old cubin still needs its major"},
     /* §11 Thor's old number; LTO IR never loads */
     {"sm_101", "1.7", 110, 0, COMPAT, "sm_101 on Thor, per PyTorch"},
+    {"sm_101a", "1.7", 110, 0, N, "sm_101a is for 10.1 only"},
+    {"sm_101f", "1.7", 110, 0, N, "101f's family is 10.1"},
+    {"compute_101", "8.8", 110, 0, JIT, "PTX moves up anyway"},
     {"lto_90", "1.65", 90, 0, N, "LTO IR is never loadable"},
 };
 
@@ -321,6 +314,5 @@ int main(void)
     test_rules();
     test_statuses();
     test_versions();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_report();
 }

@@ -55,14 +55,15 @@ smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda
     }
     unsigned a = img->arch;
     bool cubin = img->kind == SMC_IMAGE_CUBIN, fits;
-    if (a == 101 && cc == 110) {
-        /* Thor was 10.1 in CUDA 12.8/12.9; PyTorch's table says sm_101 runs on 11.0. */
-        *cause = SMC_CAUSE_THOR_RENAMED;
-        fits = true;
-    } else if (img->variant == SMC_VARIANT_A) {
+    if (img->variant == SMC_VARIANT_A) {
         fits = cc == a;
     } else if (img->variant == SMC_VARIANT_F) {
         fits = in_family(a, cc);
+    } else if (cubin && a == 101 && cc == 110) {
+        /* Thor was 10.1 in CUDA 12.8/12.9; PyTorch's table says a plain sm_101 cubin runs on
+         * 11.0. No source says so of sm_101a or sm_101f. */
+        *cause = SMC_CAUSE_THOR_RENAMED;
+        fits = true;
     } else if (cubin) {
         fits = major_of(cc) == major_of(a) && cc >= a;
         if (fits && cc != a && tegra(cc)) {

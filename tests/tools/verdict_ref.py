@@ -1,0 +1,750 @@
+#!/usr/bin/env python3
+"""Independent reference judge of CUDA device code against GPUs, written from
+../shared/DESIGN.md ("Names the code and the output share"),
+reference/cuda-compat.md (§2, §4, §5, §11) and reference/fatbin-format.md
+only (not from src/), to cross-check smcheck's verdicts.
+
+Trusts nothing in its inputs: every read is bounds-checked; a file that cannot
+be parsed is skipped with a message on stderr.
+
+Usage: verdict_ref.py --gpu CC[,CC...] [--driver X.Y] [--no-search] PATH...
+  --gpu      compute capabilities to judge against, e.g. 7.5,8.6,12.1
+  --driver   the CUDA version the driver supports (12.8), or a Linux driver
+             version (570.124.06); omitted: driver unknown.
+  --no-search  only walk .nv_fatbin / __nv_relfatbin (no whole-file search).
+
+Output (stdout): {"libraries": [{"path", "verdicts": [{"target": index,
+"status", "containers_by_verdict": {verdict: count}}]}]} sorted by path.
+
+The rules, as applied here:
+* image (cuda-compat §2.6): sm_XY runs on M.N when M == X and N >= Y, except on
+  Tegra (5.3, 6.2, 7.2, 8.7: only an exact cubin, §2.5); sm_XYa only on X.Y;
+  sm_XYf on the family of §2.3; compute_XY on any CC >= X.Y (across majors),
+  compute_XYa / compute_XYf like a / f cubins; LTO IR never counts.
+  sm_101 on 11.0 counts as compatible (PyTorch's table, §2.5 / §11).
+* driver (§4, §5.2, §11), only when a driver is given: PTX whose ISA is newer
+  than the driver's is jit-blocked; a cubin whose fatbin entry version is 1.8
+  (ABI v2, CUDA 13) is unusable (none) on a driver < 13.0; a library that
+  needs libcudart.so.N with N*1000 > the driver's version has every container
+  that would otherwise count judged none.
+* container: best of its images (native > compatible > jit > jit-blocked >
+  none); __nv_relfatbin -> relocatable; no images or only LTO IR ->
+  no-kernels; failing and every non-LTO image an a/f variant that fails only
+  because of the GPU arch -> gated; failing, no PTX, and no cubin with a
+  `.text.*` section -> no-kernels (only failing containers are decompressed).
+* library status over counted containers (native..none): none counted -> ok;
+  all failing -> none; some failing -> partial; any jit -> jit; else ok.
+"""
+
+import bisect
+import json
+import mmap
+import os
+import re
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fatbin_ref  # noqa: E402  (ar_members, iter_files, magic constants)
+
+FATBIN_MAGIC = fatbin_ref.FATBIN_MAGIC
+SEARCH_PREFIX = fatbin_ref.SEARCH_PREFIX
+ELF_MAGIC = b"\x7fELF"
+AR_MAGIC = b"!<arch>\n"
+RELFATBIN = "__nv_relfatbin"
+FATBIN_SECTIONS = (".nv_fatbin", RELFATBIN)
+EM_CUDA = 190
+SHT_NOBITS = 8
+SHT_DYNAMIC = 6
+DT_NEEDED = 1
+
+KIND_PTX, KIND_ELF, KIND_IR = 1, 2, 8
+FLAG_LZ4, FLAG_ZSTD = 0x2000, 0x8000
+FLAG_A, FLAG_F = 0x100000, 0x200000
+
+VERDICTS = ["native", "compatible", "jit", "jit-blocked", "none",
+            "gated", "no-kernels", "relocatable"]
+COUNTED = ("native", "compatible", "jit", "jit-blocked", "none")
+RANK = {v: i for i, v in enumerate(COUNTED)}  # lower is better
+WORKS = ("native", "compatible", "jit")
+FAILS = ("jit-blocked", "none")
+
+TEGRA = {(5, 3), (6, 2), (7, 2), (8, 7)}  # cuda-compat §2.5
+# cuda-compat §2.3 (13.4 edition: 10.7 joins 100f and 103f)
+FAMILY = {
+    100: {(10, 0), (10, 3), (10, 7)},
+    103: {(10, 3), (10, 7)},
+    107: {(10, 7)},
+    110: {(11, 0)},
+    120: {(12, 0), (12, 1)},
+    121: {(12, 1)},
+}
+# cuda-compat §4: PTX ISA per CUDA version (12.6 still emits 8.5; no 12.7)
+ISA_BY_CUDA = [
+    ((9, 0), (6, 0)), ((9, 1), (6, 1)), ((9, 2), (6, 2)), ((10, 0), (6, 3)),
+    ((10, 1), (6, 4)), ((10, 2), (6, 5)), ((11, 0), (7, 0)), ((11, 1), (7, 1)),
+    ((11, 2), (7, 2)), ((11, 3), (7, 3)), ((11, 4), (7, 4)), ((11, 5), (7, 5)),
+    ((11, 6), (7, 6)), ((11, 7), (7, 7)), ((11, 8), (7, 8)), ((12, 0), (8, 0)),
+    ((12, 1), (8, 1)), ((12, 2), (8, 2)), ((12, 3), (8, 3)), ((12, 4), (8, 4)),
+    ((12, 5), (8, 5)), ((12, 6), (8, 5)), ((12, 8), (8, 7)), ((12, 9), (8, 8)),
+    ((13, 0), (9, 0)), ((13, 1), (9, 1)), ((13, 2), (9, 2)), ((13, 3), (9, 3)),
+    ((13, 4), (9, 4)), ((13, 5), (9, 5)),
+]
+# cuda-compat §5.1: minimum Linux x86_64 driver per CUDA version
+DRIVER_MIN = [
+    ((450, 51, 5), (11, 0)), ((455, 23, 0), (11, 1)), ((460, 27, 3), (11, 2)),
+    ((465, 19, 1), (11, 3)), ((470, 42, 1), (11, 4)), ((495, 29, 5), (11, 5)),
+    ((510, 39, 1), (11, 6)), ((515, 43, 4), (11, 7)), ((520, 61, 5), (11, 8)),
+    ((525, 60, 13), (12, 0)), ((530, 30, 2), (12, 1)), ((535, 54, 3), (12, 2)),
+    ((545, 23, 6), (12, 3)), ((550, 54, 14), (12, 4)), ((555, 42, 2), (12, 5)),
+    ((560, 28, 3), (12, 6)), ((570, 26, 0), (12, 8)), ((575, 51, 3), (12, 9)),
+    ((580, 65, 6), (13, 0)), ((590, 44, 1), (13, 1)), ((595, 45, 4), (13, 2)),
+    ((610, 0, 0), (13, 3)), ((615, 0, 0), (13, 4)),
+]
+
+
+def warn(msg):
+    sys.stderr.write("verdict_ref: %s\n" % msg)
+
+
+class ParseError(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------
+# ELF (both byte orders, ELF32 and ELF64)
+
+def elf_parse(buf, base, size):
+    """Return dict(machine, flags, abiver, secs=[(name, type, off_abs, size, link)])."""
+    if size < 52 or buf[base:base + 4] != ELF_MAGIC:
+        raise ParseError("not an ELF image")
+    cls, data = buf[base + 4], buf[base + 5]
+    if data not in (1, 2):
+        raise ParseError("bad EI_DATA %d" % data)
+    e = "<" if data == 1 else ">"
+    abiver = buf[base + 8]
+    if cls == 2:
+        if size < 64:
+            raise ParseError("ELF64 header truncated")
+        machine = struct.unpack_from(e + "H", buf, base + 18)[0]
+        shoff = struct.unpack_from(e + "Q", buf, base + 0x28)[0]
+        eflags = struct.unpack_from(e + "I", buf, base + 0x30)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", buf, base + 0x3a)
+        fmt = struct.Struct(e + "IIQQQQIIQQ")
+    elif cls == 1:
+        machine = struct.unpack_from(e + "H", buf, base + 18)[0]
+        shoff = struct.unpack_from(e + "I", buf, base + 0x20)[0]
+        eflags = struct.unpack_from(e + "I", buf, base + 0x24)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", buf, base + 0x2e)
+        fmt = struct.Struct(e + "IIIIIIIIII")
+    else:
+        raise ParseError("bad ELF class %d" % cls)
+    out = {"machine": machine, "flags": eflags, "abiver": abiver, "secs": [],
+           "endian": e, "cls": cls}
+    if shoff == 0:
+        return out
+    if shentsize < fmt.size:
+        raise ParseError("e_shentsize too small")
+
+    def shdr(i):
+        o = shoff + i * shentsize
+        if o + fmt.size > size:
+            raise ParseError("section header %d outside the image" % i)
+        v = fmt.unpack_from(buf, base + o)
+        return v[0], v[1], v[4], v[5], v[6]  # name type offset size link
+
+    if shnum == 0 or shstrndx == 0xffff:
+        s0 = shdr(0)
+        if shnum == 0:
+            shnum = s0[3]
+        if shstrndx == 0xffff:
+            shstrndx = s0[4]
+    if shnum * shentsize > size:
+        raise ParseError("e_shnum too large")
+    hdrs = [shdr(i) for i in range(shnum)]
+    strtab = None
+    if 0 < shstrndx < shnum:
+        _, t, o, s, _ = hdrs[shstrndx]
+        if t != SHT_NOBITS and o + s <= size:
+            strtab = (base + o, base + o + s)
+    for nm, t, o, s, link in hdrs:
+        name = ""
+        if strtab and strtab[0] + nm < strtab[1]:
+            z = buf.find(b"\0", strtab[0] + nm, strtab[1])
+            if z != -1:
+                name = bytes(buf[strtab[0] + nm:z]).decode("latin-1")
+        out["secs"].append((name, t, base + o, s, link))
+    return out
+
+
+def dt_needed(buf, base, size, elf):
+    """DT_NEEDED names of the ELF image."""
+    secs = elf["secs"]
+    e = elf["endian"]
+    ent = struct.Struct(e + ("qQ" if elf["cls"] == 2 else "iI"))
+    names = []
+    for name, t, o, s, link in secs:
+        if t != SHT_DYNAMIC or o + s > base + size or o < base:
+            continue
+        if not (0 <= link < len(secs)):
+            continue
+        _, st, so, ss, _ = secs[link]
+        if st == SHT_NOBITS or so + ss > base + size:
+            continue
+        for i in range(s // ent.size):
+            tag, val = ent.unpack_from(buf, o + i * ent.size)
+            if tag == 0:
+                break
+            if tag == DT_NEEDED and val < ss:
+                z = buf.find(b"\0", so + val, so + ss)
+                if z != -1:
+                    names.append(bytes(buf[so + val:z]).decode("latin-1"))
+    return names
+
+
+# ----------------------------------------------------------------------------
+# Fatbin containers (fatbin-format §2, §3)
+
+class Entry:
+    __slots__ = ("kind", "arch", "flags", "major", "minor", "payload", "stored", "usize")
+
+    def variant(self):
+        return "a" if self.flags & FLAG_A else "f" if self.flags & FLAG_F else ""
+
+    def token(self):
+        return "%s%d%s" % ({1: "compute_", 2: "sm_", 8: "lto_"}[self.kind], self.arch, self.variant())
+
+
+class Container:
+    def __init__(self, section, start, entries, bare=False):
+        self.section = section
+        self.start = start
+        self.entries = entries
+        self.bare = bare
+        self.kernel_free = None  # cached: True when no cubin has a .text.* section
+
+
+def parse_container(buf, p, limit):
+    if p + 16 > limit:
+        raise ParseError("container header truncated")
+    if buf[p:p + 4] != FATBIN_MAGIC:
+        raise ParseError("bad magic")
+    ver, hdr = struct.unpack_from("<HH", buf, p + 4)
+    fat = struct.unpack_from("<Q", buf, p + 8)[0]
+    if ver != 1 or hdr < 16:
+        raise ParseError("bad container header")
+    end = p + hdr + fat
+    if end > limit:
+        raise ParseError("fatSize runs past the end")
+    entries = []
+    e = p + hdr
+    while e < end:
+        if e + 64 > end:
+            raise ParseError("entry header truncated")
+        kind, ever, hs = struct.unpack_from("<HHI", buf, e)
+        ps, csize = struct.unpack_from("<QI", buf, e + 8)
+        if kind not in (KIND_PTX, KIND_ELF, KIND_IR) or ever != 0x0101 or hs < 64 or hs % 8:
+            raise ParseError("bad entry header")
+        if e + hs + ps > end:
+            raise ParseError("entry past container end")
+        en = Entry()
+        en.kind = kind
+        en.minor, en.major, en.arch = struct.unpack_from("<HHI", buf, e + 0x18)
+        en.flags = struct.unpack_from("<Q", buf, e + 0x28)[0]
+        en.usize = struct.unpack_from("<Q", buf, e + 0x38)[0]
+        en.payload = e + hs
+        en.stored = csize if en.flags & (FLAG_LZ4 | FLAG_ZSTD) else ps
+        if en.stored > ps:
+            en.stored = ps
+        entries.append(en)
+        e += hs + ps
+    return end, entries
+
+
+class Library:
+    def __init__(self, path, buf):
+        self.path = path
+        self.buf = buf
+        self.containers = []
+        self.needed = []
+        self.intervals = []
+
+    def add(self, c, end):
+        self.containers.append(c)
+        i = bisect.bisect_left(self.intervals, (c.start, end))
+        self.intervals.insert(i, (c.start, end))
+
+    def inside(self, off):
+        i = bisect.bisect_right(self.intervals, (off, 1 << 70)) - 1
+        return i >= 0 and self.intervals[i][0] <= off < self.intervals[i][1]
+
+    def overlaps(self, s, e):
+        i = bisect.bisect_left(self.intervals, (s, 0))
+        for j in (i - 1, i):
+            if 0 <= j < len(self.intervals):
+                a, b = self.intervals[j]
+                if a < e and s < b:
+                    return True
+        return False
+
+
+def walk(lib, start, end, name):
+    buf = lib.buf
+    p = start
+    while p + 16 <= end:
+        if buf[p:p + 4] != FATBIN_MAGIC:
+            q = p
+            while q < end and buf[q] == 0:
+                q += 1
+            if q == p:
+                return
+            p = q
+            continue
+        try:
+            cend, entries = parse_container(buf, p, end)
+        except (ParseError, struct.error) as ex:
+            warn("%s: %s+0x%x: %s" % (lib.path, name, p - start, ex))
+            return
+        lib.add(Container(name, p, entries), cend)
+        p = cend
+
+
+def search(lib, start, end, section_of):
+    buf = lib.buf
+    p = buf.find(SEARCH_PREFIX, start, end)
+    while p != -1:
+        nxt = p + 1
+        if not lib.inside(p):
+            try:
+                cend, entries = parse_container(buf, p, end)
+                if struct.unpack_from("<Q", buf, p + 8)[0] == 0:
+                    raise ParseError("fatSize 0")
+                if lib.overlaps(p, cend):
+                    raise ParseError("overlap")
+            except (ParseError, struct.error):
+                pass
+            else:
+                lib.add(Container(section_of(p), p, entries), cend)
+                nxt = cend
+        p = buf.find(SEARCH_PREFIX, nxt, end)
+
+
+def scan_elf(buf, base, size, path, do_search):
+    elf = elf_parse(buf, base, size)
+    lib = Library(path, buf)
+    if elf["machine"] == EM_CUDA:  # a bare cubin (fatbin-format §6)
+        en = Entry()
+        en.kind = KIND_ELF
+        v2 = elf["abiver"] >= 8
+        en.arch = (elf["flags"] >> 8) & 0xff if v2 else elf["flags"] & 0xff
+        en.flags = FLAG_A if (not v2 and elf["flags"] & 0x800) else 0
+        en.major, en.minor = 1, (8 if v2 else 7)
+        en.payload, en.stored, en.usize = base, size, 0
+        lib.add(Container("<cubin>", base, [en], bare=True), base + size)
+        return lib
+    end = base + size
+    filesecs = []
+    for name, t, o, s, _ in elf["secs"]:
+        if t == SHT_NOBITS or s == 0 or o < base or o + s > end:
+            continue
+        filesecs.append((o, o + s, name))
+        if name in FATBIN_SECTIONS:
+            walk(lib, o, o + s, name)
+    filesecs.sort()
+    starts = [s for s, _, _ in filesecs]
+
+    def section_of(off):
+        i = bisect.bisect_right(starts, off) - 1
+        while i >= 0:
+            s, e, n = filesecs[i]
+            if s <= off < e:
+                return n or "<unnamed>"
+            i -= 1
+        return "<no section>"
+
+    if do_search:
+        search(lib, base, end, section_of)
+    try:
+        lib.needed = dt_needed(buf, base, size, elf)
+    except struct.error:
+        pass
+    return lib
+
+
+def scan_raw(buf, size, path, do_search):
+    lib = Library(path, buf)
+    walk(lib, 0, size, "<raw>")
+    if do_search:
+        search(lib, 0, size, lambda off: "<raw>")
+    return lib
+
+
+# ----------------------------------------------------------------------------
+# Decompression (fatbin-format §5) and the kernel check (§6: `.text.*`)
+
+def lz4_block(src, usize):
+    """Decode one raw LZ4 block; raises ParseError when corrupt."""
+    dst = bytearray()
+    i, n = 0, len(src)
+    try:
+        while i < n:
+            tok = src[i]
+            i += 1
+            lit = tok >> 4
+            if lit == 15:
+                while True:
+                    b = src[i]
+                    i += 1
+                    lit += b
+                    if b != 255:
+                        break
+            if i + lit > n:
+                raise ParseError("lz4 literals past the end")
+            dst += src[i:i + lit]
+            i += lit
+            if i >= n:
+                break
+            off = src[i] | (src[i + 1] << 8)
+            i += 2
+            if off == 0 or off > len(dst):
+                raise ParseError("lz4 bad match offset")
+            ml = tok & 15
+            if ml == 15:
+                while True:
+                    b = src[i]
+                    i += 1
+                    ml += b
+                    if b != 255:
+                        break
+            ml += 4
+            s = len(dst) - off
+            if off >= ml:
+                dst += dst[s:s + ml]
+            else:
+                for k in range(ml):
+                    dst.append(dst[s + k])
+            if len(dst) > usize:
+                raise ParseError("lz4 output too large")
+    except IndexError:
+        raise ParseError("lz4 truncated")
+    if len(dst) != usize:
+        raise ParseError("lz4 size mismatch")
+    return bytes(dst)
+
+
+def zstd_many(frames):
+    """Decompress a list of (bytes, usize); returns a list of bytes or None."""
+    out = [None] * len(frames)
+    if not frames:
+        return out
+    # one zstd process for the whole batch: concatenated frames decompress to
+    # the concatenated contents, split by the sizes in the entry headers
+    try:
+        r = subprocess.run(["zstd", "-d", "-c", "-q"], input=b"".join(f for f, _ in frames),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        total = sum(u for _, u in frames)
+        if r.returncode == 0 and len(r.stdout) == total:
+            p = 0
+            for i, (_, u) in enumerate(frames):
+                out[i] = r.stdout[p:p + u]
+                p += u
+            return out
+    except OSError as ex:
+        warn("zstd: %s" % ex)
+        return out
+    for i, (f, u) in enumerate(frames):  # one by one, to isolate a bad frame
+        r = subprocess.run(["zstd", "-d", "-c", "-q"], input=f,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        if r.returncode == 0 and len(r.stdout) == u:
+            out[i] = r.stdout
+    return out
+
+
+def has_text(cubin):
+    """True when the cubin has a section named .text.*, or cannot be read."""
+    if cubin is None:
+        return True
+    try:
+        elf = elf_parse(cubin, 0, len(cubin))
+    except (ParseError, struct.error):
+        return True
+    return any(n.startswith(".text.") for n, _, _, _, _ in elf["secs"])
+
+
+def check_kernel_free(lib, containers):
+    """Fill Container.kernel_free for containers not yet checked."""
+    todo = [c for c in containers if c.kernel_free is None]
+    if not todo:
+        return
+    buf = lib.buf
+    frames, owners = [], []
+    for c in todo:
+        c.kernel_free = True
+        for en in c.entries:
+            if en.kind != KIND_ELF:
+                continue
+            raw = bytes(buf[en.payload:en.payload + en.stored])
+            if en.flags & FLAG_ZSTD:
+                frames.append((raw, en.usize))
+                owners.append(c)
+            elif en.flags & FLAG_LZ4:
+                try:
+                    data = lz4_block(raw, en.usize)
+                except ParseError:
+                    data = None
+                if has_text(data):
+                    c.kernel_free = False
+            elif has_text(raw):
+                c.kernel_free = False
+    chunk, size = [], 0
+    pending = list(zip(frames, owners))
+    for k, item in enumerate(pending):
+        chunk.append(item)
+        size += len(item[0][0])
+        if size > (64 << 20) or k == len(pending) - 1:
+            res = zstd_many([f for f, _ in chunk])
+            for data, (_, owner) in zip(res, chunk):
+                if owner.kernel_free and has_text(data):
+                    owner.kernel_free = False
+            chunk, size = [], 0
+
+
+# ----------------------------------------------------------------------------
+# The rules
+
+def max_isa(driver):
+    best = None
+    for cuda, isa in ISA_BY_CUDA:
+        if cuda <= driver:
+            best = isa
+    return best if best is not None else (0, 0)
+
+
+def arch_runs(en, cc):
+    """Whether the image may run on CC cc judged by architecture alone, and
+    the verdict it would have then."""
+    M, N = cc
+    X, Y = divmod(en.arch, 10)
+    v = en.variant()
+    if v == "a":
+        ok = (X, Y) == (M, N)
+    elif v == "f":
+        ok = cc in FAMILY.get(en.arch, {(X, Y)})
+    elif en.kind == KIND_ELF:
+        if cc in TEGRA:
+            ok = (X, Y) == (M, N)
+        elif en.arch == 101 and cc == (11, 0):
+            ok = True  # PyTorch's table (cuda-compat §2.5, §11): a special case
+        else:
+            ok = X == M and N >= Y
+    else:
+        ok = M * 10 + N >= en.arch
+    if not ok:
+        return False, "none"
+    if en.kind == KIND_PTX:
+        return True, "jit"
+    return True, "native" if (X, Y) == (M, N) else "compatible"
+
+
+def image_verdict(en, cc, driver):
+    """(verdict, fails_by_arch) for one non-LTO image."""
+    ok, v = arch_runs(en, cc)
+    if not ok:
+        return "none", True
+    if driver is not None:
+        if en.kind == KIND_PTX and (en.major, en.minor) > max_isa(driver):
+            return "jit-blocked", False
+        if en.kind == KIND_ELF and (en.major, en.minor) == (1, 8) and driver < (13, 0):
+            return "none", False
+    return v, False
+
+
+def prelim(c, cc, driver):
+    """Verdict before the kernel check: a final verdict, or ('?', best) when
+    the container fails and might hold no kernels."""
+    if c.section == RELFATBIN:
+        return "relocatable"
+    imgs = [en for en in c.entries if en.kind != KIND_IR]
+    if not imgs:
+        return "no-kernels"
+    res = [image_verdict(en, cc, driver) for en in imgs]
+    best = min((v for v, _ in res), key=RANK.get)
+    if best in WORKS:
+        return best
+    if all(en.variant() for en in imgs) and all(by_arch for _, by_arch in res):
+        return "gated"
+    if any(en.kind == KIND_PTX for en in imgs):
+        return best
+    return "?" + best
+
+
+def library_status(counts):
+    counted = sum(counts[v] for v in COUNTED)
+    failing = counts["none"] + counts["jit-blocked"]
+    if counted == 0:
+        return "ok"
+    if failing == counted:
+        return "none"
+    if failing:
+        return "partial"
+    if counts["jit"]:
+        return "jit"
+    return "ok"
+
+
+def built_too_new(lib, driver):
+    """Issue 3 item 5, cuda-compat §5.2: a library built by CUDA 13 (a cubin of entry
+    version 1.8, PTX ISA 9.x, or DT_NEEDED libcudart.so.13) cannot run on a driver
+    older than 13.0 at all; likewise libcudart.so.N for any N above the driver's."""
+    if driver is None:
+        return False
+    dv = driver[0] * 1000 + driver[1] * 10
+    built = 0
+    for c in lib.containers:
+        for en in c.entries:
+            if en.kind == KIND_ELF and (en.major, en.minor) == (1, 8):
+                built = 13
+            elif en.kind == KIND_PTX and en.major >= 9:
+                built = 13
+    for n in lib.needed:
+        m = re.match(r"^libcudart\.so\.(\d+)", n)
+        if m:
+            built = max(built, int(m.group(1)))
+    return built * 1000 > dv
+
+
+def judge(lib, targets, driver):
+    pre = [[prelim(c, cc, driver) for c in lib.containers] for cc in targets]
+    need = {i for row in pre for i, v in enumerate(row) if v.startswith("?")}
+    check_kernel_free(lib, [lib.containers[i] for i in sorted(need)])
+    too_new = built_too_new(lib, driver)
+    out = []
+    for t, row in enumerate(pre):
+        counts = {v: 0 for v in VERDICTS}
+        for i, v in enumerate(row):
+            if v.startswith("?"):
+                v = "no-kernels" if lib.containers[i].kernel_free else v[1:]
+            if too_new and v in COUNTED:
+                v = "none"
+            counts[v] += 1
+        out.append({"target": t, "status": library_status(counts),
+                    "containers_by_verdict": counts})
+    return out
+
+
+# ----------------------------------------------------------------------------
+# Files and the command line
+
+def scan_file(path, do_search, handle):
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as ex:
+        warn("%s: %s" % (path, ex.strerror))
+        return
+    try:
+        size = os.fstat(fd).st_size
+        if size < 8:
+            return
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as buf:
+            head = buf[:8]
+            try:
+                if head[:4] == ELF_MAGIC:
+                    lib = scan_elf(buf, 0, size, path, do_search)
+                    if lib.containers:
+                        handle(lib)
+                elif head == AR_MAGIC:
+                    # Judged as one library, as it will be once linked (issue 3 decision):
+                    # the members' containers together.
+                    whole = Library(path, buf)
+                    for name, off, length in fatbin_ref.ar_members(buf, size):
+                        mpath = "%s(%s)" % (path, name)
+                        if length >= 4 and buf[off:off + 4] == ELF_MAGIC:
+                            try:
+                                lib = scan_elf(buf, off, length, mpath, do_search)
+                            except (ParseError, struct.error) as ex:
+                                warn("%s: %s" % (mpath, ex))
+                                continue
+                            whole.containers.extend(lib.containers)
+                            whole.needed.extend(lib.needed)
+                    if whole.containers:
+                        handle(whole)
+                elif head[:4] == FATBIN_MAGIC:
+                    lib = scan_raw(buf, size, path, do_search)
+                    if lib.containers:
+                        handle(lib)
+            except (ParseError, fatbin_ref.ParseError, struct.error) as ex:
+                warn("%s: %s" % (path, ex))
+    except (OSError, ValueError) as ex:
+        warn("%s: %s" % (path, ex))
+    finally:
+        os.close(fd)
+
+
+def parse_cc(s):
+    s = s.strip().lower()
+    m = re.match(r"^(?:sm_|compute_)?(\d+)$", s)
+    if m:
+        return divmod(int(m.group(1)), 10)
+    m = re.match(r"^(\d+)\.(\d)$", s)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    raise ValueError("bad compute capability %r" % s)
+
+
+def parse_driver(s):
+    parts = [int(x) for x in s.strip().split(".")]
+    if parts[0] >= 100:  # a Linux driver version: §5.1 inverse lookup
+        v = tuple(parts + [0, 0])[:3]
+        best = None
+        for mn, cuda in DRIVER_MIN:
+            if mn <= v:
+                best = cuda
+        if best is None:
+            raise ValueError("driver %s is older than CUDA 11.0" % s)
+        return best
+    return parts[0], (parts[1] if len(parts) > 1 else 0)
+
+
+def main(argv):
+    targets, driver, do_search, paths = None, None, True, []
+    it = iter(argv)
+    try:
+        for a in it:
+            if a == "--gpu":
+                targets = [parse_cc(x) for x in next(it).split(",") if x.strip()]
+            elif a.startswith("--gpu="):
+                targets = [parse_cc(x) for x in a[6:].split(",") if x.strip()]
+            elif a == "--driver":
+                driver = parse_driver(next(it))
+            elif a.startswith("--driver="):
+                driver = parse_driver(a[9:])
+            elif a == "--no-search":
+                do_search = False
+            elif a.startswith("-") and a != "-":
+                raise ValueError("unknown option %s" % a)
+            else:
+                paths.append(a)
+    except (StopIteration, ValueError) as ex:
+        sys.stderr.write("verdict_ref: %s\n%s" % (ex, __doc__))
+        return 64
+    if not targets or not paths:
+        sys.stderr.write(__doc__)
+        return 64
+    libs = []
+
+    def handle(lib):
+        libs.append({"path": lib.path, "verdicts": judge(lib, targets, driver)})
+
+    for f in fatbin_ref.iter_files(paths):
+        scan_file(f, do_search, handle)
+    libs.sort(key=lambda d: d["path"])
+    json.dump({"targets": ["%d.%d" % t for t in targets],
+               "driver": None if driver is None else "%d.%d" % driver,
+               "libraries": libs}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
