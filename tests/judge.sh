@@ -72,6 +72,9 @@ check "a static library is judged as one library" has "$out" "nvcc/libperarch.a:
 check "per-architecture members do not make it fail" [ "$status" -eq 0 ]
 run scan nvcc/libperarch.a
 check "listed, its members are libraries of their own" has "$out" "nvcc/libperarch.a(perarch_90.o): 1 container, 1 image"
+run --gpu sm_120 --detail nvcc/multi.so
+check "--detail names the failing container" has "$out" "fails: container at 0x3870 (.nv_fatbin): sm_75 sm_86"
+check "--detail names its kernels" has "$out" "kernels: _Z5k_addPfPKfi"
 run --gpu sm_120 missing.so nvcc/kernel.cubin
 check "an unreadable input beats none: exit 2" [ "$status" -eq 2 ]
 

@@ -84,6 +84,9 @@ typedef struct smc_judgement {
     char *warnings;  /* "; "-separated cautions (driver, Tegra, compression), or NULL */
     size_t *failing; /* indices of the containers judged none or jit-blocked */
     size_t failing_count;
+    /* With smc_options.kernel_names: per failing container, the kernels its first cubin holds
+     * ("_Z3addPfS_S_, _Z5scalePfi (+4 more)"), or NULL when it has no readable cubin. */
+    char **failing_kernels;
 } smc_judgement;
 
 /* One entry of a container. Offsets count from the start of the library's bytes (for an archive
@@ -182,6 +185,7 @@ typedef struct smc_options {
     const smc_target *targets;
     size_t target_count;
     int driver_cuda;
+    bool kernel_names; /* name the kernels of failing containers (decompresses their cubins) */
 } smc_options;
 
 /* What a library carries, counted: each distinct token with its number of images (counted without

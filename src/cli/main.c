@@ -44,7 +44,8 @@ static const option_row option_rows[] = {
      "exit 1 when a library is this bad or worse: none (default), partial, jit"},
     {"format", OPT_FORMAT, "FMT", "report format: text (default) or json"},
     {"detail", OPT_DETAIL, NULL,
-     "list every container and its images; when judging, the containers that fail"},
+     "list every container and its images; when judging, the containers that fail and their "
+     "kernels"},
     {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header"},
     {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
@@ -408,6 +409,7 @@ int main(int argc, char **argv)
         cfg.scan.targets = cfg.report.targets = targets;
         cfg.scan.target_count = cfg.report.target_count = ntargets;
         cfg.report.driver_cuda = cfg.scan.driver_cuda;
+        cfg.scan.kernel_names = cfg.report.detail;
     }
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);

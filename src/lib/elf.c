@@ -52,6 +52,15 @@ static smc_variant tkinfo_variant(const uint8_t *p, size_t n)
     return SMC_VARIANT_NONE;
 }
 
+/* Kernels live in .text.<name> sections (§6); the first three names are kept. */
+static void add_kernel(smc_cubin_info *info, const char *name)
+{
+    size_t len = strlen(info->names);
+    if (info->kernels < 3 && len + strlen(name) + 3 < sizeof info->names)
+        snprintf(info->names + len, sizeof info->names - len, "%s%s", len ? ", " : "", name);
+    info->kernels++;
+}
+
 smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *info,
                              smc_fatbin_error *err)
 {
@@ -94,7 +103,10 @@ smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *i
             GElf_Shdr sh;
             const char *name;
             if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name))) continue;
-            if (strncmp(name, ".text.", 6) == 0) info->has_kernels = true;
+            if (strncmp(name, ".text.", 6) == 0) {
+                add_kernel(info, name + 6);
+                info->has_kernels = true;
+            }
             if (v2 && strcmp(name, ".note.nv.tkinfo") == 0 && sh.sh_type != SHT_NOBITS &&
                 smc_in_range(len, sh.sh_offset, sh.sh_size))
                 info->variant = tkinfo_variant(copy + sh.sh_offset, sh.sh_size);

@@ -100,6 +100,8 @@ typedef struct smc_cubin_info {
     unsigned abi;        /* EI_ABIVERSION: 7 (CUDA <= 12) or 8 (CUDA 13) */
     bool relocatable;    /* ET_REL: -rdc code */
     bool has_kernels;    /* a .text.* section exists */
+    size_t kernels;      /* how many */
+    char names[256];     /* the first few, comma-separated: "_Z6kernelPf, _Z4scalePfi" */
 } smc_cubin_info;
 
 /* Reads a cubin's ELF header and sections. SMC_ERR_FORMAT with err when it is not a cubin. */

@@ -96,6 +96,10 @@ static void library_clear(smc_library *lib)
     for (size_t i = 0; i < lib->judgement_count; i++) {
         free(lib->judgements[i].reason);
         free(lib->judgements[i].warnings);
+        for (size_t k = 0;
+             lib->judgements[i].failing_kernels && k < lib->judgements[i].failing_count; k++)
+            free(lib->judgements[i].failing_kernels[k]);
+        free(lib->judgements[i].failing_kernels);
         free(lib->judgements[i].failing);
     }
     free(lib->judgements);

@@ -95,8 +95,15 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", j->warnings ? cJSON_CreateString(j->warnings) : cJSON_CreateNull());
     if (opt && opt->detail) {
         cJSON *fails = add(b, o, "failing_containers", cJSON_CreateArray());
-        for (size_t i = 0; fails && i < j->failing_count; i++)
-            add(b, fails, NULL, cJSON_CreateNumber((double)lib->containers[j->failing[i]].offset));
+        for (size_t i = 0; fails && i < j->failing_count; i++) {
+            const smc_container *c = &lib->containers[j->failing[i]];
+            cJSON *f = add(b, fails, NULL, cJSON_CreateObject());
+            if (!f) break;
+            add(b, f, "offset", cJSON_CreateNumber((double)c->offset));
+            add(b, f, "section", c->section ? cJSON_CreateString(c->section) : cJSON_CreateNull());
+            const char *k = j->failing_kernels ? j->failing_kernels[i] : NULL;
+            add(b, f, "kernels", k ? cJSON_CreateString(k) : cJSON_CreateNull());
+        }
     }
     return o;
 }

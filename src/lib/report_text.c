@@ -108,6 +108,8 @@ static void print_why(FILE *out, const smc_library *lib, const smc_judgement *j,
             fprintf(out, " %s", smc_image_token(&lib->images[i], tok));
         }
         fputc('\n', out);
+        if (j->failing_kernels && j->failing_kernels[f])
+            fprintf(out, "%s    kernels: %s\n", indent, j->failing_kernels[f]);
     }
 }
 

@@ -45,30 +45,79 @@ typedef struct bytes {
     uint64_t len;
 } bytes;
 
+/* Reads the cubin of image i of container c: SMC_OK with info, or another status when it cannot
+ * be read (decompressed, parsed). */
+static smc_status read_cubin(const bytes *b, const smc_container *c, const smc_image *img,
+                             smc_cubin_info *info)
+{
+    smc_fatbin_error err;
+    if (c->bare_cubin) /* the cubin is the container's bytes (an archive member too) */
+        return smc_in_range(b->len, c->offset, c->size)
+                   ? smc_cubin_inspect(b->buf + c->offset, c->size, info, &err)
+                   : SMC_ERR_FORMAT;
+    uint8_t *data = NULL;
+    smc_status st = smc_image_payload(b->buf, b->len, img, &data, &err);
+    if (st == SMC_OK) st = smc_cubin_inspect(data, img->size, info, &err);
+    free(data);
+    return st;
+}
+
 /* Does the container hold a kernel: a cubin with a .text.* section? Asked by the judge only of
  * containers that would fail, so the decompression stays rare. */
 static bool has_kernels(void *ctx, const smc_library *lib, size_t index)
 {
-    const bytes *b = ctx;
     const smc_container *c = &lib->containers[index];
     for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
-        const smc_image *img = &lib->images[i];
-        if (img->kind != SMC_IMAGE_CUBIN) continue;
-        uint8_t *data = NULL;
-        smc_fatbin_error err;
         smc_cubin_info info;
-        bool kernels = true; /* what cannot be read is assumed to count */
-        if (c->bare_cubin) { /* the cubin is the container's bytes (an archive member) */
-            kernels = !smc_in_range(b->len, c->offset, c->size) ||
-                      smc_cubin_inspect(b->buf + c->offset, c->size, &info, &err) != SMC_OK ||
-                      info.has_kernels;
-        } else if (smc_image_payload(b->buf, b->len, img, &data, &err) == SMC_OK) {
-            kernels = smc_cubin_inspect(data, img->size, &info, &err) != SMC_OK || info.has_kernels;
-        }
-        free(data);
-        if (kernels) return true;
+        if (lib->images[i].kind != SMC_IMAGE_CUBIN) continue;
+        /* what cannot be read is assumed to count */
+        if (read_cubin(ctx, c, &lib->images[i], &info) != SMC_OK || info.has_kernels) return true;
     }
     return false;
+}
+
+/* The kernels of a container's first readable cubin, for --detail; NULL when there is none. */
+static char *kernel_names(const bytes *b, const smc_library *lib, size_t index)
+{
+    const smc_container *c = &lib->containers[index];
+    for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
+        smc_cubin_info info;
+        if (lib->images[i].kind != SMC_IMAGE_CUBIN ||
+            read_cubin(b, c, &lib->images[i], &info) != SMC_OK || !info.kernels)
+            continue;
+        if (info.kernels <= 3) return smc_strdup(info.names);
+        return smc_asprintf("%s (+%zu more)", info.names, info.kernels - 3);
+    }
+    return NULL;
+}
+
+/* Names the kernels of every failing container, each container read once. */
+static smc_status name_kernels(smc_library *lib, const bytes *b)
+{
+    char **cache = calloc(lib->container_count, sizeof *cache);
+    bool *done = calloc(lib->container_count, sizeof *done);
+    smc_status st = cache && done ? SMC_OK : SMC_ERR_NOMEM;
+    for (size_t t = 0; t < lib->judgement_count && st == SMC_OK; t++) {
+        smc_judgement *j = &lib->judgements[t];
+        if (!j->failing_count) continue;
+        if (!(j->failing_kernels = calloc(j->failing_count, sizeof *j->failing_kernels))) {
+            st = SMC_ERR_NOMEM;
+            break;
+        }
+        for (size_t k = 0; k < j->failing_count; k++) {
+            size_t c = j->failing[k];
+            if (!done[c]) {
+                cache[c] = kernel_names(b, lib, c);
+                done[c] = true;
+            }
+            if (cache[c] && !(j->failing_kernels[k] = smc_strdup(cache[c]))) st = SMC_ERR_NOMEM;
+        }
+    }
+    for (size_t c = 0; cache && c < lib->container_count; c++)
+        free(cache[c]);
+    free(cache);
+    free(done);
+    return st;
 }
 
 smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
@@ -79,6 +128,7 @@ smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *bu
         bytes b = {buf, len};
         st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, has_kernels,
                                &b);
+        if (st == SMC_OK && opt->kernel_names) st = name_kernels(lib, &b);
     }
     if (st != SMC_OK) {
         smc_library_free(lib);
