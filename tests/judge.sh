@@ -94,6 +94,12 @@ check "the local GPU gates: exit 1" [ "$status" -eq 1 ]
 out=$(cd "$fixtures" && env SMCHECK_LIBCUDA="$stub" "STUB_DEVICES=H|9.0|0" "$smcheck" --gpu auto --driver 13.0 nvcc/plain.o 2>&1)
 check "--gpu auto, --driver wins over the local driver" has "$out" "driver: CUDA 13.0 (--driver)"
 
+out=$(cd "$fixtures" && env SMCHECK_LIBCUDA="$stub" STUB_INIT_ERROR=803 "$smcheck" nvcc/kernel.cubin 2>&1)
+status=$?
+check "a broken driver falls back to the matrix, with its reason" has "$out" \
+    "no local GPU (libcuda.so.1 does not match the loaded NVIDIA kernel module"
+check "the fallback matrix does not fail the run" [ "$status" -eq 0 ]
+
 printf '# a newer table\n9.9\tFuture GPU 9000\tNext\trep\n' >"$tmp/table.tsv"
 run --gpu-table "$tmp/table.tsv" --gpu "future gpu 9000" nvcc/kernel.cubin
 check "--gpu-table names a new GPU" has "$out" "targets: sm_99 Future GPU 9000 (9.9)"
