@@ -63,12 +63,9 @@ static smc_status fail(smc_fatbin_error *err, uint64_t offset, const char *fmt, 
     return SMC_ERR_FORMAT;
 }
 
-/* Reads the entry at e, which the caller has checked lies in [e, cend) with room for the fixed
- * part; fills img or explains why the entry cannot be right (§3). */
-static smc_status read_entry(const uint8_t *buf, uint64_t e, uint64_t cend, smc_fatbin_mode mode,
-                             smc_image *img, smc_fatbin_error *err)
+smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_fatbin_mode mode,
+                            smc_image *img, uint64_t *next, smc_fatbin_error *err)
 {
-    const uint8_t *p = buf + e;
     unsigned kind = smc_le16(p), version = smc_le16(p + 2);
     uint64_t hsize = smc_le32(p + 4), padded = smc_le64(p + 8), csize = smc_le32(p + 0x10);
     uint64_t flags = smc_le64(p + 0x28), usize = smc_le64(p + 0x38);
@@ -119,17 +116,14 @@ static smc_status read_entry(const uint8_t *buf, uint64_t e, uint64_t cend, smc_
         img->stored_size = csize;
         img->size = usize;
     }
+    *next = e + hsize + padded; /* paddedSize, not the compressed size, leads on (§3.4) */
     return SMC_OK;
 }
 
-smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit, uint64_t off,
-                            smc_fatbin_mode mode, uint64_t *end, smc_fatbin_error *err)
+smc_status smc_fatbin_header(const uint8_t *p, uint64_t off, uint64_t limit, smc_fatbin_mode mode,
+                             uint64_t *entries, uint64_t *end, smc_fatbin_error *err)
 {
     *end = 0;
-    if (!smc_in_range(limit, off, CONTAINER_HEADER))
-        return fail(err, off, "container header runs past the end (%llu bytes left)",
-                    (unsigned long long)(limit > off ? limit - off : 0));
-    const uint8_t *p = buf + off;
     if (smc_le32(p) != SMC_FATBIN_MAGIC) return fail(err, off, "no container magic");
     unsigned version = smc_le16(p + 4), hsize = smc_le16(p + 6);
     uint64_t fatsize = smc_le64(p + 8);
@@ -139,21 +133,34 @@ smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit
     if (fatsize > limit - off - hsize)
         return fail(err, off, "container of %llu bytes runs past the end (%llu bytes left)",
                     (unsigned long long)fatsize, (unsigned long long)(limit - off - hsize));
-    uint64_t cend = off + hsize + fatsize;
-    *end = cend;
+    *entries = off + hsize;
+    *end = off + hsize + fatsize;
     if (mode == SMC_FATBIN_CANDIDATE && fatsize == 0)
         return fail(err, off, "empty container outside a fatbin section");
+    return SMC_OK;
+}
+
+smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit, uint64_t off,
+                            smc_fatbin_mode mode, uint64_t *end, smc_fatbin_error *err)
+{
+    uint64_t e = 0, cend;
+    *end = 0;
+    if (!smc_in_range(limit, off, CONTAINER_HEADER))
+        return fail(err, off, "container header runs past the end (%llu bytes left)",
+                    (unsigned long long)(limit > off ? limit - off : 0));
+    smc_status st = smc_fatbin_header(buf + off, off, limit, mode, &e, end, err);
+    if (st != SMC_OK) return st;
+    cend = *end;
 
     size_t first = lib->image_count;
-    smc_status st = SMC_OK;
-    for (uint64_t e = off + hsize; e < cend;) {
+    while (e < cend) {
         smc_image img;
         if (cend - e < ENTRY_HEADER) {
             st = fail(err, e, "entry header truncated: %llu bytes left in the container",
                       (unsigned long long)(cend - e));
             break;
         }
-        if ((st = read_entry(buf, e, cend, mode, &img, err)) != SMC_OK) break;
+        if ((st = smc_fatbin_entry(buf + e, e, cend, mode, &img, &e, err)) != SMC_OK) break;
         smc_image *slot = smc_push(&lib->images, lib->image_count, sizeof *slot);
         if (!slot) {
             st = SMC_ERR_NOMEM;
@@ -161,7 +168,6 @@ smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit
         }
         *slot = img;
         lib->image_count++;
-        e += img.header_size + smc_le64(buf + e + 8); /* paddedSize leads on (§3.4) */
     }
     smc_container *c =
         st == SMC_OK ? smc_push(&lib->containers, lib->container_count, sizeof *c) : NULL;

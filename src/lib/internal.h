@@ -73,6 +73,16 @@ typedef struct smc_fatbin_error {
  * is fine); a candidate found elsewhere must prove itself entry by entry before it counts. */
 typedef enum smc_fatbin_mode { SMC_FATBIN_SECTION, SMC_FATBIN_CANDIDATE } smc_fatbin_mode;
 
+/* Checks the 16-byte container header at p (the container starts at off and must end by limit);
+ * sets *entries where its entries start and *end past it (0 unless its size is sound). */
+smc_status smc_fatbin_header(const uint8_t *p, uint64_t off, uint64_t limit, smc_fatbin_mode mode,
+                             uint64_t *entries, uint64_t *end, smc_fatbin_error *err);
+
+/* Reads the 64-byte fixed entry header at p, the entry starting at e in a container ending at
+ * cend (cend - e >= 64 is the caller's to check); fills img and sets *next past the entry. */
+smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_fatbin_mode mode,
+                            smc_image *img, uint64_t *next, smc_fatbin_error *err);
+
 /* Parses the container at buf[off] that must end by limit (limit <= len of buf). On SMC_OK it
  * has appended the container and its images to lib and set *end past it. On SMC_ERR_FORMAT lib is
  * unchanged, err says why and *end is past the container when its size was sound, else 0. */
