@@ -312,55 +312,76 @@ static const char *ptx_directive(const char *text, size_t n, const char *name, s
     return NULL;
 }
 
-static smc_status verify_ptx(smc_library *lib, const smc_image *img, const char *tok,
-                             const uint8_t *text, uint64_t n)
+/* The checks of --verify report through err, as "problem" (SMC_ERR_FORMAT). */
+static smc_status verify_ptx(const smc_image *img, const uint8_t *text, uint64_t n,
+                             smc_fatbin_error *err)
 {
     const char *t = (const char *)text;
     size_t len = strnlen(t, n), rest;
     unsigned major, minor;
     const char *v = ptx_directive(t, len, ".version", &rest);
     char line[64];
-    if (!v) return smc_library_add_finding(lib, img->offset, "%s image: PTX has no .version", tok);
+    if (!v) return fail(err, img->offset, "PTX has no .version");
     snprintf(line, sizeof line, "%.*s", (int)(rest < 63 ? rest : 63), v);
     if (sscanf(line, " %u.%u", &major, &minor) != 2 || major != img->version_major ||
         minor != img->version_minor)
-        return smc_library_add_finding(lib, img->offset,
-                                       "%s image: PTX says .version%s, the header %u.%u", tok, line,
-                                       img->version_major, img->version_minor);
+        return fail(err, img->offset, "PTX says .version%s, the header %u.%u", line,
+                    img->version_major, img->version_minor);
     const char *tg = ptx_directive(t, len, ".target", &rest);
-    if (!tg) return smc_library_add_finding(lib, img->offset, "%s image: PTX has no .target", tok);
+    if (!tg) return fail(err, img->offset, "PTX has no .target");
     snprintf(line, sizeof line, "%.*s", (int)(rest < 63 ? rest : 63), tg);
     /* ".target sm_90a" or ".target sm_80, debug": compare the first word with the token. */
-    char want[SMC_TOKEN_MAX + 4];
+    char tok[SMC_TOKEN_MAX], want[SMC_TOKEN_MAX + 4];
+    smc_image_token(img, tok);
     snprintf(want, sizeof want, "sm_%s", tok + strlen("compute_"));
     const char *w = line + strspn(line, " \t");
     size_t wl = strcspn(w, " \t,");
     if (wl != strlen(want) || memcmp(w, want, wl) != 0)
-        return smc_library_add_finding(lib, img->offset, "%s image: PTX says .target %.*s", tok,
-                                       (int)wl, w);
+        return fail(err, img->offset, "PTX says .target %.*s", (int)wl, w);
     return SMC_OK;
 }
 
-static smc_status verify_cubin(smc_library *lib, const smc_image *img, const char *tok,
-                               uint8_t *elf, uint64_t n)
+static smc_status verify_cubin(const smc_image *img, uint8_t *elf, uint64_t n,
+                               smc_fatbin_error *err)
 {
     smc_cubin_info info;
-    smc_fatbin_error err;
-    if (smc_cubin_inspect(elf, n, &info, &err) != SMC_OK)
-        return smc_library_add_finding(lib, img->offset, "%s image: %s", tok, err.message);
-    if (info.arch != img->arch)
-        return smc_library_add_finding(lib, img->offset, "%s image: the cubin is for SM %u", tok,
-                                       info.arch);
+    smc_status st = smc_cubin_inspect(elf, n, &info, err);
+    if (st != SMC_OK) {
+        err->offset = img->offset;
+        return st;
+    }
+    if (info.arch != img->arch) return fail(err, img->offset, "the cubin is for SM %u", info.arch);
     /* The entry version is 1.<ELF ABI version>: 1.7 for ABI v1, 1.8 for ABI v2 (§6). */
     if (img->version_major == 1 && img->version_minor != info.abi)
-        return smc_library_add_finding(
-            lib, img->offset, "%s image: entry version %u.%u but the cubin has ELF ABI version %u",
-            tok, img->version_major, img->version_minor, info.abi);
+        return fail(err, img->offset, "entry version %u.%u but the cubin has ELF ABI version %u",
+                    img->version_major, img->version_minor, info.abi);
     if (info.variant != SMC_VARIANT_NONE && info.variant != img->variant)
-        return smc_library_add_finding(
-            lib, img->offset, "%s image: the cubin was built for the %s variant", tok,
-            info.variant == SMC_VARIANT_A ? "arch-specific (a)" : "family (f)");
+        return fail(err, img->offset, "the cubin was built for the %s variant",
+                    info.variant == SMC_VARIANT_A ? "arch-specific (a)" : "family (f)");
     return SMC_OK;
+}
+
+smc_status smc_image_check(const uint8_t *buf, uint64_t len, const smc_image *img, void *zctx,
+                           smc_fatbin_error *err)
+{
+    if (img->kind == SMC_IMAGE_LTO) return SMC_OK; /* opaque by design (§8) */
+    uint8_t *data;
+    smc_status st = payload(buf, len, img, zctx, &data, err);
+    if (st == SMC_OK)
+        st = img->kind == SMC_IMAGE_PTX ? verify_ptx(img, data, img->size, err)
+                                        : verify_cubin(img, data, img->size, err);
+    free(data);
+    return st;
+}
+
+void *smc_zstd_new(void)
+{
+    return ZSTD_createDCtx();
+}
+
+void smc_zstd_free(void *zctx)
+{
+    ZSTD_freeDCtx(zctx);
 }
 
 smc_status smc_library_verify(smc_library *lib, const uint8_t *buf, uint64_t len)
@@ -372,20 +393,14 @@ smc_status smc_library_verify(smc_library *lib, const uint8_t *buf, uint64_t len
         const smc_container *ct = &lib->containers[c];
         if (ct->bare_cubin) continue; /* the file itself was read as a cubin */
         for (size_t i = ct->first_image; i < ct->first_image + ct->image_count; i++) {
-            smc_image img = lib->images[i];          /* a copy: findings may move lib's arrays */
-            if (img.kind == SMC_IMAGE_LTO) continue; /* opaque by design (§8) */
-            char tok[SMC_TOKEN_MAX];
-            smc_image_token(&img, tok);
-            uint8_t *data;
+            smc_image img = lib->images[i]; /* a copy: findings may move lib's arrays */
             smc_fatbin_error err;
-            st = payload(buf, len, &img, z, &data, &err);
-            if (st == SMC_ERR_FORMAT)
-                st = smc_library_add_finding(lib, err.offset, "%s image: %s", tok, err.message);
-            else if (st == SMC_OK && img.kind == SMC_IMAGE_PTX)
-                st = verify_ptx(lib, &img, tok, data, img.size);
-            else if (st == SMC_OK)
-                st = verify_cubin(lib, &img, tok, data, img.size);
-            free(data);
+            st = smc_image_check(buf, len, &img, z, &err);
+            if (st == SMC_ERR_FORMAT) {
+                char tok[SMC_TOKEN_MAX];
+                st = smc_library_add_finding(lib, err.offset, "%s image: %s",
+                                             smc_image_token(&img, tok), err.message);
+            }
             if (st != SMC_OK) break;
         }
     }

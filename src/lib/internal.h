@@ -99,6 +99,13 @@ smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start,
 smc_status smc_image_payload(const uint8_t *buf, uint64_t len, const smc_image *img, uint8_t **out,
                              smc_fatbin_error *err);
 
+/* Decompresses one image of buf and checks it against its header (--verify): SMC_ERR_FORMAT with
+ * err when they disagree. zctx is a Zstandard context from smc_zstd_new (reused across calls). */
+smc_status smc_image_check(const uint8_t *buf, uint64_t len, const smc_image *img, void *zctx,
+                           smc_fatbin_error *err);
+void *smc_zstd_new(void);
+void smc_zstd_free(void *zctx);
+
 /* Checks every image of the library against its payload (--verify); mismatches become findings. */
 smc_status smc_library_verify(smc_library *lib, const uint8_t *buf, uint64_t len);
 
