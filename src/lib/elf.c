@@ -119,20 +119,14 @@ smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *i
 
 /* Host ELF files ------------------------------------------------------------------------------ */
 
-typedef struct section {
-    const char *name; /* points into libelf's copy of the string table */
-    uint64_t offset, size;
-    bool walk; /* a fatbin section, whole in the file */
-} section;
-
 static int by_offset(const void *a, const void *b)
 {
-    const section *x = a, *y = b;
+    const smc_section *x = a, *y = b;
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
 /* The section whose bytes hold off, for naming where a container was found. */
-static const char *section_at(const section *secs, size_t n, uint64_t off)
+const char *smc_section_at(const smc_section *secs, size_t n, uint64_t off)
 {
     for (size_t i = 0; i < n; i++)
         if (off >= secs[i].offset && off - secs[i].offset < secs[i].size) return secs[i].name;
@@ -140,7 +134,9 @@ static const char *section_at(const section *secs, size_t n, uint64_t off)
 }
 
 /* Reads the section table. Its defects become findings; what could be read is returned. */
-static smc_status read_sections(smc_library *lib, Elf *e, uint64_t len, section **out, size_t *n)
+/* image_len: the bytes libelf reads the table from; len: the file's, which sections must fit. */
+static smc_status read_sections(smc_library *lib, Elf *e, uint64_t image_len, uint64_t len,
+                                smc_section **out, size_t *n)
 {
     size_t count, shstrndx;
     *out = NULL;
@@ -150,7 +146,7 @@ static smc_status read_sections(smc_library *lib, Elf *e, uint64_t len, section 
     if (!gelf_getehdr(e, &eh))
         return smc_library_add_finding(lib, 0, "unreadable ELF header: %s", elf_errmsg(-1));
     uint64_t table = (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) * eh.e_shentsize;
-    if (eh.e_shoff != 0 && !smc_in_range(len, eh.e_shoff, table))
+    if (eh.e_shoff != 0 && !smc_in_range(image_len, eh.e_shoff, table))
         return smc_library_add_finding(
             lib, eh.e_shoff,
             "section header table (offset 0x%llx, %llu bytes) runs past the end of the file "
@@ -159,7 +155,7 @@ static smc_status read_sections(smc_library *lib, Elf *e, uint64_t len, section 
     if (elf_getshdrnum(e, &count) != 0 || elf_getshdrstrndx(e, &shstrndx) != 0)
         return smc_library_add_finding(lib, SMC_NO_OFFSET, "unreadable section table: %s",
                                        elf_errmsg(-1));
-    section *secs = NULL;
+    smc_section *secs = NULL;
     size_t k = 0;
     smc_status st = SMC_OK;
     for (size_t i = 1; i < count && st == SMC_OK; i++) {
@@ -189,12 +185,12 @@ static smc_status read_sections(smc_library *lib, Elf *e, uint64_t len, section 
             size = len - sh.sh_offset;
             fatbin = false;
         }
-        section *s = smc_push(&secs, k, sizeof *s);
+        smc_section *s = smc_push(&secs, k, sizeof *s);
         if (!s) {
             st = SMC_ERR_NOMEM;
             break;
         }
-        *s = (section){name, sh.sh_offset, size, fatbin};
+        *s = (smc_section){name, sh.sh_offset, size, fatbin};
         k++;
     }
     if (k) qsort(secs, k, sizeof *secs, by_offset);
@@ -207,7 +203,7 @@ static smc_status read_sections(smc_library *lib, Elf *e, uint64_t len, section 
  * sections (cuFFT's .ldata, §1) and load them at run time. Each candidate must parse entry by
  * entry before it counts; one that does not is just bytes that looked like a header. */
 static smc_status search_gap(smc_library *lib, const uint8_t *buf, uint64_t from, uint64_t to,
-                             const section *secs, size_t nsecs)
+                             const smc_section *secs, size_t nsecs)
 {
     uint64_t p = (from + 7) & ~(uint64_t)7; /* containers are 8-aligned in the file */
     while ((p = smc_fatbin_find(buf, p, to)) < to) {
@@ -219,13 +215,101 @@ static smc_status search_gap(smc_library *lib, const uint8_t *buf, uint64_t from
             p += 8;
             continue;
         }
-        const char *name = section_at(secs, nsecs, p);
+        const char *name = smc_section_at(secs, nsecs, p);
         smc_container *c = &lib->containers[lib->container_count - 1];
         if (name && !(c->section = smc_strdup(name))) return SMC_ERR_NOMEM;
         c->relocatable = name && strcmp(name, RELFATBIN) == 0;
         p = (end + 7) & ~(uint64_t)7;
     }
     return SMC_OK;
+}
+
+/* Writes v as a width-byte integer in the ELF's byte order. */
+static void put_word(uint8_t *p, uint64_t v, int width, bool big)
+{
+    for (int i = 0; i < width; i++)
+        p[big ? width - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_word(const uint8_t *p, int width, bool big)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < width; i++)
+        v |= (uint64_t)p[big ? width - 1 - i : i] << (8 * i);
+    return v;
+}
+
+smc_status smc_elf_stream_sections(smc_library *lib, const uint8_t *head, size_t head_len,
+                                   const uint8_t *region, uint64_t region_start, size_t region_len,
+                                   uint64_t file_len, smc_section **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (head_len < EI_NIDENT || memcmp(head, ELFMAG, SELFMAG) != 0) return SMC_OK;
+    bool is64 = head[EI_CLASS] == ELFCLASS64, big = head[EI_DATA] == ELFDATA2MSB;
+    size_t ehsize = is64 ? 64 : 52;
+    int wide = is64 ? 8 : 4;
+    if (head_len < ehsize) return smc_library_add_finding(lib, 0, "ELF header truncated");
+    uint64_t shoff = get_word(head + (is64 ? 0x28 : 0x20), wide, big);
+    uint64_t shentsize = get_word(head + (is64 ? 0x3a : 0x2e), 2, big);
+    uint64_t shnum = get_word(head + (is64 ? 0x3c : 0x30), 2, big);
+    uint64_t shstrndx = get_word(head + (is64 ? 0x3e : 0x32), 2, big);
+    uint64_t table = (shnum ? shnum : 1) * shentsize;
+    if (shoff == 0) return SMC_OK;
+    if (!smc_in_range(file_len, shoff, table))
+        return smc_library_add_finding(
+            lib, shoff,
+            "section header table (offset 0x%llx, %llu bytes) runs past the end of the file "
+            "(%llu bytes)",
+            (unsigned long long)shoff, (unsigned long long)table, (unsigned long long)file_len);
+    if (shoff < region_start || !smc_in_range(region_len, shoff - region_start, table))
+        return smc_library_add_finding(lib, shoff, "section header table was not kept");
+
+    /* A small ELF for libelf: the header, then the kept bytes, with the table's offset and the
+     * section-name table's moved to where they now lie. Other sections keep their file offsets,
+     * which is what the containers are placed by. */
+    size_t mini_len = ehsize + region_len;
+    uint8_t *mini = malloc(mini_len);
+    if (!mini) return SMC_ERR_NOMEM;
+    memcpy(mini, head, ehsize);
+    memcpy(mini + ehsize, region, region_len);
+    put_word(mini + (is64 ? 0x28 : 0x20), ehsize + (shoff - region_start), wide, big);
+    put_word(mini + (is64 ? 0x20 : 0x1c), 0, wide, big); /* no program headers */
+    put_word(mini + (is64 ? 0x38 : 0x2c), 0, 2, big);
+    if (shstrndx < shnum && shentsize >= (is64 ? 64u : 40u)) {
+        uint8_t *sh = mini + ehsize + (shoff - region_start) + shstrndx * shentsize;
+        uint64_t off = get_word(sh + (is64 ? 0x18 : 0x10), wide, big);
+        uint64_t size = get_word(sh + (is64 ? 0x20 : 0x14), wide, big);
+        if (off >= region_start && smc_in_range(region_len, off - region_start, size))
+            put_word(sh + (is64 ? 0x18 : 0x10), ehsize + (off - region_start), wide, big);
+    }
+    Elf *e = open_memory(mini, mini_len);
+    smc_section *secs = NULL;
+    size_t k = 0;
+    smc_status st =
+        e ? read_sections(lib, e, mini_len, file_len, &secs, &k)
+          : smc_library_add_finding(lib, SMC_NO_OFFSET, "unreadable ELF: %s", elf_errmsg(-1));
+    for (size_t i = 0; i < k && st == SMC_OK; i++) /* the names outlive libelf's copy */
+        if (!(secs[i].name = smc_strdup(secs[i].name))) {
+            k = i;
+            st = SMC_ERR_NOMEM;
+        }
+    elf_end(e);
+    free(mini);
+    if (st != SMC_OK) {
+        smc_sections_free(secs, k);
+        return st;
+    }
+    *out = secs;
+    *n = k;
+    return SMC_OK;
+}
+
+void smc_sections_free(smc_section *secs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free((char *)secs[i].name);
+    free(secs);
 }
 
 static smc_status scan_bare_cubin(smc_library *lib, const uint8_t *buf, uint64_t len)
@@ -279,9 +363,9 @@ static smc_status scan_elf(smc_library *lib, Elf *e, const uint8_t *buf, uint64_
     GElf_Ehdr eh;
     if (gelf_getehdr(e, &eh) && eh.e_machine == EM_CUDA) return scan_bare_cubin(lib, buf, len);
 
-    section *secs;
+    smc_section *secs;
     size_t n;
-    smc_status st = read_sections(lib, e, len, &secs, &n);
+    smc_status st = read_sections(lib, e, len, len, &secs, &n);
     /* Walk the fatbin sections, then search the gaps between them (the whole file when the
      * section table is gone). */
     uint64_t covered = 0;

@@ -41,6 +41,10 @@ char *smc_strdup(const char *s);
 char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
 char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
 
+/* Whether container i of lib holds kernels; asked only of a container that would otherwise fail,
+ * since it may mean decompressing cubins. */
+typedef bool (*smc_kernel_probe)(void *ctx, const smc_library *lib, size_t container);
+
 /* Model builders. Each returns SMC_OK or SMC_ERR_NOMEM. */
 smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char *fmt, ...)
     SMC_PRINTF(3, 4);
@@ -125,6 +129,24 @@ typedef struct smc_cubin_info {
 smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *info,
                              smc_fatbin_error *err);
 
+/* A section of a host ELF file, as far as finding containers goes. */
+typedef struct smc_section {
+    const char *name;
+    uint64_t offset, size;
+    bool walk; /* .nv_fatbin or __nv_relfatbin, whole in the file: walked container by container */
+} smc_section;
+
+/* The section whose bytes hold off, or NULL. */
+const char *smc_section_at(const smc_section *secs, size_t n, uint64_t off);
+
+/* The sections of an ELF file that went by as a stream, from its first bytes (head) and the bytes
+ * kept around its section header table (region, which starts at file offset region_start).
+ * Defects become findings on lib. The names are copies: free with smc_sections_free. */
+smc_status smc_elf_stream_sections(smc_library *lib, const uint8_t *head, size_t head_len,
+                                   const uint8_t *region, uint64_t region_start, size_t region_len,
+                                   uint64_t file_len, smc_section **out, size_t *n);
+void smc_sections_free(smc_section *secs, size_t n);
+
 /* Scans one ELF file or ar archive held in buf (a private, writable mapping or copy: libelf may
  * convert headers in place). Libraries found are added to in. */
 smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
@@ -142,6 +164,20 @@ smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_
 smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
                               const smc_options *opt, smc_status st);
 
+/* The same for a library whose bytes are gone (a stream): the judge asks probe about kernels. */
+smc_status smc_library_finish_with(smc_input *in, smc_library *lib, const smc_options *opt,
+                                   smc_kernel_probe probe, void *ctx, smc_status st);
+
+/* stream.c: containers in bytes that pass once (a wheel member). ------------------------------ */
+
+typedef struct smc_stream smc_stream;
+/* total: the size the bytes are said to have (UINT64_MAX when unknown). */
+smc_stream *smc_stream_new(const smc_options *opt, uint64_t total);
+smc_status smc_stream_feed(smc_stream *s, const uint8_t *data, size_t n);
+/* Builds the library named name from what went by and adds it to in (as smc_library_finish). */
+smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name);
+void smc_stream_free(smc_stream *s);
+
 /* Scans an open regular file (fd is closed by the caller). */
 smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_options *opt);
 
@@ -158,10 +194,6 @@ int smc_driver_branch_for_cuda(int cuda_version);
 
 /* verdict.c -------------------------------------------------------------------------------------
  */
-
-/* Whether container i of lib holds kernels; asked only of a container that would otherwise fail,
- * since it may mean decompressing cubins. */
-typedef bool (*smc_kernel_probe)(void *ctx, const smc_library *lib, size_t container);
 
 /* What one image is for a GPU of compute capability cc (major*10 + minor) and a driver (CUDA
  * version, 0 unknown). *cause says why an image does not run (a SMC_CAUSE_ value). */

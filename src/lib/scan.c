@@ -120,21 +120,30 @@ static smc_status name_kernels(smc_library *lib, const bytes *b)
     return st;
 }
 
-smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
-                              const smc_options *opt, smc_status st)
+smc_status smc_library_finish_with(smc_input *in, smc_library *lib, const smc_options *opt,
+                                   smc_kernel_probe probe, void *ctx, smc_status st)
 {
-    if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
-    if (st == SMC_OK && opt && opt->target_count && lib->container_count) {
-        bytes b = {buf, len};
-        st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, has_kernels,
-                               &b);
-        if (st == SMC_OK && opt->kernel_names) st = name_kernels(lib, &b);
-    }
+    if (st == SMC_OK && opt && opt->target_count && lib->container_count)
+        st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, probe, ctx);
     if (st != SMC_OK) {
         smc_library_free(lib);
         return st;
     }
     return smc_input_take_library(in, lib);
+}
+
+smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
+                              const smc_options *opt, smc_status st)
+{
+    bytes b = {buf, len};
+    if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
+    if (st == SMC_OK && opt && opt->target_count && lib->container_count) {
+        st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, has_kernels,
+                               &b);
+        if (st == SMC_OK && opt->kernel_names) st = name_kernels(lib, &b);
+        opt = NULL; /* judged */
+    }
+    return smc_library_finish_with(in, lib, opt, NULL, NULL, st);
 }
 
 smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, size_t len,

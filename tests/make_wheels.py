@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""make_wheels.py OUTDIR: assembles test wheels and Python environment trees from the committed
+fixtures (../fixtures/nvcc and ../fixtures/gen, found relative to this script) into OUTDIR.
+
+What each output holds and what a correct scanner must report for it: fixtures/wheels.md.
+Python 3 standard library only. Deterministic: the zip files are written by the small writer below
+(not zipfile), so every byte is chosen here: members sorted by name, timestamps 1980-01-01 00:00,
+Unix mode 0644, deflate level 6. OUTDIR is removed first (after making any mode-000 directory left
+by a previous run removable again). One line per output on stdout.
+"""
+import base64
+import hashlib
+import json
+import os
+import shutil
+import stat
+import struct
+import sys
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.normpath(os.path.join(HERE, "..", "fixtures"))
+
+STORED, DEFLATED = 0, 8
+DOS_TIME, DOS_DATE = 0, (0 << 9) | (1 << 5) | 1  # 1980-01-01 00:00:00
+EXT_ATTR = (stat.S_IFREG | 0o644) << 16
+MADE_BY = (3 << 8) | 30  # Unix, spec 3.0
+
+
+def fixture(rel):
+    with open(os.path.join(FIX, rel), "rb") as f:
+        return f.read()
+
+
+def deflate(data, level=6):
+    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def record_hash(data):
+    d = hashlib.sha256(data).digest()
+    return "sha256=" + base64.urlsafe_b64encode(d).rstrip(b"=").decode()
+
+
+class Member:
+    """One zip entry. raw is the bytes stored in the archive (already compressed when method is
+    DEFLATED); crc and usize describe the uncompressed data. The *_claim fields and extras let a
+    defect be written on purpose."""
+
+    def __init__(self, name, data=None, method=DEFLATED, raw=None, crc=None, usize=None):
+        self.name = name
+        self.method = method
+        if raw is None:
+            raw = deflate(data) if method == DEFLATED else data
+        self.raw = raw
+        self.crc = zlib.crc32(data) if crc is None else crc
+        self.usize = len(data) if usize is None else usize
+        self.flags = 0
+        self.central_usize = None  # what the central directory says, when it lies
+        self.central_extra = b""
+        self.version_needed = 20
+
+
+def write_zip(path, members, sort=True):
+    """Writes members (sorted by name, stable) as a zip file; returns its bytes."""
+    if sort:
+        members = sorted(members, key=lambda m: m.name)
+    out = bytearray()
+    central = bytearray()
+    for m in members:
+        name = m.name.encode("utf-8")
+        off = len(out)
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, m.version_needed, m.flags, m.method,
+                           DOS_TIME, DOS_DATE, m.crc, len(m.raw), m.usize, len(name), 0)
+        out += name
+        out += m.raw
+        cu = m.usize if m.central_usize is None else m.central_usize
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, MADE_BY, m.version_needed,
+                               m.flags, m.method, DOS_TIME, DOS_DATE, m.crc, len(m.raw), cu,
+                               len(name), len(m.central_extra), 0, 0, 0, EXT_ATTR, off)
+        central += name + m.central_extra
+    cd_off = len(out)
+    out += central
+    out += struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central),
+                       cd_off, 0)
+    with open(path, "wb") as f:
+        f.write(out)
+    return bytes(out)
+
+
+def dist_info_files(dist, version, files, metadata_extra=(), tag=None, record_lines=None,
+                    installer=None, root_is_purelib="false"):
+    """The dist-info files of a distribution whose other files are `files` {relpath: bytes}.
+    Returns {relpath: bytes} including RECORD (correct unless record_lines is given)."""
+    di = "%s-%s.dist-info" % (dist.replace("-", "_"), version)
+    out = {}
+    meta = ["Metadata-Version: 2.1", "Name: %s" % dist, "Version: %s" % version]
+    meta += list(metadata_extra)
+    out[di + "/METADATA"] = ("\n".join(meta) + "\n").encode()
+    if tag is not None:
+        out[di + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: smcheck-make_wheels\n"
+                              "Root-Is-Purelib: %s\nTag: %s\n" % (root_is_purelib, tag)).encode()
+    if installer is not None:
+        out[di + "/INSTALLER"] = installer.encode()
+    if record_lines is None:
+        allf = dict(files)
+        allf.update(out)
+        record_lines = ["%s,%s,%d" % (p, record_hash(d), len(d)) for p, d in sorted(allf.items())]
+    record_lines = list(record_lines) + ["%s/RECORD,," % di]
+    out[di + "/RECORD"] = ("\n".join(record_lines) + "\n").encode()
+    return out
+
+
+def wheel(path, dist, version, tag, files, metadata_extra=(), stored=(), record_lines=None,
+          extra_members=()):
+    """A wheel holding files {name: bytes}; names in `stored` are ZIP_STORED."""
+    allf = dict(files)
+    allf.update(dist_info_files(dist, version, files, metadata_extra, tag, record_lines,
+                                root_is_purelib="true" if tag.endswith("-any") else "false"))
+    members = [Member(n, d, STORED if n in stored else DEFLATED) for n, d in allf.items()]
+    return write_zip(path, members + list(extra_members))
+
+
+def fake_pe_dll():
+    """A minimal PE32+ DLL image (x86-64): MZ header with e_lfanew 0x80, PE\\0\\0, COFF header,
+    a PE32+ optional header and one .text section header. 512 bytes, no device code."""
+    b = bytearray(512)
+    b[0:2] = b"MZ"
+    struct.pack_into("<H", b, 0x02, 0x90)  # bytes on last page
+    struct.pack_into("<H", b, 0x04, 3)  # pages
+    struct.pack_into("<H", b, 0x08, 4)  # header paragraphs
+    struct.pack_into("<I", b, 0x3C, 0x80)  # e_lfanew
+    msg = b"This program cannot be run in DOS mode.\r\r\n$"
+    b[0x4E:0x4E + len(msg)] = msg
+    b[0x80:0x84] = b"PE\0\0"
+    # COFF: machine AMD64, 1 section, no time stamp, optional header 0xF0, DLL|EXEC|LARGE_ADDR
+    struct.pack_into("<HHIIIHH", b, 0x84, 0x8664, 1, 0, 0, 0, 0xF0, 0x2022)
+    opt = 0x98
+    struct.pack_into("<HBB", b, opt, 0x20B, 14, 0)  # PE32+, linker 14.0
+    struct.pack_into("<I", b, opt + 16, 0x1000)  # AddressOfEntryPoint
+    struct.pack_into("<Q", b, opt + 24, 0x180000000)  # ImageBase
+    struct.pack_into("<II", b, opt + 32, 0x1000, 0x200)  # section / file alignment
+    struct.pack_into("<HH", b, opt + 48, 6, 0)  # subsystem version 6.0
+    struct.pack_into("<II", b, opt + 56, 0x2000, 0x200)  # SizeOfImage, SizeOfHeaders
+    struct.pack_into("<HH", b, opt + 68, 3, 0x160)  # console subsystem; DLL characteristics
+    struct.pack_into("<I", b, opt + 108, 16)  # NumberOfRvaAndSizes
+    sec = opt + 0xF0
+    b[sec:sec + 8] = b".text\0\0\0"
+    struct.pack_into("<IIII", b, sec + 8, 0x10, 0x1000, 0x200, 0x200)
+    struct.pack_into("<I", b, sec + 36, 0x60000020)  # code, execute, read
+    return bytes(b)
+
+
+def bomb_member(name, zeros_mib=200):
+    """A deflated member: a 64-byte ELF header (from nvcc/multi.so, with no sections and no
+    program headers) then zeros_mib MiB of zeros. Built from one full-flushed 1 MiB block repeated,
+    so it costs milliseconds; the stream is a valid deflate stream of the whole thing."""
+    hdr = bytearray(fixture("nvcc/multi.so")[:64])
+    struct.pack_into("<QQ", hdr, 0x20, 0, 0)  # e_phoff, e_shoff
+    struct.pack_into("<H", hdr, 0x38, 0)  # e_phnum
+    struct.pack_into("<HH", hdr, 0x3C, 0, 0)  # e_shnum, e_shstrndx
+    hdr = bytes(hdr)
+    mib = bytes(1 << 20)
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    head = c.compress(hdr) + c.flush(zlib.Z_FULL_FLUSH)
+    block = c.compress(mib) + c.flush(zlib.Z_FULL_FLUSH)
+    block2 = c.compress(mib) + c.flush(zlib.Z_FULL_FLUSH)
+    assert block == block2, "deflate of a zero block after a full flush is not repeatable"
+    tail = c.flush(zlib.Z_FINISH)
+    raw = head + block * zeros_mib + tail
+    crc = zlib.crc32(hdr)
+    sha = hashlib.sha256(hdr)
+    for _ in range(zeros_mib):
+        crc = zlib.crc32(mib, crc)
+        sha.update(mib)
+    usize = len(hdr) + zeros_mib * len(mib)
+    m = Member(name, None, DEFLATED, raw=raw, crc=crc, usize=usize)
+    digest = "sha256=" + base64.urlsafe_b64encode(sha.digest()).rstrip(b"=").decode()
+    return m, "%s,%s,%d" % (name, digest, usize)
+
+
+# ---------------------------------------------------------------------------------------------
+# Wheels
+
+DEMO_VERSION = "1.0+cu130"
+DEMO_TAG = "cp312-cp312-manylinux_2_28_x86_64"
+DEMO_META = ("Requires-Dist: nvidia-cuda-runtime==13.0.48", "Requires-Dist: numpy")
+
+
+def demo_cuda_files():
+    return {
+        "demo_cuda/__init__.py": b"from .version import cuda\n",
+        "demo_cuda/_C.so": fixture("nvcc/gplusplus.so"),
+        "demo_cuda/kernels/kernel.cubin": fixture("nvcc/kernel.cubin"),
+        "demo_cuda/lib/libmulti.so": fixture("nvcc/multi.so"),
+        "demo_cuda/lib/libvariants.so": fixture("nvcc/variants.so"),
+        "demo_cuda/version.py": b"__version__ = '1.0'\ncuda = '13.0'\n",
+    }
+
+
+def bad_base():
+    """The good part every broken wheel carries: distribution demo 1.0 with demo/good.so."""
+    return {"demo/__init__.py": b"", "demo/good.so": fixture("nvcc/multi.so")}
+
+
+BAD_TAG = "py3-none-linux_x86_64"
+
+
+def make_wheels(out, emit):
+    multi = fixture("nvcc/multi.so")
+
+    p = os.path.join(out, "demo_cuda-%s-%s.whl" % (DEMO_VERSION, DEMO_TAG))
+    wheel(p, "demo-cuda", DEMO_VERSION, DEMO_TAG, demo_cuda_files(), DEMO_META,
+          stored={"demo_cuda/_C.so"})
+    emit(p)
+
+    p = os.path.join(out, "demo_win-1.0-cp312-cp312-win_amd64.whl")
+    wheel(p, "demo-win", "1.0", "cp312-cp312-win_amd64",
+          {"demo_win/__init__.py": b"", "demo_win/kern.dll": fake_pe_dll()})
+    emit(p)
+
+    p = os.path.join(out, "nodevice-2.0-py3-none-any.whl")
+    wheel(p, "nodevice", "2.0", "py3-none-any",
+          {"nodevice/__init__.py": b"def hello():\n    return 'hello'\n",
+           "nodevice/data.txt": b"no device code here\n"})
+    emit(p)
+
+    # bad_corrupt: a good wheel whose central directory is overwritten (the end record is kept,
+    # so it still points at the directory, which no longer starts with PK\1\2).
+    p = os.path.join(out, "bad_corrupt.whl")
+    data = bytearray(wheel(p, "demo", "1.0", BAD_TAG, bad_base()))
+    eocd = data.rfind(b"PK\x05\x06")
+    cd_size, cd_off = struct.unpack_from("<II", data, eocd + 12)
+    for i in range(cd_off, cd_off + cd_size):
+        data[i] = 0xA5 ^ (i & 0xFF)
+    with open(p, "wb") as f:
+        f.write(data)
+    emit(p)
+
+    # bad_truncated: the first half of a good wheel. Members sort as demo-1.0.dist-info/...,
+    # demo/__init__.py, demo/good.so, so the cut falls inside good.so's data and the central
+    # directory and end record are gone.
+    p = os.path.join(out, "bad_truncated.whl")
+    data = wheel(p, "demo", "1.0", BAD_TAG, bad_base())
+    with open(p, "wb") as f:
+        f.write(data[: len(data) // 2])
+    emit(p)
+
+    # bad_bomb: big/zeros.so inflates to 200 MiB + 64 bytes from about 200 KB.
+    p = os.path.join(out, "bad_bomb.whl")
+    files = bad_base()
+    bomb, bomb_line = bomb_member("big/zeros.so")
+    wheel(p, "demo", "1.0", BAD_TAG, files, extra_members=[bomb],
+          record_lines=sorted(_record_for(files, "demo", "1.0", BAD_TAG) + [bomb_line]))
+    emit(p)
+
+    # bad_claims: huge/claims.so holds gplusplus.so, but the central directory says it inflates
+    # to 0x17_0000_0000 bytes (98,784,247,808) through a zip64 extra field; the local header
+    # tells the truth.
+    p = os.path.join(out, "bad_claims.whl")
+    files = bad_base()
+    gpp = fixture("nvcc/gplusplus.so")
+    claim = Member("huge/claims.so", gpp)
+    claim.central_usize = 0xFFFFFFFF
+    claim.central_extra = struct.pack("<HHQ", 0x0001, 8, 0x17_0000_0000)
+    claim.version_needed = 45
+    allf = dict(files)
+    allf["huge/claims.so"] = gpp
+    wheel(p, "demo", "1.0", BAD_TAG, files, extra_members=[claim],
+          record_lines=_record_for(allf, "demo", "1.0", BAD_TAG))
+    emit(p)
+
+    # bad_dupes: demo/dup.so twice (multi.so first, then gplusplus.so).
+    p = os.path.join(out, "bad_dupes.whl")
+    files = bad_base()
+    d1, d2 = multi, fixture("nvcc/gplusplus.so")
+    lines = _record_for(files, "demo", "1.0", BAD_TAG)
+    lines += ["demo/dup.so,%s,%d" % (record_hash(d1), len(d1)),
+              "demo/dup.so,%s,%d" % (record_hash(d2), len(d2))]
+    wheel(p, "demo", "1.0", BAD_TAG, files, record_lines=sorted(lines),
+          extra_members=[Member("demo/dup.so", d1), Member("demo/dup.so", d2)])
+    emit(p)
+
+    # bad_dotdot: ../../evil.so (multi.so) and /abs/evil2.so (gplusplus.so) next to demo/good.so.
+    p = os.path.join(out, "bad_dotdot.whl")
+    files = bad_base()
+    evil = {"../../evil.so": multi, "/abs/evil2.so": fixture("nvcc/gplusplus.so")}
+    allf = dict(files)
+    allf.update(evil)
+    wheel(p, "demo", "1.0", BAD_TAG, files, record_lines=_record_for(allf, "demo", "1.0", BAD_TAG),
+          extra_members=[Member(n, d) for n, d in evil.items()])
+    emit(p)
+
+    # bad_encrypted: demo/secret.so has general-purpose flag bit 0 (traditional PKWARE
+    # encryption) in both headers; its bytes are garbage (a 12-byte encryption header and 500
+    # bytes), so nothing can be inflated. RECORD lists it with the hash of those bytes.
+    p = os.path.join(out, "bad_encrypted.whl")
+    files = bad_base()
+    garbage = b"".join(hashlib.sha256(b"smcheck%d" % i).digest() for i in range(16))[:512]
+    enc = Member("demo/secret.so", None, DEFLATED, raw=garbage, crc=0x12345678, usize=35232)
+    enc.flags = 0x1
+    lines = _record_for(files, "demo", "1.0", BAD_TAG) + [
+        "demo/secret.so,%s,%d" % (record_hash(garbage), 35232)]
+    wheel(p, "demo", "1.0", BAD_TAG, files, record_lines=sorted(lines), extra_members=[enc])
+    emit(p)
+
+    # bad_record: RECORD gives demo/lib.so (multi.so) a wrong hash and size, and lists
+    # demo/missing.so, which is not in the wheel.
+    p = os.path.join(out, "bad_record.whl")
+    files = {"demo/__init__.py": b"", "demo/lib.so": multi}
+    lines = _record_for(files, "demo", "1.0", BAD_TAG)
+    wrong = record_hash(b"not the library")
+    lines = [("demo/lib.so,%s,%d" % (wrong, 12345)) if l.startswith("demo/lib.so,") else l
+             for l in lines]
+    lines.append("demo/missing.so,%s,%d" % (record_hash(b"missing"), 7))
+    wheel(p, "demo", "1.0", BAD_TAG, files, record_lines=sorted(lines))
+    emit(p)
+
+    # many_members: 20,000 tiny text members (stored) and one ELF member, many/libmulti.so.
+    p = os.path.join(out, "many_members.whl")
+    files = {"many/d%03d/f%05d.txt" % (i // 100, i): b"%d\n" % i for i in range(20000)}
+    files["many/libmulti.so"] = multi
+    files["many/__init__.py"] = b""
+    allf = dict(files)
+    allf.update(dist_info_files("many", "1.0", files, tag=BAD_TAG))
+    members = [Member(n, d, DEFLATED if n.endswith(".so") or "dist-info" in n else STORED)
+               for n, d in allf.items()]
+    write_zip(p, members)
+    emit(p)
+
+
+def _record_for(files, dist, version, tag):
+    """Correct RECORD lines (without RECORD's own line) for files plus METADATA and WHEEL."""
+    di = dist_info_files(dist, version, {}, tag=tag)
+    allf = dict(files)
+    allf.update({n: d for n, d in di.items() if not n.endswith("/RECORD")})
+    return ["%s,%s,%d" % (n, record_hash(d), len(d)) for n, d in sorted(allf.items())]
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment trees
+
+
+def put(path, data, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, mode)
+
+
+def install_dist(site, dist, version, files, metadata_extra=(), installer="pip\n"):
+    """Lays out files {relpath: bytes} under site-packages as pip does, with a dist-info holding
+    METADATA, INSTALLER, RECORD (paths relative to site), and WHEEL."""
+    for rel, data in files.items():
+        put(os.path.join(site, rel), data, 0o755 if rel.endswith(".so") else 0o644)
+    for rel, data in dist_info_files(dist, version, files, metadata_extra, tag="py3-none-any",
+                                     installer=installer).items():
+        put(os.path.join(site, rel), data)
+
+
+def venv(root, pyver):
+    put(os.path.join(root, "pyvenv.cfg"),
+        b"home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.12.3\n")
+    os.makedirs(os.path.join(root, "bin"), exist_ok=True)
+    os.symlink("/usr/bin/python3", os.path.join(root, "bin", "python3"))
+    os.symlink("python3", os.path.join(root, "bin", "python"))
+    site = os.path.join(root, "lib", "python%s" % pyver, "site-packages")
+    os.makedirs(site, exist_ok=True)
+    return site
+
+
+def make_envs(out, emit):
+    # venv/
+    root = os.path.join(out, "venv")
+    site = venv(root, "3.12")
+    install_dist(site, "demo-cuda", DEMO_VERSION, demo_cuda_files(), DEMO_META)
+    install_dist(site, "other-pkg", "0.5", {"other_pkg/__init__.py": b"",
+                                            "other_pkg/libother.so": fixture("nvcc/plain.o")})
+    put(os.path.join(site, "stray", "libstray.so"), fixture("nvcc/kernel.fatbin"))
+    # legacy_pkg: setup.py install style, egg-info with installed-files.txt (paths relative to
+    # the egg-info directory).
+    put(os.path.join(site, "legacy_pkg", "__init__.py"), b"")
+    put(os.path.join(site, "legacy_pkg", "liblegacy.so"), fixture("gen/old.cubin"), 0o755)
+    egg = os.path.join(site, "legacy_pkg-0.1-py3.12.egg-info")
+    put(os.path.join(egg, "PKG-INFO"),
+        b"Metadata-Version: 1.1\nName: legacy-pkg\nVersion: 0.1\nSummary: legacy\n")
+    put(os.path.join(egg, "top_level.txt"), b"legacy_pkg\n")
+    put(os.path.join(egg, "installed-files.txt"),
+        b"../legacy_pkg/__init__.py\n../legacy_pkg/liblegacy.so\nPKG-INFO\n"
+        b"installed-files.txt\ntop_level.txt\n")
+    emit(root)
+
+    # conda/
+    root = os.path.join(out, "conda")
+    meta = os.path.join(root, "conda-meta")
+    put(os.path.join(meta, "history"),
+        b"==> 2024-01-01 00:00:00 <==\n# cmd: conda create -p prefix cudatoolkit pytorch\n"
+        b"+defaults/linux-64::cudatoolkit-12.4.1-h0\n+pytorch/linux-64::pytorch-2.5.1-py3.12_cuda12.4\n")
+    sp = "lib/python3.12/site-packages"
+    pkgs = [
+        ("cudatoolkit", "12.4.1", "h0", "https://repo.anaconda.com/pkgs/main/linux-64",
+         {"lib/libcudart_like.so": fixture("nvcc/ptx_only.so")}),
+        ("pytorch", "2.5.1", "py3.12_cuda12.4", "https://conda.anaconda.org/pytorch/linux-64",
+         {sp + "/torch/__init__.py": b"",
+          sp + "/torch/lib/libtorch_like.so": fixture("nvcc/multi.so")}),
+    ]
+    for name, ver, build, channel, files in pkgs:
+        for rel, data in files.items():
+            put(os.path.join(root, rel), data, 0o755 if rel.endswith(".so") else 0o644)
+        rec = {
+            "build": build, "build_number": 0, "channel": channel, "depends": [],
+            "files": sorted(files),
+            "fn": "%s-%s-%s.tar.bz2" % (name, ver, build), "name": name,
+            "paths_data": {"paths": [{"_path": r, "path_type": "hardlink",
+                                      "sha256": hashlib.sha256(d).hexdigest(),
+                                      "size_in_bytes": len(d)}
+                                     for r, d in sorted(files.items())], "paths_version": 1},
+            "subdir": "linux-64", "version": ver,
+        }
+        put(os.path.join(meta, "%s-%s-%s.json" % (name, ver, build)),
+            (json.dumps(rec, indent=2, sort_keys=True) + "\n").encode())
+    install_dist(os.path.join(root, sp), "pip-pkg", "1.0",
+                 {"pip_pkg/__init__.py": b"", "pip_pkg/libpip.so": fixture("nvcc/comp_all.so")})
+    emit(root)
+
+    # rootfs/
+    root = os.path.join(out, "rootfs")
+    install_dist(os.path.join(root, "usr/lib/python3/dist-packages"), "deb-pkg", "3.0",
+                 {"deb_pkg/__init__.py": b"", "deb_pkg/libdeb.so": fixture("nvcc/rdc_linked.so")},
+                 installer="debian\n")
+    install_dist(os.path.join(root, "usr/local/lib/python3.12/site-packages"), "local-pkg", "1.2",
+                 {"local_pkg/__init__.py": b"", "local_pkg/liblocal.so": fixture("nvcc/comp_speed.so")})
+    site = venv(os.path.join(root, "opt/venv"), "3.12")
+    install_dist(site, "venv-pkg", "0.1",
+                 {"venv_pkg/__init__.py": b"", "venv_pkg/libvenv.so": fixture("gen/zstd_gen.so")})
+    cuda = os.path.join(root, "usr/local/cuda/lib64")
+    put(os.path.join(cuda, "libcuda_like.so"), fixture("nvcc/comp_default.so"), 0o755)
+    os.symlink("libcuda_like.so", os.path.join(cuda, "libcuda_like.so.1"))  # in-tree link
+    os.symlink(".", os.path.join(root, "loop"))  # a loop
+    os.makedirs(os.path.join(root, "run"))
+    os.mkfifo(os.path.join(root, "run", "fifo"))
+    lib = os.path.join(root, "usr/lib/x86_64-linux-gnu")
+    os.makedirs(lib)
+    os.symlink("libgone.so.1", os.path.join(lib, "libdangling.so"))  # dangling
+    # absolute link out of the tree, to a real library on this machine: following it is a bug
+    os.symlink(os.path.join(FIX, "nvcc", "multi.so"), os.path.join(lib, "libescape.so"))
+    put(os.path.join(root, "secret", "libhidden.so"), fixture("nvcc/multi.so"), 0o755)
+    os.chmod(os.path.join(root, "secret"), 0)
+    emit(root)
+
+
+def remove_tree(path):
+    if not os.path.lexists(path):
+        return
+    if os.path.isdir(path) and not os.path.islink(path):
+        for d, dirs, _ in os.walk(path, topdown=True, followlinks=False):
+            for name in dirs:
+                p = os.path.join(d, name)
+                if not os.path.islink(p):
+                    os.chmod(p, 0o755)
+        # os.walk lists a directory before it can enter the children, so a mode-000 directory
+        # is made searchable above before os.walk descends into it.
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: make_wheels.py OUTDIR\n")
+        return 64
+    out = argv[1]
+    remove_tree(out)
+    os.makedirs(out)
+
+    def emit(p):
+        kind = "dir " if os.path.isdir(p) else "%-4s" % "whl"
+        size = "" if os.path.isdir(p) else " %d bytes" % os.path.getsize(p)
+        print("%s %s%s" % (kind, os.path.relpath(p, out), size))
+
+    make_wheels(out, emit)
+    make_envs(out, emit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
