@@ -348,12 +348,13 @@ def put(path, data, mode=0o644):
     os.chmod(path, mode)
 
 
-def install_dist(site, dist, version, files, metadata_extra=(), installer="pip\n"):
+def install_dist(site, dist, version, files, metadata_extra=(), installer="pip\n",
+                 tag="py3-none-any"):
     """Lays out files {relpath: bytes} under site-packages as pip does, with a dist-info holding
     METADATA, INSTALLER, RECORD (paths relative to site), and WHEEL."""
     for rel, data in files.items():
         put(os.path.join(site, rel), data, 0o755 if rel.endswith(".so") else 0o644)
-    for rel, data in dist_info_files(dist, version, files, metadata_extra, tag="py3-none-any",
+    for rel, data in dist_info_files(dist, version, files, metadata_extra, tag=tag,
                                      installer=installer).items():
         put(os.path.join(site, rel), data)
 
@@ -373,7 +374,7 @@ def make_envs(out, emit):
     # venv/
     root = os.path.join(out, "venv")
     site = venv(root, "3.12")
-    install_dist(site, "demo-cuda", DEMO_VERSION, demo_cuda_files(), DEMO_META)
+    install_dist(site, "demo-cuda", DEMO_VERSION, demo_cuda_files(), DEMO_META, tag=DEMO_TAG)
     install_dist(site, "other-pkg", "0.5", {"other_pkg/__init__.py": b"",
                                             "other_pkg/libother.so": fixture("nvcc/plain.o")})
     put(os.path.join(site, "stray", "libstray.so"), fixture("nvcc/kernel.fatbin"))

@@ -145,7 +145,26 @@ typedef struct smc_library {
     unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
     smc_judgement *judgements; /* one per target when judging, else NULL */
     size_t judgement_count;
+    uint64_t file_size;   /* of the file (or wheel member) it came from */
+    size_t distribution;  /* index into its input's distributions; SMC_NONE when none claims it */
 } smc_library;
+
+#define SMC_NONE SIZE_MAX
+
+/* A Python distribution: a wheel, or one installed in an environment. */
+typedef struct smc_distribution {
+    char *name, *version;
+    char *local_version; /* "cu128" of "2.7.0+cu128"; NULL when none */
+    char *source;        /* "wheel", "dist-info", "egg-info", "conda" */
+    char *location;      /* the wheel, or its metadata in the environment */
+    char *tag;           /* a wheel's tags ("cp312-cp312-manylinux_2_28_x86_64"), else NULL */
+    char *platform;      /* a wheel's platform tag ("manylinux_2_28_x86_64", "win_amd64", "any") */
+    char *cuda;          /* the CUDA runtime it was built for ("12.8", "13"), NULL when unknown */
+    char *cuda_source;   /* what says so */
+    size_t *libraries;   /* indices into its input's libraries */
+    size_t library_count;
+    smc_lib_status *statuses; /* per target when judging: the worst of its libraries */
+} smc_distribution;
 
 /* A file or directory that could not be read at all. */
 typedef struct smc_error {
@@ -156,6 +175,8 @@ typedef struct smc_error {
 typedef enum smc_input_kind {
     SMC_INPUT_FILE,
     SMC_INPUT_DIRECTORY,
+    SMC_INPUT_WHEEL,       /* a zip archive; a wheel when it holds *.dist-info */
+    SMC_INPUT_ENVIRONMENT, /* a directory where Python distributions are installed */
 } smc_input_kind;
 
 const char *smc_input_kind_str(smc_input_kind kind);
@@ -171,6 +192,10 @@ typedef struct smc_input {
     size_t error_count;
     smc_lib_status *statuses; /* per target when judging: the worst of its libraries */
     size_t status_count;
+    smc_distribution *distributions;
+    size_t distribution_count;
+    char **notes; /* what was left aside on purpose ("3 PE files not scanned") */
+    size_t note_count;
 } smc_input;
 
 typedef struct smc_options {
@@ -186,6 +211,16 @@ typedef struct smc_options {
     size_t target_count;
     int driver_cuda;
     bool kernel_names; /* name the kernels of failing containers (decompresses their cubins) */
+    /* The CUDA major the libraries are known to be built for (a wheel's Requires-Dist or
+     * version.py), 0 when unknown; set per wheel by the library itself. */
+    unsigned cuda_hint;
+    /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
+     * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
+    uint64_t max_member_bytes, max_input_bytes;
+    /* Called about ten times a second from the scanning threads, one call at a time: bytes done
+     * of the total, and the file being read. NULL for none. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *current);
+    void *progress_ctx;
 } smc_options;
 
 /* What a library carries, counted: each distinct token with its number of images (counted without
@@ -222,6 +257,11 @@ smc_status smc_scan_path(const char *path, const smc_options *opt, smc_input **o
  * than SMC_OK no result is kept. */
 smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_options *opt,
                           smc_input **out);
+
+/* The paths to scan when the user names none: $VIRTUAL_ENV, else $CONDA_PREFIX, else the user's
+ * and the system's site-packages directories found on disk (no Python is run). *why says which,
+ * for the report. Free each path, the array and *why. */
+smc_status smc_default_paths(char ***paths, size_t *n, char **why);
 
 /* Scans bytes already in memory as one file named name (an archive yields several libraries).
  * Appends what holds device code to in->libraries and counts one file. The bytes are not kept. */

@@ -6,6 +6,7 @@
 #include "smcheck/smcheck.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define SMC_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -51,6 +52,8 @@ smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char
 smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt, ...)
     SMC_PRINTF(3, 4);
 smc_library *smc_library_new(const char *path);
+smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
+void smc_distribution_clear(smc_distribution *d);
 void smc_library_free(smc_library *lib);
 /* Appends src's containers, images and findings to dst, their offsets moved by base (where src's
  * bytes start in dst's); src keeps its arrays but gives up its section names. */
@@ -155,6 +158,9 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
 /* scan.c ----------------------------------------------------------------------------------------
  */
 
+/* True when the first bytes are an ELF file or an ar archive (what smc_scan_bytes reads). */
+bool smc_scan_signature(const uint8_t *p, uint64_t n);
+
 /* Like smc_scan_memory for a buffer the caller lets us modify (see smc_elf_scan). */
 smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
                           const smc_options *opt, unsigned depth);
@@ -174,6 +180,9 @@ typedef struct smc_stream smc_stream;
 /* total: the size the bytes are said to have (UINT64_MAX when unknown). */
 smc_stream *smc_stream_new(const smc_options *opt, uint64_t total);
 smc_status smc_stream_feed(smc_stream *s, const uint8_t *data, size_t n);
+/* The same without a copy: write up to *room bytes at the pointer returned, then commit them. */
+uint8_t *smc_stream_space(smc_stream *s, size_t *room);
+smc_status smc_stream_commit(smc_stream *s, size_t n);
 /* Builds the library named name from what went by and adds it to in (as smc_library_finish). */
 smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name);
 void smc_stream_free(smc_stream *s);
@@ -212,15 +221,89 @@ smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda
 smc_status smc_library_judge(smc_library *lib, const smc_target *targets, size_t n, int driver_cuda,
                              smc_kernel_probe probe, void *ctx);
 
-/* walk.c ----------------------------------------------------------------------------------------
- */
-
 /* A file to scan, or what kept the walk from reading an entry, in the order of the report. */
 typedef struct smc_item {
     char *path;
-    char *error;   /* set when the walk could not read it */
-    bool nofollow; /* found by the walk: a link in its place is not followed */
+    char *error;        /* set when the walk could not read it */
+    bool nofollow;      /* found by the walk: a link in its place is not followed */
+    long long member;   /* a member of the zip archive at path; -1 for the file itself */
+    size_t dist;        /* a member's wheel: its distribution in the input, or SMC_NONE */
+    unsigned cuda_hint; /* a member's wheel: the CUDA major it says it was built for */
+    uint64_t size;      /* bytes, for progress */
+    size_t input;       /* the path given by the user it belongs to */
 } smc_item;
+
+/* wheel.c: zip archives (wheels) through libzip. ---------------------------------------------- */
+
+/* A thread's open archive, kept while its items come from the same one. */
+typedef struct smc_zipcache {
+    char *path;
+    struct zip *za;
+} smc_zipcache;
+
+/* Progress and the per-input cap on inflated bytes, shared by the threads. */
+typedef struct smc_ticker {
+    void (*tick)(void *ctx, uint64_t bytes, const char *current);
+    void *ctx;
+    _Atomic uint_fast64_t *input_bytes;
+} smc_ticker;
+
+bool smc_zip_at(const uint8_t *p, uint64_t n);
+/* Reads the archive at path: its facts become a distribution of in, its problems errors of in,
+ * and each member an item (copying nofollow and input from proto). */
+smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
+                          smc_item **items, size_t *n);
+/* Scans one member item into part. */
+smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
+                            const smc_options *opt, const smc_ticker *tk);
+void smc_zipcache_close(smc_zipcache *zc);
+
+/* env.c: Python environments. ---------------------------------------------------------------- */
+
+typedef struct smc_env smc_env;
+/* Reads the distribution metadata among a directory's items into in and *env. */
+smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_env **env);
+/* Gives each library of in to the distribution that lists its file; checks sizes against RECORD. */
+smc_status smc_env_attribute(smc_input *in, const smc_env *env);
+void smc_env_free(smc_env *env);
+/* Lists each distribution's libraries and its worst status per target. */
+smc_status smc_distributions_finish(smc_input *in, size_t targets);
+/* dir/rel (or rel) with "." and ".." resolved lexically, in new memory. */
+char *smc_path_normalize(const char *dir, const char *rel);
+
+/* meta.c: Python packaging metadata, parsed from text. --------------------------------------- */
+
+typedef struct smc_metadata {
+    char *name, *version;
+    char **requires; /* Requires-Dist values */
+    size_t requires_count;
+} smc_metadata;
+
+smc_status smc_metadata_parse(const char *text, size_t len, smc_metadata *out);
+void smc_metadata_free(smc_metadata *md);
+/* WHEEL's Tag lines, joined by ", ", and the platform of the first ("manylinux_2_28_x86_64"). */
+smc_status smc_wheel_tags(const char *text, size_t len, char **joined, char **platform);
+
+typedef struct smc_record_row {
+    char *path;
+    int64_t size; /* -1 when not given */
+} smc_record_row;
+
+smc_status smc_record_parse(const char *text, size_t len, smc_record_row **rows, size_t *n);
+smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_row **rows,
+                                     size_t *n);
+void smc_record_free(smc_record_row *rows, size_t n);
+/* The CUDA version a version.py states (cuda = '12.8'), or NULL. */
+char *smc_version_py_cuda(const char *text, size_t len);
+/* The CUDA runtime a wheel requires (nvidia-cuda-runtime...), or NULL; *which names the line. */
+char *smc_requires_cuda(char *const *requires, size_t n, const char **which);
+/* A conda-meta JSON file: the package's name, version and files (relative to the prefix). */
+smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char **version,
+                                smc_record_row **files, size_t *n);
+
+/* walk.c ----------------------------------------------------------------------------------------
+ */
+
 
 /* Lists the regular files under a directory, in name order. */
 smc_status smc_walk_dir(const char *path, smc_item **items, size_t *n);

@@ -84,7 +84,37 @@ smc_library *smc_library_new(const char *path)
         free(lib);
         return NULL;
     }
+    if (lib) lib->distribution = SMC_NONE;
     return lib;
+}
+
+void smc_distribution_clear(smc_distribution *d)
+{
+    free(d->name);
+    free(d->version);
+    free(d->local_version);
+    free(d->source);
+    free(d->location);
+    free(d->tag);
+    free(d->platform);
+    free(d->cuda);
+    free(d->cuda_source);
+    free(d->libraries);
+    free(d->statuses);
+    *d = (smc_distribution){0};
+}
+
+smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
+{
+    char **slot = smc_push(&in->notes, in->note_count, sizeof *slot);
+    if (!slot) return SMC_ERR_NOMEM;
+    va_list ap;
+    va_start(ap, fmt);
+    *slot = smc_vasprintf(fmt, ap);
+    va_end(ap);
+    if (!*slot) return SMC_ERR_NOMEM;
+    in->note_count++;
+    return SMC_OK;
 }
 
 static void library_clear(smc_library *lib)
@@ -153,6 +183,12 @@ void smc_input_free(smc_input *in)
         free(in->errors[i].path);
         free(in->errors[i].message);
     }
+    for (size_t i = 0; i < in->distribution_count; i++)
+        smc_distribution_clear(&in->distributions[i]);
+    for (size_t i = 0; i < in->note_count; i++)
+        free(in->notes[i]);
+    free(in->distributions);
+    free(in->notes);
     free(in->libraries);
     free(in->errors);
     free(in->statuses);
@@ -210,6 +246,10 @@ const char *smc_input_kind_str(smc_input_kind kind)
         return "file";
     case SMC_INPUT_DIRECTORY:
         return "directory";
+    case SMC_INPUT_WHEEL:
+        return "wheel";
+    case SMC_INPUT_ENVIRONMENT:
+        return "environment";
     }
     return "unknown";
 }

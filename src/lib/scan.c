@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { SIG_NONE, SIG_ELF, SIG_AR, SIG_FATBIN };
@@ -20,6 +22,12 @@ static int signature(const uint8_t *p, uint64_t n)
     if (n >= 8 && memcmp(p, "!<arch>\n", 8) == 0) return SIG_AR;
     if (smc_fatbin_at(p, n, 0)) return SIG_FATBIN;
     return SIG_NONE;
+}
+
+bool smc_scan_signature(const uint8_t *p, uint64_t n)
+{
+    int sig = signature(p, n);
+    return sig == SIG_ELF || sig == SIG_AR || sig == SIG_FATBIN;
 }
 
 smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
@@ -123,6 +131,7 @@ static smc_status name_kernels(smc_library *lib, const bytes *b)
 smc_status smc_library_finish_with(smc_input *in, smc_library *lib, const smc_options *opt,
                                    smc_kernel_probe probe, void *ctx, smc_status st)
 {
+    if (opt && opt->cuda_hint > lib->cudart_major) lib->cudart_major = opt->cuda_hint;
     if (st == SMC_OK && opt && opt->target_count && lib->container_count)
         st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, probe, ctx);
     if (st != SMC_OK) {
@@ -136,6 +145,7 @@ smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *bu
                               const smc_options *opt, smc_status st)
 {
     bytes b = {buf, len};
+    if (opt && opt->cuda_hint > lib->cudart_major) lib->cudart_major = opt->cuda_hint;
     if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
     if (st == SMC_OK && opt && opt->target_count && lib->container_count) {
         st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, has_kernels,
@@ -175,21 +185,11 @@ smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_option
     /* Private and writable: libelf may convert headers in place, and nothing reaches the file. */
     void *map = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) return smc_input_add_error(in, path, "cannot map: %s", strerror(errno));
+    size_t before = in->library_count;
     smc_status st = smc_scan_bytes(in, path, map, len, opt, 0);
     munmap(map, (size_t)len);
-    return st;
-}
-
-/* Scans one item into its own input, so that threads share nothing but the item list. */
-static smc_status scan_item(const smc_item *it, const smc_options *opt, smc_input **out)
-{
-    smc_input *part = *out = smc_input_new(it->path, SMC_INPUT_FILE);
-    if (!part) return SMC_ERR_NOMEM;
-    if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
-    int fd = open(it->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (it->nofollow ? O_NOFOLLOW : 0));
-    if (fd < 0) return smc_input_add_error(part, it->path, "%s", strerror(errno));
-    smc_status st = smc_scan_fd(part, it->path, fd, opt);
-    close(fd);
+    for (size_t i = before; i < in->library_count; i++)
+        in->libraries[i].file_size = len;
     return st;
 }
 
@@ -199,14 +199,74 @@ typedef struct pool {
     size_t n;
     const smc_options *opt;
     atomic_size_t next;
-    atomic_bool failed; /* out of memory: the others stop early */
+    atomic_bool failed;              /* out of memory: the others stop early */
+    _Atomic uint_fast64_t *inflated; /* per input: bytes wheel members inflated to */
+    _Atomic uint_fast64_t done;      /* bytes, for progress */
+    uint64_t total;
+    pthread_mutex_t lock; /* one progress call at a time */
+    struct timespec last;
 } pool;
+
+static void tick(void *ctx, uint64_t n, const char *current)
+{
+    pool *p = ctx;
+    uint64_t done = atomic_fetch_add(&p->done, (uint_fast64_t)n) + n;
+    if (!p->opt || !p->opt->progress || pthread_mutex_trylock(&p->lock) != 0) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double since = (double)(now.tv_sec - p->last.tv_sec) + (double)(now.tv_nsec - p->last.tv_nsec) / 1e9;
+    if (since >= 0.1) {
+        p->last = now;
+        p->opt->progress(p->opt->progress_ctx, done, p->total, current);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Scans a zip archive found by the walk under a name that did not say so, member by member in
+ * this thread; its distribution is part's own (merge renumbers it). */
+static smc_status scan_zip_here(smc_input *part, const smc_item *it, const smc_options *opt,
+                                const smc_ticker *tk)
+{
+    smc_item *members = NULL;
+    size_t n = 0;
+    smc_status st = smc_wheel_plan(part, it->path, it, &members, &n);
+    smc_zipcache zc = {0};
+    for (size_t i = 0; i < n && st == SMC_OK; i++)
+        st = smc_wheel_member(part, &zc, &members[i], opt, tk);
+    smc_zipcache_close(&zc);
+    smc_items_free(members, n);
+    return st;
+}
+
+/* Scans one item into its own input, so that threads share nothing but the item list. */
+static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
+{
+    const smc_item *it = &p->items[i];
+    smc_input *part = p->parts[i] = smc_input_new(it->path, SMC_INPUT_FILE);
+    if (!part) return SMC_ERR_NOMEM;
+    smc_ticker tk = {tick, p, &p->inflated[it->input]};
+    if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
+    if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
+    int fd = open(it->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (it->nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0) return smc_input_add_error(part, it->path, "%s", strerror(errno));
+    uint8_t head[4];
+    smc_status st;
+    if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && smc_zip_at(head, sizeof head))
+        st = scan_zip_here(part, it, p->opt, &tk);
+    else
+        st = smc_scan_fd(part, it->path, fd, p->opt);
+    close(fd);
+    tick(p, it->size, it->path);
+    return st;
+}
 
 static void *worker(void *arg)
 {
     pool *p = arg;
+    smc_zipcache zc = {0};
     for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-        if (scan_item(&p->items[i], p->opt, &p->parts[i]) != SMC_OK) atomic_store(&p->failed, true);
+        if (scan_item(p, i, &zc) != SMC_OK) atomic_store(&p->failed, true);
+    smc_zipcache_close(&zc);
     return NULL;
 }
 
@@ -218,14 +278,24 @@ static unsigned job_count(const smc_options *opt, size_t n)
     return jobs > 256 ? 256 : (unsigned)(jobs ? jobs : 1);
 }
 
-/* Moves what part found to the end of in. */
+/* Moves what part found to the end of in. Distributions part found itself (a zip the walk came
+ * upon) are renumbered; a wheel member's libraries already name their wheel in in. */
 static smc_status merge(smc_input *in, smc_input *part)
 {
+    size_t base = in->distribution_count;
     in->files += part->files;
+    for (size_t i = 0; i < part->distribution_count; i++) {
+        smc_distribution *slot = smc_push(&in->distributions, in->distribution_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->distributions[i];
+        in->distribution_count++;
+        part->distributions[i] = (smc_distribution){0};
+    }
     for (size_t i = 0; i < part->library_count; i++) {
         smc_library *slot = smc_push(&in->libraries, in->library_count, sizeof *slot);
         if (!slot) return SMC_ERR_NOMEM;
         *slot = part->libraries[i];
+        if (part->distribution_count && slot->distribution != SMC_NONE) slot->distribution += base;
         in->library_count++;
         part->libraries[i] = (smc_library){0};
     }
@@ -236,16 +306,31 @@ static smc_status merge(smc_input *in, smc_input *part)
         in->error_count++;
         part->errors[i] = (smc_error){0};
     }
+    for (size_t i = 0; i < part->note_count; i++) {
+        char **slot = smc_push(&in->notes, in->note_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->notes[i];
+        in->note_count++;
+        part->notes[i] = NULL;
+    }
+    part->distribution_count = part->library_count = part->error_count = part->note_count = 0;
     return SMC_OK;
 }
 
 /* Scans the items with a pool of threads; parts[i] receives item i's result. */
-static smc_status scan_items(const smc_item *items, size_t n, const smc_options *opt,
-                             smc_input **parts)
+static smc_status scan_items(const smc_item *items, size_t n, size_t inputs,
+                             const smc_options *opt, smc_input **parts)
 {
     pool p = {.items = items, .n = n, .opt = opt, .parts = parts};
+    p.inflated = calloc(inputs ? inputs : 1, sizeof *p.inflated);
+    if (!p.inflated) return SMC_ERR_NOMEM;
     atomic_init(&p.next, 0);
     atomic_init(&p.failed, false);
+    atomic_init(&p.done, 0);
+    for (size_t i = 0; i < n; i++)
+        p.total += items[i].size;
+    pthread_mutex_init(&p.lock, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &p.last);
     unsigned jobs = job_count(opt, n), started = 0;
     pthread_t threads[256];
     for (; started + 1 < jobs; started++)
@@ -253,6 +338,8 @@ static smc_status scan_items(const smc_item *items, size_t n, const smc_options 
     worker(&p); /* the calling thread works too */
     for (unsigned i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
+    pthread_mutex_destroy(&p.lock);
+    free(p.inflated);
     return atomic_load(&p.failed) ? SMC_ERR_NOMEM : SMC_OK;
 }
 
@@ -269,8 +356,48 @@ static smc_status worst_statuses(smc_input *in, size_t targets)
     return SMC_OK;
 }
 
-/* Lists the items of one path given by the user into *items (growing *n); creates its input. */
-static smc_status plan(const char *path, smc_input **in, smc_item **items, size_t *n)
+static bool zip_named(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && (strcasecmp(path + n - 4, ".whl") == 0 || strcasecmp(path + n - 4, ".zip") == 0);
+}
+
+static bool zip_file(const char *path, bool nofollow)
+{
+    uint8_t head[4];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    bool zip = fd >= 0 && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+               smc_zip_at(head, sizeof head);
+    if (fd >= 0) close(fd);
+    return zip;
+}
+
+/* Adds an item, expanding a wheel into its members so that the pool shares them out; a zip under
+ * another name found by the walk is read whole by the thread that meets it. */
+static smc_status add_item(smc_input *in, smc_item *it, bool direct, smc_item **items, size_t *n)
+{
+    if (!it->error && (direct || zip_named(it->path)) && zip_file(it->path, it->nofollow)) {
+        smc_status st = smc_wheel_plan(in, it->path, it, items, n);
+        if (direct && st == SMC_OK) in->kind = SMC_INPUT_WHEEL;
+        free(it->path);
+        free(it->error);
+        return st;
+    }
+    smc_item *slot = smc_push(items, *n, sizeof *slot);
+    if (!slot) {
+        free(it->path);
+        free(it->error);
+        return SMC_ERR_NOMEM;
+    }
+    *slot = *it;
+    (*n)++;
+    return SMC_OK;
+}
+
+/* Lists the items of one path given by the user into *items (growing *n); creates its input and
+ * reads the metadata of the distributions a directory holds. */
+static smc_status plan(const char *path, size_t input, smc_input **in, smc_env **env,
+                       smc_item **items, size_t *n)
 {
     struct stat sb;
     /* A path the user named is followed if it is a link; links inside a directory are not. */
@@ -283,26 +410,30 @@ static smc_status plan(const char *path, smc_input **in, smc_item **items, size_
     if (!*in) return SMC_ERR_NOMEM;
     if (have && S_ISDIR(sb.st_mode)) {
         smc_item *found;
-        size_t k;
+        size_t k, first = *n;
         smc_status st = smc_walk_dir(path, &found, &k);
-        if (st != SMC_OK) return st;
-        for (size_t i = 0; i < k; i++) {
-            smc_item *slot = smc_push(items, *n, sizeof *slot);
-            if (!slot) {
-                smc_items_free(found + i, k - i);
-                return SMC_ERR_NOMEM;
-            }
-            *slot = found[i];
-            (*n)++;
+        for (size_t i = 0; i < k && st == SMC_OK; i++) {
+            found[i].input = input;
+            st = add_item(*in, &found[i], false, items, n);
+            if (st != SMC_OK) smc_items_free(found + i + 1, k - i - 1);
         }
         free(found);
-        return SMC_OK;
+        if (st == SMC_OK) st = smc_env_collect(*in, *items + first, *n - first, env);
+        if (st == SMC_OK && (*in)->distribution_count) (*in)->kind = SMC_INPUT_ENVIRONMENT;
+        return st;
     }
-    smc_item *slot = smc_push(items, *n, sizeof *slot);
-    if (!slot) return SMC_ERR_NOMEM;
-    *slot = (smc_item){smc_strdup(path), problem ? smc_strdup(problem) : NULL, false};
-    (*n)++;
-    return slot->path && (!problem || slot->error) ? SMC_OK : SMC_ERR_NOMEM;
+    smc_item it = {.path = smc_strdup(path),
+                   .error = problem ? smc_strdup(problem) : NULL,
+                   .member = -1,
+                   .dist = SMC_NONE,
+                   .size = have ? (uint64_t)sb.st_size : 0,
+                   .input = input};
+    if (!it.path || (problem && !it.error)) {
+        free(it.path);
+        free(it.error);
+        return SMC_ERR_NOMEM;
+    }
+    return add_item(*in, &it, true, items, n);
 }
 
 smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_options *opt,
@@ -314,22 +445,28 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     /* All files of all paths go through one pool; first[i] is where path i's items start. */
     smc_item *items = NULL;
     size_t n = 0, *first = calloc(count + 1, sizeof *first);
-    smc_status st = first ? SMC_OK : SMC_ERR_NOMEM;
+    smc_env **envs = calloc(count ? count : 1, sizeof *envs);
+    smc_status st = first && envs ? SMC_OK : SMC_ERR_NOMEM;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
         first[i] = n;
-        st = plan(paths[i], &out[i], &items, &n);
+        st = plan(paths[i], i, &out[i], &envs[i], &items, &n);
     }
     smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
-    if (st == SMC_OK) st = parts ? scan_items(items, n, opt, parts) : SMC_ERR_NOMEM;
+    if (st == SMC_OK) st = parts ? scan_items(items, n, count, opt, parts) : SMC_ERR_NOMEM;
     if (st == SMC_OK) first[count] = n;
+    size_t targets = opt ? opt->target_count : 0;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
         for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++)
             st = merge(out[i], parts[k]);
-        if (st == SMC_OK && opt && opt->target_count)
-            st = worst_statuses(out[i], opt->target_count);
+        if (st == SMC_OK) st = smc_env_attribute(out[i], envs[i]);
+        if (st == SMC_OK) st = smc_distributions_finish(out[i], targets);
+        if (st == SMC_OK && targets) st = worst_statuses(out[i], targets);
     }
     for (size_t k = 0; parts && k < n; k++)
         smc_input_free(parts[k]);
+    for (size_t i = 0; envs && i < count; i++)
+        smc_env_free(envs[i]);
+    free(envs);
     free(parts);
     free(first);
     smc_items_free(items, n);

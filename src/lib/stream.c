@@ -380,19 +380,33 @@ static void examine(smc_stream *s, const uint8_t *b, size_t len)
     watch_ends(s, base, b, len);
 }
 
+uint8_t *smc_stream_space(smc_stream *s, size_t *room)
+{
+    *room = BLOCK - s->block_len;
+    return s->block + s->block_len;
+}
+
+smc_status smc_stream_commit(smc_stream *s, size_t n)
+{
+    s->block_len += n;
+    s->pos += n;
+    if (s->block_len == BLOCK && !s->failed) {
+        examine(s, s->block, BLOCK);
+        s->block_len = 0;
+    }
+    return s->failed;
+}
+
 smc_status smc_stream_feed(smc_stream *s, const uint8_t *data, size_t n)
 {
     while (n && !s->failed) {
-        size_t take = BLOCK - s->block_len < n ? BLOCK - s->block_len : n;
-        memcpy(s->block + s->block_len, data, take);
-        s->block_len += take;
-        s->pos += take;
+        size_t room;
+        uint8_t *space = smc_stream_space(s, &room);
+        size_t take = room < n ? room : n;
+        memcpy(space, data, take);
         data += take;
         n -= take;
-        if (s->block_len == BLOCK) {
-            examine(s, s->block, BLOCK);
-            s->block_len = 0;
-        }
+        smc_stream_commit(s, take);
     }
     return s->failed;
 }

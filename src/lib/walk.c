@@ -18,7 +18,14 @@ typedef struct list {
 } list;
 
 /* Appends a file (error NULL) or an entry that could not be read; takes path. */
+static smc_status add_sized(list *l, char *path, const char *error, uint64_t size);
+
 static smc_status add(list *l, char *path, const char *error)
+{
+    return add_sized(l, path, error, 0);
+}
+
+static smc_status add_sized(list *l, char *path, const char *error, uint64_t size)
 {
     smc_item *it = smc_push(&l->items, l->n, sizeof *it);
     char *err = error ? smc_strdup(error) : NULL;
@@ -27,7 +34,12 @@ static smc_status add(list *l, char *path, const char *error)
         free(err);
         return SMC_ERR_NOMEM;
     }
-    *it = (smc_item){path, err, true};
+    *it = (smc_item){.path = path,
+                     .error = err,
+                     .nofollow = true,
+                     .member = -1,
+                     .dist = SMC_NONE,
+                     .size = size};
     l->n++;
     return SMC_OK;
 }
@@ -93,7 +105,7 @@ static smc_status walk(list *l, int dfd, const char *path, unsigned depth)
                 free(child);
             }
         } else if (S_ISREG(sb.st_mode)) {
-            st = add(l, child, NULL);
+            st = add_sized(l, child, NULL, (uint64_t)sb.st_size);
         } else {
             free(child); /* links, FIFOs, sockets and devices are not ours to open */
         }

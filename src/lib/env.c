@@ -1,0 +1,374 @@
+/* env.c: Python environments. Among the files a directory walk found it recognises the metadata
+ * of installed distributions (pip's *.dist-info/RECORD, setuptools' *.egg-info/installed-files.txt,
+ * conda's conda-meta JSON), and after the scan it gives each library to the distribution that
+ * lists it. It also finds the default environment when the user names none, without running
+ * Python. Metadata is untrusted: files are read with a cap, paths are only compared, never
+ * opened, and what a RECORD gets wrong about a library is reported. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define META_MAX (64u << 20)
+
+typedef struct owner {
+    char *path; /* normalised */
+    size_t dist;
+    int64_t size; /* as RECORD says, -1 unknown */
+} owner;
+
+struct smc_env {
+    owner *owners;
+    size_t n;
+};
+
+char *smc_path_normalize(const char *dir, const char *rel)
+{
+    /* Lexically: "a/./b//c/../d" is "a/b/d"; ".." above a relative start is kept. */
+    char *joined = dir ? smc_asprintf("%s/%s", dir, rel) : smc_strdup(rel);
+    size_t len = joined ? strlen(joined) : 0;
+    char **parts = joined ? malloc((len / 2 + 1) * sizeof *parts) : NULL;
+    char *out = parts ? malloc(len + 2) : NULL;
+    if (!out) {
+        free(joined);
+        free(parts);
+        return NULL;
+    }
+    bool absolute = joined[0] == '/';
+    size_t k = 0;
+    for (char *save = NULL, *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (strcmp(c, ".") == 0) continue;
+        if (strcmp(c, "..") == 0 && k && strcmp(parts[k - 1], "..") != 0)
+            k--;
+        else if (strcmp(c, "..") != 0 || !absolute)
+            parts[k++] = c;
+    }
+    size_t o = 0;
+    if (absolute) out[o++] = '/';
+    for (size_t i = 0; i < k; i++) {
+        if (i) out[o++] = '/';
+        size_t cl = strlen(parts[i]);
+        memcpy(out + o, parts[i], cl);
+        o += cl;
+    }
+    if (o == 0) out[o++] = '.';
+    out[o] = '\0';
+    free(joined);
+    free(parts);
+    return out;
+}
+
+/* Reads a whole metadata file, without following a link in its place. */
+static char *slurp(const char *path, size_t *len, int *err)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    *err = 0;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > META_MAX) {
+        *err = fd < 0 ? errno : EFBIG;
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    char *buf = malloc((size_t)sb.st_size + 1);
+    ssize_t got = buf ? read(fd, buf, (size_t)sb.st_size) : -1;
+    if (got < 0) *err = buf ? errno : ENOMEM;
+    close(fd);
+    if (got < 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = (size_t)got;
+    return buf;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? smc_asprintf("%.*s", (int)(slash - path), path) : smc_strdup(".");
+}
+
+typedef enum { META_NONE, META_DIST_INFO, META_EGG_INFO, META_CONDA } meta_kind;
+
+static meta_kind kind_of(const char *path)
+{
+    if (ends_with(path, ".dist-info/RECORD")) return META_DIST_INFO;
+    if (ends_with(path, ".egg-info/installed-files.txt")) return META_EGG_INFO;
+    const char *slash = strrchr(path, '/');
+    if (slash && ends_with(path, ".json") && slash - path >= 10 &&
+        strncmp(slash - 10, "conda-meta", 10) == 0 && (slash - path == 10 || slash[-11] == '/'))
+        return META_CONDA;
+    return META_NONE;
+}
+
+/* Name and version from METADATA (dist-info) or PKG-INFO (egg-info) beside the list. */
+static smc_status name_version(const char *dir, const char *file, smc_distribution *d)
+{
+    char *path = smc_asprintf("%s/%s", dir, file);
+    if (!path) return SMC_ERR_NOMEM;
+    size_t len;
+    int err;
+    char *text = slurp(path, &len, &err);
+    free(path);
+    smc_metadata md = {0};
+    smc_status st = text ? smc_metadata_parse(text, len, &md) : SMC_OK;
+    free(text);
+    if (st != SMC_OK) return st;
+    d->name = md.name;
+    d->version = md.version;
+    md.name = md.version = NULL;
+    const char *which = NULL;
+    if (!d->cuda && (d->cuda = smc_requires_cuda(md.requires, md.requires_count, &which)) &&
+        !(d->cuda_source = smc_asprintf("Requires-Dist: %s", which)))
+        st = SMC_ERR_NOMEM;
+    smc_metadata_free(&md);
+    if (st == SMC_OK && !d->name) { /* from the directory's name: NAME-VERSION.dist-info */
+        const char *base = strrchr(dir, '/');
+        base = base ? base + 1 : dir;
+        const char *dash = strchr(base, '-'), *dot = strrchr(base, '.');
+        if (dash && dot && dot > dash) {
+            d->name = smc_asprintf("%.*s", (int)(dash - base), base);
+            d->version = smc_asprintf("%.*s", (int)(dot - dash - 1), dash + 1);
+        } else {
+            d->name = smc_strdup(base);
+        }
+        if (!d->name) st = SMC_ERR_NOMEM;
+    }
+    const char *plus = d->version ? strchr(d->version, '+') : NULL;
+    if (st == SMC_OK && plus && !(d->local_version = smc_strdup(plus + 1))) st = SMC_ERR_NOMEM;
+    return st;
+}
+
+static smc_status add_owners(smc_env *env, const char *base, const smc_record_row *rows, size_t n,
+                             size_t dist)
+{
+    for (size_t i = 0; i < n; i++) {
+        owner *o = smc_push(&env->owners, env->n, sizeof *o);
+        if (!o || !(o->path = smc_path_normalize(base, rows[i].path))) return SMC_ERR_NOMEM;
+        o->dist = dist;
+        o->size = rows[i].size;
+        env->n++;
+    }
+    return SMC_OK;
+}
+
+/* Reads one metadata file into a distribution of in and its files into env. */
+static smc_status read_one(smc_input *in, smc_env *env, const char *path, meta_kind kind)
+{
+    size_t len;
+    int err;
+    char *text = slurp(path, &len, &err);
+    if (!text)
+        return err == ENOMEM ? SMC_ERR_NOMEM
+                             : smc_input_add_error(in, path, "cannot read: %s", strerror(err));
+    smc_distribution d = {0};
+    smc_record_row *rows = NULL;
+    size_t n = 0;
+    char *dir = dir_of(path), *base = NULL;
+    smc_status st = dir ? SMC_OK : SMC_ERR_NOMEM;
+    if (st == SMC_OK && kind == META_CONDA) {
+        st = smc_conda_meta_parse(text, len, &d.name, &d.version, &rows, &n);
+        if (st == SMC_ERR_FORMAT) {
+            free(text);
+            free(dir);
+            return smc_input_add_error(in, path, "not a conda package record (name, version, files)");
+        }
+        base = dir_of(dir); /* the prefix holds conda-meta */
+        d.source = smc_strdup("conda");
+    } else if (st == SMC_OK) {
+        st = kind == META_DIST_INFO ? smc_record_parse(text, len, &rows, &n)
+                                    : smc_installed_files_parse(text, len, &rows, &n);
+        if (st == SMC_OK) st = name_version(dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
+        /* RECORD's paths count from the directory that holds the dist-info; installed-files.txt's
+         * from the egg-info itself. */
+        base = kind == META_DIST_INFO ? dir_of(dir) : smc_strdup(dir);
+        d.source = smc_strdup(kind == META_DIST_INFO ? "dist-info" : "egg-info");
+    }
+    free(text);
+    if (st == SMC_OK && (!base || !d.source || !(d.location = smc_strdup(dir)))) st = SMC_ERR_NOMEM;
+    smc_distribution *slot = st == SMC_OK ? smc_push(&in->distributions, in->distribution_count,
+                                                    sizeof *slot)
+                                          : NULL;
+    if (st == SMC_OK && !slot) st = SMC_ERR_NOMEM;
+    if (st == SMC_OK) {
+        *slot = d;
+        st = add_owners(env, base, rows, n, in->distribution_count++);
+    } else {
+        smc_distribution_clear(&d);
+    }
+    smc_record_free(rows, n);
+    free(dir);
+    free(base);
+    return st;
+}
+
+static int by_owner(const void *a, const void *b)
+{
+    const owner *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->dist < y->dist ? -1 : x->dist > y->dist);
+}
+
+smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_env **out)
+{
+    smc_env *env = calloc(1, sizeof *env);
+    *out = env;
+    if (!env) return SMC_ERR_NOMEM;
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < n && st == SMC_OK; i++) {
+        meta_kind k = items[i].error || items[i].member >= 0 ? META_NONE : kind_of(items[i].path);
+        if (k != META_NONE) st = read_one(in, env, items[i].path, k);
+    }
+    if (env->n) qsort(env->owners, env->n, sizeof *env->owners, by_owner);
+    return st;
+}
+
+void smc_env_free(smc_env *env)
+{
+    if (!env) return;
+    for (size_t i = 0; i < env->n; i++)
+        free(env->owners[i].path);
+    free(env->owners);
+    free(env);
+}
+
+/* The first owner of path, or NULL. */
+static const owner *owner_of(const smc_env *env, const char *path)
+{
+    size_t lo = 0, hi = env->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(env->owners[mid].path, path) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < env->n && strcmp(env->owners[lo].path, path) == 0 ? &env->owners[lo] : NULL;
+}
+
+smc_status smc_env_attribute(smc_input *in, const smc_env *env)
+{
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < in->library_count && st == SMC_OK && env && env->n; i++) {
+        smc_library *lib = &in->libraries[i];
+        if (lib->distribution != SMC_NONE || strchr(lib->path, '!')) continue; /* a wheel's */
+        /* An archive's member is the archive's file. */
+        char *file = smc_strdup(lib->path);
+        char *paren = file ? strrchr(file, '(') : NULL;
+        if (paren && file[strlen(file) - 1] == ')') *paren = '\0';
+        char *key = file ? smc_path_normalize(NULL, file) : NULL;
+        free(file);
+        if (!key) return SMC_ERR_NOMEM;
+        const owner *o = owner_of(env, key);
+        if (o) {
+            lib->distribution = o->dist;
+            const owner *other = o + 1 < env->owners + env->n && strcmp(o[1].path, key) == 0 &&
+                                         o[1].dist != o->dist
+                                     ? o + 1
+                                     : NULL;
+            if (other)
+                st = smc_library_add_finding(lib, SMC_NO_OFFSET, "claimed by both %s and %s",
+                                             in->distributions[o->dist].name,
+                                             in->distributions[other->dist].name);
+            if (st == SMC_OK && o->size >= 0 && (uint64_t)o->size != lib->file_size)
+                st = smc_library_add_finding(
+                    lib, SMC_NO_OFFSET, "the RECORD of %s says %lld bytes; the file has %llu",
+                    in->distributions[o->dist].name, (long long)o->size,
+                    (unsigned long long)lib->file_size);
+        }
+        free(key);
+    }
+    return st;
+}
+
+smc_status smc_distributions_finish(smc_input *in, size_t targets)
+{
+    for (size_t i = 0; i < in->library_count; i++) {
+        smc_library *lib = &in->libraries[i];
+        if (lib->distribution >= in->distribution_count) {
+            lib->distribution = SMC_NONE;
+            continue;
+        }
+        smc_distribution *d = &in->distributions[lib->distribution];
+        size_t *slot = smc_push(&d->libraries, d->library_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = i;
+        d->library_count++;
+        /* No other word on the CUDA runtime: a library that needs libcudart.so.N says N. */
+        if (!d->cuda && lib->cudart_major &&
+            (!(d->cuda = smc_asprintf("%u", lib->cudart_major)) ||
+             !(d->cuda_source = smc_asprintf("DT_NEEDED libcudart.so.%u", lib->cudart_major))))
+            return SMC_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < in->distribution_count && targets; k++) {
+        smc_distribution *d = &in->distributions[k];
+        if (!(d->statuses = calloc(targets, sizeof *d->statuses))) return SMC_ERR_NOMEM;
+        for (size_t i = 0; i < d->library_count; i++) {
+            const smc_library *lib = &in->libraries[d->libraries[i]];
+            for (size_t t = 0; t < targets && t < lib->judgement_count; t++)
+                if (lib->judgements[t].status > d->statuses[t])
+                    d->statuses[t] = lib->judgements[t].status;
+        }
+    }
+    return SMC_OK;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat sb;
+    return path && *path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+smc_status smc_default_paths(char ***paths, size_t *n, char **why)
+{
+    *paths = NULL;
+    *n = 0;
+    *why = NULL;
+    const char *venv = getenv("VIRTUAL_ENV"), *conda = getenv("CONDA_PREFIX");
+    const char *one = is_dir(venv) ? venv : is_dir(conda) ? conda : NULL;
+    if (one) {
+        *paths = malloc(sizeof **paths);
+        if (!*paths || !((*paths)[0] = smc_strdup(one))) return SMC_ERR_NOMEM;
+        *n = 1;
+        *why = smc_asprintf("the active %s, %s=%s", one == venv ? "virtual environment" : "conda environment",
+                            one == venv ? "VIRTUAL_ENV" : "CONDA_PREFIX", one);
+        return *why ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    /* No active environment: the user's and the system's site-packages, as found on disk. */
+    const char *home = getenv("HOME");
+    char *user = home ? smc_asprintf("%s/.local/lib/python3*/site-packages", home) : NULL;
+    const char *patterns[] = {user ? user : "/nonexistent",
+                              "/usr/local/lib/python3*/site-packages",
+                              "/usr/local/lib/python3*/dist-packages",
+                              "/usr/lib/python3/dist-packages",
+                              "/usr/lib/python3*/site-packages",
+                              "/usr/lib64/python3*/site-packages"};
+    smc_status st = SMC_OK;
+    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0] && st == SMC_OK; p++) {
+        glob_t g;
+        if (glob(patterns[p], GLOB_ONLYDIR, NULL, &g) != 0) continue;
+        for (size_t i = 0; i < g.gl_pathc && st == SMC_OK; i++) {
+            char **slot = smc_push(paths, *n, sizeof *slot);
+            if (!slot || !(*slot = smc_strdup(g.gl_pathv[i])))
+                st = SMC_ERR_NOMEM;
+            else
+                (*n)++;
+        }
+        globfree(&g);
+    }
+    free(user);
+    if (st == SMC_OK)
+        *why = smc_strdup("no active environment (VIRTUAL_ENV, CONDA_PREFIX): the user's and the "
+                          "system's site-packages found on disk");
+    return st == SMC_OK && !*why ? SMC_ERR_NOMEM : st;
+}

@@ -1,0 +1,324 @@
+/* meta.c: parsers of Python packaging metadata, over (text, length) with no I/O: METADATA's
+ * headers, WHEEL's tags, RECORD's rows, installed-files.txt, a version.py's cuda string, and
+ * conda-meta JSON. The text comes from archives and environments made by others: nothing is
+ * assumed terminated, every line is bounded, and what cannot be read is left out, not guessed. */
+#include "internal.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdlib.h>
+
+/* Calls fn on each line of text (without its "\n" or "\r\n"); stops when fn says so. */
+static smc_status each_line(const char *text, size_t len,
+                            smc_status (*fn)(void *ctx, const char *line, size_t n, bool *stop),
+                            void *ctx)
+{
+    bool stop = false;
+    for (size_t i = 0; i < len && !stop;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len, n = end - i;
+        if (n && text[i + n - 1] == '\r') n--;
+        smc_status st = fn(ctx, text + i, n, &stop);
+        if (st != SMC_OK) return st;
+        i = end + 1;
+    }
+    return SMC_OK;
+}
+
+static char *copy(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* "Key: value" with the key compared without case; the value trimmed. */
+static bool header(const char *line, size_t n, const char *key, const char **value, size_t *vn)
+{
+    size_t k = strlen(key);
+    if (n <= k || strncasecmp(line, key, k) != 0 || line[k] != ':') return false;
+    const char *v = line + k + 1;
+    size_t m = n - k - 1;
+    while (m && (*v == ' ' || *v == '\t'))
+        v++, m--;
+    while (m && (v[m - 1] == ' ' || v[m - 1] == '\t'))
+        m--;
+    *value = v;
+    *vn = m;
+    return true;
+}
+
+static smc_status metadata_line(void *ctx, const char *line, size_t n, bool *stop)
+{
+    smc_metadata *md = ctx;
+    const char *v;
+    size_t vn;
+    if (n == 0) { /* the headers end at the first empty line; the description follows */
+        *stop = true;
+        return SMC_OK;
+    }
+    char **field = NULL;
+    if (header(line, n, "Name", &v, &vn) && !md->name)
+        field = &md->name;
+    else if (header(line, n, "Version", &v, &vn) && !md->version)
+        field = &md->version;
+    else if (header(line, n, "Requires-Dist", &v, &vn)) {
+        char **slot = smc_push(&md->requires, md->requires_count, sizeof *slot);
+        if (!slot || !(*slot = copy(v, vn))) return SMC_ERR_NOMEM;
+        md->requires_count++;
+        return SMC_OK;
+    }
+    if (field && !(*field = copy(v, vn))) return SMC_ERR_NOMEM;
+    return SMC_OK;
+}
+
+smc_status smc_metadata_parse(const char *text, size_t len, smc_metadata *out)
+{
+    *out = (smc_metadata){0};
+    smc_status st = each_line(text, len, metadata_line, out);
+    if (st != SMC_OK) smc_metadata_free(out);
+    return st;
+}
+
+void smc_metadata_free(smc_metadata *md)
+{
+    for (size_t i = 0; i < md->requires_count; i++)
+        free(md->requires[i]);
+    free(md->requires);
+    free(md->name);
+    free(md->version);
+    *md = (smc_metadata){0};
+}
+
+typedef struct tags {
+    char *joined;
+    size_t len;
+} tags;
+
+static smc_status tag_line(void *ctx, const char *line, size_t n, bool *stop)
+{
+    (void)stop;
+    tags *t = ctx;
+    const char *v;
+    size_t vn;
+    if (!header(line, n, "Tag", &v, &vn) || vn == 0 || vn > 256) return SMC_OK;
+    char *grown = realloc(t->joined, t->len + vn + 3);
+    if (!grown) return SMC_ERR_NOMEM;
+    t->joined = grown;
+    if (t->len) {
+        memcpy(t->joined + t->len, ", ", 2);
+        t->len += 2;
+    }
+    memcpy(t->joined + t->len, v, vn);
+    t->len += vn;
+    t->joined[t->len] = '\0';
+    return SMC_OK;
+}
+
+smc_status smc_wheel_tags(const char *text, size_t len, char **joined, char **platform)
+{
+    tags t = {NULL, 0};
+    *joined = *platform = NULL;
+    smc_status st = each_line(text, len, tag_line, &t);
+    if (st != SMC_OK || !t.joined) {
+        free(t.joined);
+        return st;
+    }
+    /* python-abi-platform: the platform is what follows the second dash of the first tag. */
+    const char *first_end = strstr(t.joined, ", ");
+    size_t flen = first_end ? (size_t)(first_end - t.joined) : t.len;
+    const char *d1 = memchr(t.joined, '-', flen);
+    const char *d2 = d1 ? memchr(d1 + 1, '-', flen - (size_t)(d1 + 1 - t.joined)) : NULL;
+    if (d2 && !(*platform = copy(d2 + 1, flen - (size_t)(d2 + 1 - t.joined)))) {
+        free(t.joined);
+        return SMC_ERR_NOMEM;
+    }
+    *joined = t.joined;
+    return SMC_OK;
+}
+
+/* RECORD is CSV: path,hash,size; a path with a comma or a quote is quoted ("" for a quote). */
+typedef struct row_list {
+    smc_record_row *rows;
+    size_t n;
+} row_list;
+
+static smc_status record_line(void *ctx, const char *line, size_t n, bool *stop)
+{
+    (void)stop;
+    row_list *r = ctx;
+    if (n == 0) return SMC_OK;
+    char *path = malloc(n + 1);
+    if (!path) return SMC_ERR_NOMEM;
+    size_t i = 0, k = 0;
+    if (line[0] == '"') {
+        for (i = 1; i < n; i++) {
+            if (line[i] == '"' && i + 1 < n && line[i + 1] == '"') {
+                path[k++] = '"';
+                i++;
+            } else if (line[i] == '"') {
+                i++;
+                break;
+            } else {
+                path[k++] = line[i];
+            }
+        }
+    } else {
+        while (i < n && line[i] != ',')
+            path[k++] = line[i++];
+    }
+    path[k] = '\0';
+    /* The size is the last field, after the hash. */
+    int64_t size = -1;
+    const char *last = memrchr(line + i, ',', n - i);
+    if (last && (size_t)(last - line) + 1 < n) {
+        int64_t v = 0;
+        size_t j = (size_t)(last - line) + 1;
+        for (; j < n && isdigit((unsigned char)line[j]) && v < INT64_MAX / 10; j++)
+            v = v * 10 + (line[j] - '0');
+        if (j == n) size = v;
+    }
+    smc_record_row *row = smc_push(&r->rows, r->n, sizeof *row);
+    if (!row) {
+        free(path);
+        return SMC_ERR_NOMEM;
+    }
+    *row = (smc_record_row){path, size};
+    r->n++;
+    return SMC_OK;
+}
+
+static smc_status plain_line(void *ctx, const char *line, size_t n, bool *stop)
+{
+    (void)stop;
+    row_list *r = ctx;
+    if (n == 0) return SMC_OK;
+    smc_record_row *row = smc_push(&r->rows, r->n, sizeof *row);
+    if (!row || !(row->path = copy(line, n))) return SMC_ERR_NOMEM;
+    row->size = -1;
+    r->n++;
+    return SMC_OK;
+}
+
+static smc_status collect(const char *text, size_t len,
+                          smc_status (*fn)(void *, const char *, size_t, bool *),
+                          smc_record_row **out, size_t *n)
+{
+    row_list r = {NULL, 0};
+    smc_status st = each_line(text, len, fn, &r);
+    if (st != SMC_OK) {
+        smc_record_free(r.rows, r.n);
+        r = (row_list){NULL, 0};
+    }
+    *out = r.rows;
+    *n = r.n;
+    return st;
+}
+
+smc_status smc_record_parse(const char *text, size_t len, smc_record_row **out, size_t *n)
+{
+    return collect(text, len, record_line, out, n);
+}
+
+smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_row **out,
+                                     size_t *n)
+{
+    return collect(text, len, plain_line, out, n);
+}
+
+void smc_record_free(smc_record_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].path);
+    free(rows);
+}
+
+/* A quoted version after "cuda" in a version.py: cuda = '12.8' or cuda: Optional[str] = "12.8". */
+char *smc_version_py_cuda(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 4 < len; i++) {
+        if (memcmp(text + i, "cuda", 4) != 0 || (i && (isalnum((unsigned char)text[i - 1]) ||
+                                                      text[i - 1] == '_')))
+            continue;
+        size_t j = i + 4;
+        if (j < len && (isalnum((unsigned char)text[j]) || text[j] == '_')) continue;
+        const char *eq = memchr(text + j, '=', len - j);
+        const char *nl = memchr(text + j, '\n', len - j);
+        if (!eq || (nl && nl < eq)) continue;
+        for (j = (size_t)(eq - text) + 1; j < len && (text[j] == ' ' || text[j] == '\t'); j++)
+            ;
+        if (j >= len || (text[j] != '\'' && text[j] != '"')) continue;
+        char q = text[j++];
+        size_t k = j;
+        while (k < len && k - j < 16 && (isdigit((unsigned char)text[k]) || text[k] == '.'))
+            k++;
+        if (k < len && text[k] == q && k > j) return copy(text + j, k - j);
+    }
+    return NULL;
+}
+
+/* Requires-Dist: nvidia-cuda-runtime-cu12==12.8.57 (CUDA 12 wheels) or nvidia-cuda-runtime==13.0.48
+ * (CUDA 13): the CUDA version, "12.8" or "13.0", or just the major from the name. */
+char *smc_requires_cuda(char *const *requires, size_t n, const char **which)
+{
+    static const char name[] = "nvidia-cuda-runtime";
+    for (size_t i = 0; i < n; i++) {
+        const char *r = requires[i];
+        if (strncasecmp(r, name, sizeof name - 1) != 0) continue;
+        const char *rest = r + sizeof name - 1;
+        unsigned major = 0;
+        if (rest[0] == '-' && (rest[1] == 'c' || rest[1] == 'C') && (rest[2] == 'u' || rest[2] == 'U'))
+            major = (unsigned)strtoul(rest + 3, NULL, 10);
+        const char *eq = strstr(rest, "==");
+        unsigned a = 0, b = 0;
+        *which = r;
+        if (eq && sscanf(eq + 2, "%u.%u", &a, &b) == 2 && (!major || a == major))
+            return smc_asprintf("%u.%u", a, b);
+        if (major) return smc_asprintf("%u", major);
+    }
+    return NULL;
+}
+
+smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char **version,
+                                smc_record_row **files, size_t *n)
+{
+    *name = *version = NULL;
+    *files = NULL;
+    *n = 0;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root) return SMC_ERR_FORMAT;
+    const cJSON *jn = cJSON_GetObjectItemCaseSensitive(root, "name");
+    const cJSON *jv = cJSON_GetObjectItemCaseSensitive(root, "version");
+    const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "files");
+    smc_status st = cJSON_IsString(jn) && cJSON_IsString(jv) ? SMC_OK : SMC_ERR_FORMAT;
+    if (st == SMC_OK && (!(*name = smc_strdup(jn->valuestring)) ||
+                         !(*version = smc_strdup(jv->valuestring))))
+        st = SMC_ERR_NOMEM;
+    const cJSON *f;
+    const cJSON *list = cJSON_IsArray(jf) ? jf : NULL;
+    cJSON_ArrayForEach(f, list)
+    {
+        if (st != SMC_OK) break;
+        if (!cJSON_IsString(f)) continue;
+        smc_record_row *row = smc_push(files, *n, sizeof *row);
+        if (!row || !(row->path = smc_strdup(f->valuestring))) {
+            st = SMC_ERR_NOMEM;
+            break;
+        }
+        row->size = -1;
+        (*n)++;
+    }
+    cJSON_Delete(root);
+    if (st != SMC_OK) {
+        free(*name);
+        free(*version);
+        smc_record_free(*files, *n);
+        *name = *version = NULL;
+        *files = NULL;
+        *n = 0;
+    }
+    return st;
+}

@@ -1,0 +1,415 @@
+/* wheel.c: wheels and other zip archives, read with libzip and never extracted. Planning reads
+ * the archive's directory and its metadata (METADATA, WHEEL, RECORD, a version.py) and turns each
+ * member into an item for the thread pool; scanning a member inflates it once: small members
+ * whole, like a file, large ones through the stream reader, so memory stays bounded whatever a
+ * member claims or holds. Archives are untrusted: names are only reported (nothing is written),
+ * encrypted members are not read, and inflation stops at a cap. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <zip.h>
+
+#define SMALL_MEMBER (8u << 20) /* inflated whole and read as a file; larger ones stream */
+#define META_MAX (16u << 20)    /* METADATA, WHEEL, RECORD, version.py */
+#define REPORT_MAX 20           /* RECORD disagreements reported per wheel */
+#define DEFAULT_MEMBER_MAX (16ull << 30)
+#define DEFAULT_INPUT_MAX (256ull << 30)
+#define TICK_BYTES (8u << 20)
+
+bool smc_zip_at(const uint8_t *p, uint64_t n)
+{
+    return n >= 4 && p[0] == 'P' && p[1] == 'K' &&
+           ((p[2] == 3 && p[3] == 4) || (p[2] == 5 && p[3] == 6));
+}
+
+static const char *zip_code_str(int code, char *buf, size_t n)
+{
+    zip_error_t e;
+    zip_error_init_with_code(&e, code);
+    snprintf(buf, n, "%s", zip_error_strerror(&e));
+    zip_error_fini(&e);
+    return buf;
+}
+
+static zip_t *open_zip(const char *path, char *why, size_t n)
+{
+    int code = 0;
+    zip_t *za = zip_open(path, ZIP_RDONLY, &code);
+    if (!za) zip_code_str(code, why, n);
+    return za;
+}
+
+/* Reads a whole small member (metadata) into a NUL-terminated buffer; NULL when it cannot. */
+static char *read_member(zip_t *za, zip_uint64_t i, size_t *len)
+{
+    zip_stat_t st;
+    if (zip_stat_index(za, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > META_MAX)
+        return NULL;
+    zip_file_t *zf = zip_fopen_index(za, i, 0);
+    char *buf = zf ? malloc(st.size + 1) : NULL;
+    zip_int64_t got = buf ? zip_fread(zf, buf, st.size) : -1;
+    if (zf) zip_fclose(zf);
+    if (got < 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = (size_t)got;
+    return buf;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* A member name that would land outside the archive's root if extracted. */
+static bool escapes(const char *name)
+{
+    if (name[0] == '/' || name[0] == '\\') return true;
+    for (const char *p = name; (p = strstr(p, "..")) != NULL; p += 2)
+        if ((p == name || p[-1] == '/' || p[-1] == '\\') && (p[2] == '\0' || p[2] == '/' || p[2] == '\\'))
+            return true;
+    return false;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The wheel's facts from its *.dist-info (the one whose WHEEL is at the top). */
+static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_int64_t count,
+                                smc_distribution *d)
+{
+    const char *info = NULL;
+    size_t info_len = 0;
+    for (zip_int64_t i = 0; i < count && !info; i++) {
+        const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *slash = name ? strchr(name, '/') : NULL;
+        if (slash && strcmp(slash, "/WHEEL") == 0 && slash - name > 10 &&
+            strncmp(slash - 10, ".dist-info", 10) == 0) {
+            info = name;
+            info_len = (size_t)(slash - name) + 1; /* "demo-1.0.dist-info/" */
+        }
+    }
+    d->source = smc_strdup("wheel");
+    d->location = smc_strdup(path);
+    if (!d->source || !d->location) return SMC_ERR_NOMEM;
+    if (!info) return smc_input_add_note(in, "%s: no *.dist-info/WHEEL: a zip archive, not a wheel",
+                                         path);
+    char *prefix = malloc(info_len + 1);
+    if (!prefix) return SMC_ERR_NOMEM;
+    memcpy(prefix, info, info_len);
+    prefix[info_len] = '\0';
+    smc_status st = SMC_OK;
+    size_t len;
+    char *name = smc_asprintf("%sMETADATA", prefix);
+    zip_int64_t at = name ? zip_name_locate(za, name, 0) : -1;
+    char *text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len) : NULL;
+    smc_metadata md = {0};
+    if (text) st = smc_metadata_parse(text, len, &md);
+    free(text);
+    free(name);
+    if (st == SMC_OK) {
+        d->name = md.name;
+        d->version = md.version;
+        md.name = md.version = NULL;
+        const char *plus = d->version ? strchr(d->version, '+') : NULL;
+        if (plus && !(d->local_version = smc_strdup(plus + 1))) st = SMC_ERR_NOMEM;
+        const char *which = NULL;
+        if (st == SMC_OK && (d->cuda = smc_requires_cuda(md.requires, md.requires_count, &which)) &&
+            !(d->cuda_source = smc_asprintf("Requires-Dist: %s", which)))
+            st = SMC_ERR_NOMEM;
+    }
+    smc_metadata_free(&md);
+    name = st == SMC_OK ? smc_asprintf("%sWHEEL", prefix) : NULL;
+    at = name ? zip_name_locate(za, name, 0) : -1;
+    text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len) : NULL;
+    if (text) st = smc_wheel_tags(text, len, &d->tag, &d->platform);
+    free(text);
+    free(name);
+    /* A version.py at the top of a package states the CUDA it was built with (torch does). */
+    for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
+        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *slash = m ? strchr(m, '/') : NULL;
+        if (!slash || strcmp(slash, "/version.py") != 0) continue;
+        text = read_member(za, (zip_uint64_t)i, &len);
+        char *cuda = text ? smc_version_py_cuda(text, len) : NULL;
+        free(text);
+        if (!cuda) continue;
+        free(d->cuda);
+        free(d->cuda_source);
+        d->cuda = cuda;
+        if (!(d->cuda_source = smc_strdup(m))) st = SMC_ERR_NOMEM;
+        break;
+    }
+    free(prefix);
+    return st;
+}
+
+/* RECORD must list every member with its size; what disagrees is reported (hashes are not
+ * checked: no hash library is among smcheck's dependencies). */
+static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_int64_t count,
+                               const char *info_prefix)
+{
+    char *name = smc_asprintf("%sRECORD", info_prefix);
+    if (!name) return SMC_ERR_NOMEM;
+    zip_int64_t at = zip_name_locate(za, name, 0);
+    size_t len;
+    char *text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len) : NULL;
+    smc_record_row *rows = NULL;
+    size_t n = 0, reported = 0;
+    smc_status st = SMC_OK;
+    if (!text) {
+        st = smc_input_add_error(in, path, "%s is missing or unreadable", name);
+        free(name);
+        return st;
+    }
+    st = smc_record_parse(text, len, &rows, &n);
+    free(text);
+    char **listed = st == SMC_OK ? calloc(n ? n : 1, sizeof *listed) : NULL;
+    if (st == SMC_OK && !listed) st = SMC_ERR_NOMEM;
+    for (size_t i = 0; i < n && st == SMC_OK; i++) {
+        listed[i] = rows[i].path;
+        zip_int64_t m = zip_name_locate(za, rows[i].path, 0);
+        zip_stat_t zs;
+        if (m < 0) {
+            if (reported++ < REPORT_MAX)
+                st = smc_input_add_error(in, path, "RECORD lists %s, which the wheel does not hold",
+                                         rows[i].path);
+        } else if (rows[i].size >= 0 && zip_stat_index(za, (zip_uint64_t)m, 0, &zs) == 0 &&
+                   (zs.valid & ZIP_STAT_SIZE) && zs.size != (zip_uint64_t)rows[i].size) {
+            if (reported++ < REPORT_MAX)
+                st = smc_input_add_error(in, path,
+                                         "RECORD says %s has %lld bytes; the wheel's has %llu",
+                                         rows[i].path, (long long)rows[i].size,
+                                         (unsigned long long)zs.size);
+        }
+    }
+    if (st == SMC_OK && n) qsort(listed, n, sizeof *listed, by_string);
+    for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
+        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        if (!m || ends_with(m, "/") || strcmp(m, name) == 0 || ends_with(m, "RECORD.jws") ||
+            ends_with(m, "RECORD.p7s") || bsearch(&m, listed, n, sizeof *listed, by_string))
+            continue;
+        if (reported++ < REPORT_MAX)
+            st = smc_input_add_error(in, path, "%s is not in RECORD", m);
+    }
+    if (st == SMC_OK && reported > REPORT_MAX)
+        st = smc_input_add_error(in, path, "%zu more disagreements with RECORD", reported - REPORT_MAX);
+    free(listed);
+    smc_record_free(rows, n);
+    free(name);
+    return st;
+}
+
+smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
+                          smc_item **items, size_t *n)
+{
+    char why[128];
+    zip_t *za = open_zip(path, why, sizeof why);
+    if (!za) return smc_input_add_error(in, path, "not a readable zip archive: %s", why);
+    zip_int64_t count = zip_get_num_entries(za, 0);
+    smc_distribution *d = smc_push(&in->distributions, in->distribution_count, sizeof *d);
+    if (!d) {
+        zip_discard(za);
+        return SMC_ERR_NOMEM;
+    }
+    *d = (smc_distribution){0};
+    size_t dist = in->distribution_count++;
+    smc_status st = read_metadata(in, za, path, count, d);
+    d = &in->distributions[dist];
+    unsigned hint = d->cuda ? (unsigned)strtoul(d->cuda, NULL, 10) : 0;
+
+    /* RECORD beside WHEEL, when there is a dist-info. */
+    for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
+        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *slash = m ? strchr(m, '/') : NULL;
+        if (slash && strcmp(slash, "/WHEEL") == 0 && slash - m > 10 &&
+            strncmp(slash - 10, ".dist-info", 10) == 0) {
+            char *prefix = smc_asprintf("%.*s", (int)(slash - m + 1), m);
+            st = prefix ? check_record(in, za, path, count, prefix) : SMC_ERR_NOMEM;
+            free(prefix);
+            break;
+        }
+    }
+
+    /* Names: duplicates and names that leave the root are reported; nothing is ever written. */
+    const char **names = calloc(count > 0 ? (size_t)count : 1, sizeof *names);
+    if (!names && st == SMC_OK) st = SMC_ERR_NOMEM;
+    size_t k = 0;
+    for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
+        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        if (!m) continue;
+        names[k++] = m;
+        if (escapes(m))
+            st = smc_input_add_error(in, path, "member name %s points outside the archive", m);
+    }
+    if (st == SMC_OK && k) qsort(names, k, sizeof *names, by_string);
+    for (size_t i = 1; i < k && st == SMC_OK; i++)
+        if (strcmp(names[i - 1], names[i]) == 0 && (i < 2 || strcmp(names[i - 2], names[i]) != 0))
+            st = smc_input_add_error(in, path, "member name %s appears more than once", names[i]);
+    free(names);
+
+    for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
+        zip_stat_t zs;
+        if (zip_stat_index(za, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || ends_with(zs.name, "/"))
+            continue;
+        if ((zs.valid & ZIP_STAT_SIZE) && zs.size < 4) continue; /* no signature fits */
+        if ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) && zs.encryption_method != ZIP_EM_NONE) {
+            st = smc_input_add_error(in, path, "member %s is encrypted: not read", zs.name);
+            continue;
+        }
+        smc_item *it = smc_push(items, *n, sizeof *it);
+        if (!it || !(it->path = smc_strdup(path))) {
+            st = SMC_ERR_NOMEM;
+            break;
+        }
+        it->error = NULL;
+        it->nofollow = proto->nofollow;
+        it->member = i;
+        it->dist = dist;
+        it->cuda_hint = hint;
+        it->size = zs.valid & ZIP_STAT_SIZE ? zs.size : 0;
+        it->input = proto->input;
+        (*n)++;
+    }
+    zip_discard(za);
+    return st;
+}
+
+void smc_zipcache_close(smc_zipcache *zc)
+{
+    if (zc->za) zip_discard(zc->za);
+    free(zc->path);
+    *zc = (smc_zipcache){0};
+}
+
+/* "MZ" with a "PE\0\0" header where e_lfanew says: a Windows DLL or executable. */
+static bool pe_at(const uint8_t *p, size_t n)
+{
+    if (n < 0x40 || p[0] != 'M' || p[1] != 'Z') return false;
+    uint32_t at = smc_le32(p + 0x3c);
+    return smc_in_range(n, at, 4) && memcmp(p + at, "PE\0\0", 4) == 0;
+}
+
+/* Reads up to n bytes; fewer only at the end or on an error (*bad set). */
+static size_t read_full(zip_file_t *zf, uint8_t *buf, size_t n, bool *bad)
+{
+    size_t got = 0;
+    while (got < n) {
+        zip_int64_t r = zip_fread(zf, buf + got, n - got);
+        if (r < 0) {
+            *bad = true;
+            break;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
+smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
+                            const smc_options *opt, const smc_ticker *tk)
+{
+    char why[128];
+    if (!zc->path || strcmp(zc->path, it->path) != 0) {
+        smc_zipcache_close(zc);
+        if (!(zc->path = smc_strdup(it->path))) return SMC_ERR_NOMEM;
+        if (!(zc->za = open_zip(it->path, why, sizeof why)))
+            return smc_input_add_error(part, it->path, "not a readable zip archive: %s", why);
+    }
+    if (!zc->za) return SMC_OK; /* reported with the first member */
+    zip_stat_t zs;
+    if (zip_stat_index(zc->za, (zip_uint64_t)it->member, 0, &zs) != 0 || !zs.name)
+        return smc_input_add_error(part, it->path, "member %lld: %s", (long long)it->member,
+                                   zip_strerror(zc->za));
+    char *name = smc_asprintf("%s!%s", it->path, zs.name);
+    if (!name) return SMC_ERR_NOMEM;
+    zip_file_t *zf = zip_fopen_index(zc->za, (zip_uint64_t)it->member, 0);
+    if (!zf) {
+        smc_status st = smc_input_add_error(part, name, "%s", zip_strerror(zc->za));
+        free(name);
+        return st;
+    }
+    part->files++;
+    uint64_t member_max = opt && opt->max_member_bytes ? opt->max_member_bytes : DEFAULT_MEMBER_MAX;
+    uint64_t input_max = opt && opt->max_input_bytes ? opt->max_input_bytes : DEFAULT_INPUT_MAX;
+    smc_options mopt = opt ? *opt : (smc_options){0};
+    if (it->cuda_hint > mopt.cuda_hint) mopt.cuda_hint = it->cuda_hint;
+
+    /* Inflate into a buffer; a member that outgrows it continues through the stream reader. */
+    size_t cap = SMALL_MEMBER;
+    uint8_t *buf = malloc(cap);
+    bool bad = false, stopped = false;
+    size_t got = buf ? read_full(zf, buf, 64, &bad) : 0;
+    smc_status st = buf ? SMC_OK : SMC_ERR_NOMEM;
+    size_t before = part->library_count;
+    uint64_t total = got;
+    bool scan = st == SMC_OK && (smc_scan_signature(buf, got) || smc_fatbin_at(buf, got, 0));
+    if (st == SMC_OK && !scan && pe_at(buf, got))
+        st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
+    smc_stream *s = NULL;
+    while (scan && st == SMC_OK && !bad) {
+        uint8_t *space;
+        size_t room;
+        if (!s && got == cap) { /* large: stream from here on */
+            if (!(s = smc_stream_new(&mopt, zs.valid & ZIP_STAT_SIZE ? zs.size : UINT64_MAX))) {
+                st = SMC_ERR_NOMEM;
+                break;
+            }
+            st = smc_stream_feed(s, buf, got);
+            free(buf);
+            buf = NULL;
+            if (st != SMC_OK) break;
+        }
+        if (s) {
+            space = smc_stream_space(s, &room);
+        } else {
+            space = buf + got;
+            room = cap - got;
+        }
+        uint64_t left = member_max - total;
+        if (room > left) room = (size_t)left;
+        if (room == 0) { /* at the cap: one byte more says whether there is more */
+            uint8_t probe;
+            if (read_full(zf, &probe, 1, &bad) == 1) stopped = true;
+            break;
+        }
+        size_t r = read_full(zf, space, room < TICK_BYTES ? room : TICK_BYTES, &bad);
+        if (r == 0) break;
+        total += r;
+        if (s) st = smc_stream_commit(s, r);
+        else got += r;
+        if (tk && tk->input_bytes &&
+            atomic_fetch_add(tk->input_bytes, (uint_fast64_t)r) + r > input_max) {
+            stopped = true;
+            break;
+        }
+        if (tk && tk->tick) tk->tick(tk->ctx, r, name);
+    }
+    if (st == SMC_OK && bad)
+        st = smc_input_add_error(part, name, "cannot inflate: %s", zip_file_strerror(zf));
+    if (st == SMC_OK && stopped)
+        st = smc_input_add_error(part, name,
+                                 "stopped after inflating %llu bytes: past the cap of %llu bytes "
+                                 "for %s (--max-inflate%s)",
+                                 (unsigned long long)total,
+                                 (unsigned long long)(total >= member_max ? member_max : input_max),
+                                 total >= member_max ? "one member" : "one input",
+                                 total >= member_max ? "" : "-total");
+    zip_fclose(zf);
+    /* What was read is scanned, even when the rest could not be. */
+    if (st == SMC_OK && scan)
+        st = s ? smc_stream_finish(s, part, name) : smc_scan_bytes(part, name, buf, got, &mopt, 0);
+    smc_stream_free(s);
+    free(buf);
+    for (size_t i = before; i < part->library_count; i++) {
+        part->libraries[i].file_size = total;
+        part->libraries[i].distribution = it->dist;
+    }
+    free(name);
+    return st;
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# wheel-vs-inflate.sh [SMCHECK] [OUTDIR]
+# Measures `SMCHECK scan` of a wheel against the floor: inflating every member of the same wheel
+# and discarding the bytes. The wheel is built once from large real libraries of the CUDA toolkit
+# (libcublasLt, libcufft, libcusparse, libcublas: about 1 GB, 300 MB deflated at level 6) and kept
+# in OUTDIR; it is rebuilt when the libraries change. In one run, page cache warm, best of 3 each:
+#   floor          a C program (compiled here) that reads every member with libzip's
+#                  zip_fopen_index/zip_fread into a 1 MiB buffer: zlib inflate plus libzip's CRC
+#                  check, which is what smcheck's libzip path costs at least;
+#   raw inflate    for information: zlib inflate of each member's raw deflate stream
+#                  (ZIP_FL_COMPRESSED), no CRC;
+#   smcheck -j1, -j2   SMCHECK scan --format json -jN WHEEL, with peak RSS (/usr/bin/time -f %M).
+# Prints the times, MiB/s of inflated output, ratios to the floor, peak RSS, the machine, and the
+# goals of issue 4 (-j1 within 1.10x the floor, -j2 below it, peak RSS at most 64 MiB).
+# Defaults: SMCHECK=build/smcheck, OUTDIR=/tmp/smcheck-bench. Environment: RUNS (3),
+# BENCH_LIBDIR (/usr/local/cuda/lib64), BENCH_LIBS (space-separated names in BENCH_LIBDIR).
+# Needs python3, cc, libzip and zlib headers (libzip-dev, zlib1g-dev).
+set -euo pipefail
+
+smcheck=${1:-build/smcheck}
+out=${2:-/tmp/smcheck-bench}
+runs=${RUNS:-3}
+libdir=${BENCH_LIBDIR:-/usr/local/cuda/lib64}
+read -r -a names <<<"${BENCH_LIBS:-libcublasLt.so.13 libcufft.so.12 libcusparse.so.12 libcublas.so.13}"
+here=$(cd "$(dirname "$0")" && pwd)
+
+die() { echo "wheel-vs-inflate: $*" >&2; exit 2; }
+
+[ -x "$smcheck" ] || die "$smcheck: not an executable (build it first, or pass its path)"
+smcheck=$(cd "$(dirname "$smcheck")" && pwd)/$(basename "$smcheck")
+libs=()
+for n in "${names[@]}"; do
+    f=$libdir/$n
+    [ -f "$f" ] || die "$f: not found (BENCH_LIBDIR and BENCH_LIBS choose the libraries)"
+    libs+=("$(readlink -f "$f")")
+done
+mkdir -p "$out"
+
+# The wheel, rebuilt only when the list of libraries, their sizes or times change.
+wheel=$out/bench_cuda-13.0-py3-none-manylinux_2_28_x86_64.whl
+stamp=$out/bench-wheel.stamp
+want=$(printf 'v1\n'; stat -c '%n %s %Y' "${libs[@]}")
+if [ ! -f "$wheel" ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "building $wheel from ${#libs[@]} libraries (once; deflate level 6, $(nproc) processes) ..." >&2
+    rm -f "$stamp"
+    t0=$(date +%s.%N)
+    python3 "$here/wheel-vs-inflate.py" build "$wheel" "${libs[@]}"
+    echo "built in $(python3 -c "print('%.1f' % ($(date +%s.%N) - $t0))") s" >&2
+    printf '%s\n' "$want" >"$stamp"
+fi
+
+# The floor program, compiled once per OUTDIR (rebuilt when this script is newer).
+floor=$out/inflate-floor
+if [ ! -x "$floor" ] || [ "$0" -nt "$floor" ]; then
+    cat >"$out/inflate-floor.c" <<'EOF'
+/* inflate-floor WHEEL [raw]: inflates every member of WHEEL and discards the bytes. Default:
+ * libzip's zip_fread (zlib inflate and the CRC check) into a 1 MiB buffer. "raw": the member's
+ * raw deflate stream (ZIP_FL_COMPRESSED) through zlib's inflate, no CRC. Prints the members and
+ * the bytes inflated. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+#include <zlib.h>
+
+#define BUF (1u << 20)
+
+static unsigned char in[BUF], outb[BUF];
+
+int main(int argc, char **argv)
+{
+    int err = 0, raw = argc > 2 && strcmp(argv[2], "raw") == 0;
+    zip_t *z = argc > 1 ? zip_open(argv[1], ZIP_RDONLY, &err) : NULL;
+    if (!z) {
+        fprintf(stderr, "inflate-floor: cannot open %s (libzip error %d)\n", argc > 1 ? argv[1] : "", err);
+        return 2;
+    }
+    zip_int64_t n = zip_get_num_entries(z, 0);
+    uint64_t total = 0;
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_stat_t st;
+        if (zip_stat_index(z, (zip_uint64_t)i, 0, &st) != 0) goto fail;
+        int deflated = st.comp_method == ZIP_CM_DEFLATE;
+        zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, raw && deflated ? ZIP_FL_COMPRESSED : 0);
+        if (!f) goto fail;
+        zip_int64_t r;
+        if (raw && deflated) {
+            z_stream s;
+            memset(&s, 0, sizeof s);
+            if (inflateInit2(&s, -15) != Z_OK) return 2;
+            int zr = Z_OK;
+            while (zr != Z_STREAM_END && (r = zip_fread(f, in, BUF)) > 0) {
+                s.next_in = in;
+                s.avail_in = (uInt)r;
+                do {
+                    s.next_out = outb;
+                    s.avail_out = BUF;
+                    zr = inflate(&s, Z_NO_FLUSH);
+                    if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+                        fprintf(stderr, "inflate-floor: %s: inflate error %d\n", st.name, zr);
+                        return 2;
+                    }
+                    total += BUF - s.avail_out;
+                } while (s.avail_out == 0 && zr != Z_STREAM_END);
+            }
+            inflateEnd(&s);
+            if (zr != Z_STREAM_END) {
+                fprintf(stderr, "inflate-floor: %s: deflate stream ends early\n", st.name);
+                return 2;
+            }
+        } else {
+            while ((r = zip_fread(f, outb, BUF)) > 0)
+                total += (uint64_t)r;
+            if (r < 0) {
+                fprintf(stderr, "inflate-floor: %s: %s\n", st.name, zip_file_strerror(f));
+                return 2;
+            }
+        }
+        zip_fclose(f);
+    }
+    zip_discard(z);
+    printf("%" PRId64 " %" PRIu64 "\n", n, total);
+    return 0;
+fail:
+    fprintf(stderr, "inflate-floor: %s\n", zip_strerror(z));
+    return 2;
+}
+EOF
+    # shellcheck disable=SC2046
+    cc -O2 -o "$floor" "$out/inflate-floor.c" \
+        $(pkg-config --cflags --libs libzip zlib 2>/dev/null || echo -lzip -lz) ||
+        die "cannot compile the floor program (needs libzip-dev and zlib1g-dev)"
+fi
+
+have_time=0
+[ -x /usr/bin/time ] && have_time=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# measure LABEL CMD...: runs CMD $runs times (stdout to /dev/null), keeps the shortest wall time
+# and the largest peak RSS (KiB). Exit status 2 or more from CMD stops the benchmark.
+measure() {
+    local label=$1 best="" rss="" t0 t1 t r i rc
+    shift
+    for ((i = 0; i < runs; i++)); do
+        rc=0
+        t0=$(date +%s%N)
+        if [ "$have_time" = 1 ]; then
+            /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+        else
+            "$@" >/dev/null 2>"$tmp/err" || rc=$?
+        fi
+        t1=$(date +%s%N)
+        if [ "$rc" -ge 2 ]; then
+            echo "wheel-vs-inflate: $label: exit status $rc:" >&2
+            head -n 20 "$tmp/err" >&2
+            exit "$rc"
+        fi
+        t=$((t1 - t0))
+        if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+        if [ "$have_time" = 1 ]; then
+            r=$(tail -n 1 "$tmp/rss")
+            if [ -z "$rss" ] || [ "$r" -gt "$rss" ]; then rss=$r; fi
+        fi
+    done
+    results+=("$label=$(python3 -c "print('%.6f' % ($best / 1e9))"):${rss:-n/a}")
+}
+
+# Warm the page cache, and count what the floor inflates.
+cat "$wheel" >/dev/null
+read -r members obytes < <("$floor" "$wheel") || die "the floor program failed on $wheel"
+
+results=()
+measure "floor (libzip zip_fread, 1 MiB)" "$floor" "$wheel"
+measure "raw inflate (zlib, no CRC; info)" "$floor" "$wheel" raw
+measure "smcheck scan -j1" "$smcheck" scan --format json -j1 "$wheel"
+measure "smcheck scan -j2" "$smcheck" scan --format json -j2 "$wheel"
+
+cpu=$(grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f 2- | sed 's/^ *//' || true)
+echo "smcheck: $smcheck"
+python3 "$here/wheel-vs-inflate.py" report "$(nproc)" "${cpu:-unknown}" "$wheel" \
+    "$(stat -c %s "$wheel")" "$members" "$obytes" "$runs" "${results[@]}"
