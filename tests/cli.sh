@@ -39,8 +39,11 @@ done
 run --version
 check "--version" has "$out" "smcheck 0."
 
-run
-check "no PATH is a usage error (64)" [ "$status" -eq 64 ]
+mkdir -p "$tmp/venv/lib/python3.12/site-packages/pkg"
+cp "$fixtures/nvcc/multi.so" "$tmp/venv/lib/python3.12/site-packages/pkg/libx.so"
+VIRTUAL_ENV=$tmp/venv run scan
+check "no PATH: the active virtual environment is scanned" has "$out" "$tmp/venv/lib/python3.12/site-packages/pkg/libx.so: 4 containers"
+check "no PATH: the report says which input and why" has "$out" "input: the active virtual environment, VIRTUAL_ENV=$tmp/venv"
 run --format yaml "$fixtures/nvcc/multi.so"
 check "unknown format is a usage error (64)" [ "$status" -eq 64 ]
 check "unknown format names the value" has "$err" "unknown format 'yaml'"

@@ -145,8 +145,8 @@ typedef struct smc_library {
     unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
     smc_judgement *judgements; /* one per target when judging, else NULL */
     size_t judgement_count;
-    uint64_t file_size;   /* of the file (or wheel member) it came from */
-    size_t distribution;  /* index into its input's distributions; SMC_NONE when none claims it */
+    uint64_t file_size;  /* of the file (or wheel member) it came from */
+    size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
 } smc_library;
 
 #define SMC_NONE SIZE_MAX
@@ -310,7 +310,8 @@ typedef struct smc_report_options {
     const smc_target *targets;
     size_t target_count;
     int driver_cuda;
-    const char *driver_source; /* how the driver is known: "local", "--driver"; NULL unknown */
+    const char *driver_source;  /* how the driver is known: "local", "--driver"; NULL unknown */
+    const char *default_reason; /* why these inputs, when the user named none */
 } smc_report_options;
 
 /* The text report for people: per library its containers, tokens and token sets, then a line

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 enum { EXIT_CLEAN = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_USAGE = 64 };
 
@@ -24,7 +26,10 @@ enum {
     OPT_FAIL_ON,
     OPT_GPU_TABLE,
     OPT_LIST,
-    OPT_VERSION
+    OPT_MAX_INFLATE,
+    OPT_MAX_INFLATE_TOTAL,
+    OPT_VERSION,
+    OPT_QUIET = 'q',
 };
 
 typedef struct option_row {
@@ -50,6 +55,11 @@ static const option_row option_rows[] = {
     {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
+    {"max-inflate", OPT_MAX_INFLATE, "SIZE",
+     "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)"},
+    {"max-inflate-total", OPT_MAX_INFLATE_TOTAL, "SIZE",
+     "stop inflating one input's members past SIZE bytes in all (default 256G)"},
+    {"quiet", OPT_QUIET, NULL, "no progress on stderr (shown only when stderr is a terminal)"},
     {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs"},
     {"version", OPT_VERSION, NULL, "print the version and exit"},
     {"help", OPT_HELP, NULL, "print this help and exit"},
@@ -93,11 +103,29 @@ static void usage(FILE *f)
 
 typedef enum mode { MODE_JUDGE, MODE_SCAN, MODE_GPUS } mode;
 
+/* "4G", "512M", "100000": bytes. */
+static bool parse_size(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || text[0] == '-') return false;
+    unsigned shift = *end == 'K' || *end == 'k'   ? 10
+                     : *end == 'M' || *end == 'm' ? 20
+                     : *end == 'G' || *end == 'g' ? 30
+                     : *end == 'T' || *end == 't' ? 40
+                                                  : 0;
+    if (shift) end++;
+    if (*end || v == 0 || v > (UINT64_MAX >> shift)) return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
 typedef struct config {
     mode mode;
     smc_options scan;
     smc_report_options report;
-    bool json, list, have_driver;
+    bool json, list, have_driver, quiet;
     const char *output, *gpus, *gpu_table;
     smc_lib_status fail_on;
 } config;
@@ -180,6 +208,18 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->scan.jobs = (unsigned)n;
             break;
         }
+        case OPT_MAX_INFLATE:
+        case OPT_MAX_INFLATE_TOTAL: {
+            uint64_t v;
+            if (!parse_size(optarg, &v))
+                return usage_error(
+                    "--max-inflate(-total) wants a size such as 512M or 4G, not '%s'", optarg);
+            *(c == OPT_MAX_INFLATE ? &cfg->scan.max_member_bytes : &cfg->scan.max_input_bytes) = v;
+            break;
+        }
+        case OPT_QUIET:
+            cfg->quiet = true;
+            break;
         case OPT_OUTPUT:
             cfg->output = optarg;
             break;
@@ -329,6 +369,27 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
     return -1;
 }
 
+typedef struct progress_state {
+    bool shown;
+} progress_state;
+
+/* One line on stderr, rewritten in place: how far, how fast, what now. */
+static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *current)
+{
+    progress_state *ps = ctx;
+    static struct timespec start;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!ps->shown) start = now;
+    double secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+    const char *base = strrchr(current, '/');
+    base = base ? base + 1 : current;
+    fprintf(stderr, "\r\033[Ksmcheck: %3.0f%% %.1f of %.1f GB, %.0f MB/s, %.60s",
+            total ? 100.0 * (double)done / (double)total : 0.0, (double)done / 1e9,
+            (double)total / 1e9, secs > 0 ? (double)done / 1e6 / secs : 0.0, base);
+    ps->shown = true;
+}
+
 /* Prints each input error and finding as a one-line diagnostic; returns whether there were any. */
 static bool diagnose(smc_input *const *inputs, size_t n)
 {
@@ -389,9 +450,28 @@ int main(int argc, char **argv)
     char **paths = argv + first + optind;
     if (cfg.mode == MODE_GPUS)
         return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
-    if (npaths <= 0) return usage_error("%s", "no PATH given");
     if (cfg.mode == MODE_SCAN && (cfg.gpus || cfg.have_driver))
         return usage_error("%s", "'scan' only lists: --gpu and --driver judge, without 'scan'");
+    /* No PATH: the active Python environment, or the site-packages found on disk. */
+    char **defaults = NULL, *why = NULL;
+    size_t ndefaults = 0;
+    if (npaths <= 0) {
+        if (smc_default_paths(&defaults, &ndefaults, &why) != SMC_OK)
+            return usage_error("%s", "out of memory");
+        if (ndefaults == 0) {
+            free(defaults);
+            free(why);
+            return usage_error("%s", "no PATH given, and no Python environment found to scan");
+        }
+        paths = defaults;
+        npaths = (int)ndefaults;
+        cfg.report.default_reason = why;
+    }
+    progress_state ps = {0};
+    if (!cfg.quiet && isatty(STDERR_FILENO)) {
+        cfg.scan.progress = show_progress;
+        cfg.scan.progress_ctx = &ps;
+    }
 
     smc_gpu_table *table = NULL;
     smc_target *targets = NULL;
@@ -416,6 +496,7 @@ int main(int argc, char **argv)
     smc_status st =
         inputs ? smc_scan_paths((const char *const *)paths, (size_t)npaths, &cfg.scan, inputs)
                : SMC_ERR_NOMEM;
+    if (ps.shown) fputs("\r\033[K", stderr); /* the progress line goes */
     if (st != SMC_OK) {
         fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
         free(inputs);
@@ -435,5 +516,9 @@ int main(int argc, char **argv)
         smc_input_free(inputs[i]);
     free(inputs);
     free(targets);
+    for (size_t i = 0; i < ndefaults; i++)
+        free(defaults[i]);
+    free(defaults);
+    free(why);
     return status;
 }

@@ -181,14 +181,16 @@ static smc_status read_one(smc_input *in, smc_env *env, const char *path, meta_k
         if (st == SMC_ERR_FORMAT) {
             free(text);
             free(dir);
-            return smc_input_add_error(in, path, "not a conda package record (name, version, files)");
+            return smc_input_add_error(in, path,
+                                       "not a conda package record (name, version, files)");
         }
         base = dir_of(dir); /* the prefix holds conda-meta */
         d.source = smc_strdup("conda");
     } else if (st == SMC_OK) {
         st = kind == META_DIST_INFO ? smc_record_parse(text, len, &rows, &n)
                                     : smc_installed_files_parse(text, len, &rows, &n);
-        if (st == SMC_OK) st = name_version(dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
+        if (st == SMC_OK)
+            st = name_version(dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
         /* RECORD's paths count from the directory that holds the dist-info; installed-files.txt's
          * from the egg-info itself. */
         base = kind == META_DIST_INFO ? dir_of(dir) : smc_strdup(dir);
@@ -196,9 +198,8 @@ static smc_status read_one(smc_input *in, smc_env *env, const char *path, meta_k
     }
     free(text);
     if (st == SMC_OK && (!base || !d.source || !(d.location = smc_strdup(dir)))) st = SMC_ERR_NOMEM;
-    smc_distribution *slot = st == SMC_OK ? smc_push(&in->distributions, in->distribution_count,
-                                                    sizeof *slot)
-                                          : NULL;
+    smc_distribution *slot =
+        st == SMC_OK ? smc_push(&in->distributions, in->distribution_count, sizeof *slot) : NULL;
     if (st == SMC_OK && !slot) st = SMC_ERR_NOMEM;
     if (st == SMC_OK) {
         *slot = d;
@@ -272,19 +273,19 @@ smc_status smc_env_attribute(smc_input *in, const smc_env *env)
         const owner *o = owner_of(env, key);
         if (o) {
             lib->distribution = o->dist;
-            const owner *other = o + 1 < env->owners + env->n && strcmp(o[1].path, key) == 0 &&
-                                         o[1].dist != o->dist
-                                     ? o + 1
-                                     : NULL;
+            const owner *other =
+                o + 1 < env->owners + env->n && strcmp(o[1].path, key) == 0 && o[1].dist != o->dist
+                    ? o + 1
+                    : NULL;
             if (other)
                 st = smc_library_add_finding(lib, SMC_NO_OFFSET, "claimed by both %s and %s",
                                              in->distributions[o->dist].name,
                                              in->distributions[other->dist].name);
             if (st == SMC_OK && o->size >= 0 && (uint64_t)o->size != lib->file_size)
-                st = smc_library_add_finding(
-                    lib, SMC_NO_OFFSET, "the RECORD of %s says %lld bytes; the file has %llu",
-                    in->distributions[o->dist].name, (long long)o->size,
-                    (unsigned long long)lib->file_size);
+                st = smc_library_add_finding(lib, SMC_NO_OFFSET,
+                                             "the RECORD of %s says %lld bytes; the file has %llu",
+                                             in->distributions[o->dist].name, (long long)o->size,
+                                             (unsigned long long)lib->file_size);
         }
         free(key);
     }
@@ -340,7 +341,8 @@ smc_status smc_default_paths(char ***paths, size_t *n, char **why)
         *paths = malloc(sizeof **paths);
         if (!*paths || !((*paths)[0] = smc_strdup(one))) return SMC_ERR_NOMEM;
         *n = 1;
-        *why = smc_asprintf("the active %s, %s=%s", one == venv ? "virtual environment" : "conda environment",
+        *why = smc_asprintf("the active %s, %s=%s",
+                            one == venv ? "virtual environment" : "conda environment",
                             one == venv ? "VIRTUAL_ENV" : "CONDA_PREFIX", one);
         return *why ? SMC_OK : SMC_ERR_NOMEM;
     }

@@ -251,8 +251,8 @@ typedef struct smc_ticker {
 bool smc_zip_at(const uint8_t *p, uint64_t n);
 /* Reads the archive at path: its facts become a distribution of in, its problems errors of in,
  * and each member an item (copying nofollow and input from proto). */
-smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
-                          smc_item **items, size_t *n);
+smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto, smc_item **items,
+                          size_t *n);
 /* Scans one member item into part. */
 smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
                             const smc_options *opt, const smc_ticker *tk);
@@ -303,7 +303,6 @@ smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char 
 
 /* walk.c ----------------------------------------------------------------------------------------
  */
-
 
 /* Lists the regular files under a directory, in name order. */
 smc_status smc_walk_dir(const char *path, smc_item **items, size_t *n);

@@ -223,8 +223,7 @@ smc_status smc_record_parse(const char *text, size_t len, smc_record_row **out, 
     return collect(text, len, record_line, out, n);
 }
 
-smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_row **out,
-                                     size_t *n)
+smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_row **out, size_t *n)
 {
     return collect(text, len, plain_line, out, n);
 }
@@ -240,8 +239,8 @@ void smc_record_free(smc_record_row *rows, size_t n)
 char *smc_version_py_cuda(const char *text, size_t len)
 {
     for (size_t i = 0; i + 4 < len; i++) {
-        if (memcmp(text + i, "cuda", 4) != 0 || (i && (isalnum((unsigned char)text[i - 1]) ||
-                                                      text[i - 1] == '_')))
+        if (memcmp(text + i, "cuda", 4) != 0 ||
+            (i && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')))
             continue;
         size_t j = i + 4;
         if (j < len && (isalnum((unsigned char)text[j]) || text[j] == '_')) continue;
@@ -270,7 +269,8 @@ char *smc_requires_cuda(char *const *requires, size_t n, const char **which)
         if (strncasecmp(r, name, sizeof name - 1) != 0) continue;
         const char *rest = r + sizeof name - 1;
         unsigned major = 0;
-        if (rest[0] == '-' && (rest[1] == 'c' || rest[1] == 'C') && (rest[2] == 'u' || rest[2] == 'U'))
+        if (rest[0] == '-' && (rest[1] == 'c' || rest[1] == 'C') &&
+            (rest[2] == 'u' || rest[2] == 'U'))
             major = (unsigned)strtoul(rest + 3, NULL, 10);
         const char *eq = strstr(rest, "==");
         unsigned a = 0, b = 0;
@@ -294,8 +294,8 @@ smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char 
     const cJSON *jv = cJSON_GetObjectItemCaseSensitive(root, "version");
     const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "files");
     smc_status st = cJSON_IsString(jn) && cJSON_IsString(jv) ? SMC_OK : SMC_ERR_FORMAT;
-    if (st == SMC_OK && (!(*name = smc_strdup(jn->valuestring)) ||
-                         !(*version = smc_strdup(jv->valuestring))))
+    if (st == SMC_OK &&
+        (!(*name = smc_strdup(jn->valuestring)) || !(*version = smc_strdup(jv->valuestring))))
         st = SMC_ERR_NOMEM;
     const cJSON *f;
     const cJSON *list = cJSON_IsArray(jf) ? jf : NULL;

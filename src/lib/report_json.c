@@ -152,6 +152,39 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
     return o;
 }
 
+static cJSON *string_or_null(const char *s)
+{
+    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distribution *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    add(b, o, "name", string_or_null(d->name));
+    add(b, o, "version", string_or_null(d->version));
+    add(b, o, "local_version", string_or_null(d->local_version));
+    add(b, o, "source", string_or_null(d->source));
+    add(b, o, "location", string_or_null(d->location));
+    add(b, o, "tag", string_or_null(d->tag));
+    add(b, o, "platform", string_or_null(d->platform));
+    add(b, o, "cuda", string_or_null(d->cuda));
+    add(b, o, "cuda_source", string_or_null(d->cuda_source));
+    cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
+    for (size_t i = 0; libs && i < d->library_count; i++)
+        add(b, libs, NULL, cJSON_CreateString(in->libraries[d->libraries[i]].path));
+    if (d->statuses) {
+        cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
+        for (size_t t = 0; vs && t < in->status_count; t++) {
+            cJSON *v = add(b, vs, NULL, cJSON_CreateObject());
+            if (!v) break;
+            add(b, v, "target", cJSON_CreateNumber((double)t));
+            add(b, v, "status", cJSON_CreateString(smc_lib_status_str(d->statuses[t])));
+        }
+    }
+    return o;
+}
+
 static cJSON *input_json(builder *b, const smc_input *in, const smc_report_options *opt)
 {
     cJSON *o = cJSON_CreateObject();
@@ -175,6 +208,14 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
             add(b, v, "status", cJSON_CreateString(smc_lib_status_str(in->statuses[t])));
         }
     }
+    if (in->distribution_count || in->kind == SMC_INPUT_ENVIRONMENT) {
+        cJSON *dists = add(b, o, "distributions", cJSON_CreateArray());
+        for (size_t i = 0; dists && i < in->distribution_count; i++)
+            add(b, dists, NULL, distribution_json(b, in, &in->distributions[i]));
+    }
+    cJSON *notes = add(b, o, "notes", cJSON_CreateArray());
+    for (size_t i = 0; notes && i < in->note_count; i++)
+        add(b, notes, NULL, cJSON_CreateString(in->notes[i]));
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < in->library_count; i++)
         add(b, libs, NULL, library_json(b, &in->libraries[i], opt));
@@ -193,6 +234,8 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
         add(&b, tool, "name", cJSON_CreateString("smcheck"));
         add(&b, tool, "version", cJSON_CreateString(SMC_VERSION));
     }
+    if (opt && opt->default_reason)
+        add(&b, root, "default_input", cJSON_CreateString(opt->default_reason));
     cJSON *targets = add(&b, root, "targets", cJSON_CreateArray());
     for (size_t t = 0; targets && opt && t < opt->target_count; t++) {
         const smc_target *g = &opt->targets[t];

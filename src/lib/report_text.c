@@ -74,6 +74,27 @@ static void target_token(char buf[16], const smc_target *t)
     snprintf(buf, 16, "sm_%u%u", t->cc_major, t->cc_minor);
 }
 
+/* "demo-cuda 1.0+cu130 (wheel cp312-cp312-manylinux_2_28_x86_64; CUDA 13.0 per version.py)",
+ * and with targets its worst status per target. */
+static void print_distribution(FILE *out, const smc_distribution *d, const smc_report_options *opt)
+{
+    if (opt && opt->target_count > 1) {
+        for (size_t t = 0; t < opt->target_count; t++)
+            fprintf(out, "%-8s", d->statuses ? smc_lib_status_str(d->statuses[t]) : "-");
+    }
+    fprintf(out, "[%s %s] %s", d->name ? d->name : "(unnamed)", d->version ? d->version : "",
+            d->source);
+    if (d->tag) fprintf(out, " %s", d->tag);
+    if (d->cuda) fprintf(out, "; CUDA %s (%s)", d->cuda, d->cuda_source);
+    fprintf(out, "; %zu librar%s", d->library_count, d->library_count == 1 ? "y" : "ies");
+    if (opt && opt->target_count == 1 && d->statuses) {
+        char tok[16];
+        target_token(tok, &opt->targets[0]);
+        fprintf(out, "; %s %s", tok, smc_lib_status_str(d->statuses[0]));
+    }
+    fputc('\n', out);
+}
+
 static void print_targets(FILE *out, const smc_report_options *opt)
 {
     fputs("targets:", out);
@@ -148,6 +169,7 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
     uint64_t files = 0;
     size_t libraries = 0, errors = 0;
     bool judging = opt && opt->target_count;
+    if (opt && opt->default_reason) fprintf(out, "input: %s\n", opt->default_reason);
     if (judging) {
         print_targets(out, opt);
         if (opt->target_count > 1) {
@@ -160,15 +182,36 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         }
     }
     for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < inputs[i]->library_count; k++) {
-            const smc_library *lib = &inputs[i]->libraries[k];
-            if (judging) {
-                print_judged(out, lib, opt);
-                continue;
+        const smc_input *in = inputs[i];
+        size_t with = 0;
+        for (size_t d = 0; d < in->distribution_count; d++)
+            with += in->distributions[d].library_count > 0;
+        if (in->distribution_count || in->kind == SMC_INPUT_ENVIRONMENT)
+            fprintf(out, "%s: %s, %zu distribution%s, %zu with device code\n", in->path,
+                    smc_input_kind_str(in->kind), in->distribution_count,
+                    in->distribution_count == 1 ? "" : "s", with);
+        /* Grouped by distribution, then the libraries none claims. */
+        for (size_t d = 0; d <= in->distribution_count; d++) {
+            const smc_distribution *dist =
+                d < in->distribution_count ? &in->distributions[d] : NULL;
+            if (dist && !dist->library_count && in->kind == SMC_INPUT_ENVIRONMENT) continue;
+            if (dist) print_distribution(out, dist, opt);
+            size_t unowned = 0;
+            for (size_t k = 0; k < in->library_count; k++) {
+                const smc_library *lib = &in->libraries[k];
+                if (dist ? lib->distribution != d : lib->distribution != SMC_NONE) continue;
+                if (!dist && in->distribution_count && unowned++ == 0)
+                    fputs("no distribution claims these:\n", out);
+                if (judging) {
+                    print_judged(out, lib, opt);
+                    continue;
+                }
+                smc_status st = print_library(out, lib, opt);
+                if (st != SMC_OK) return st;
             }
-            smc_status st = print_library(out, lib, opt);
-            if (st != SMC_OK) return st;
         }
+        for (size_t k = 0; k < in->note_count; k++)
+            fprintf(out, "note: %s\n", in->notes[k]);
         files += inputs[i]->files;
         libraries += inputs[i]->library_count;
         errors += inputs[i]->error_count;

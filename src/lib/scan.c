@@ -8,9 +8,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -214,7 +214,8 @@ static void tick(void *ctx, uint64_t n, const char *current)
     if (!p->opt || !p->opt->progress || pthread_mutex_trylock(&p->lock) != 0) return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    double since = (double)(now.tv_sec - p->last.tv_sec) + (double)(now.tv_nsec - p->last.tv_nsec) / 1e9;
+    double since =
+        (double)(now.tv_sec - p->last.tv_sec) + (double)(now.tv_nsec - p->last.tv_nsec) / 1e9;
     if (since >= 0.1) {
         p->last = now;
         p->opt->progress(p->opt->progress_ctx, done, p->total, current);
@@ -318,8 +319,8 @@ static smc_status merge(smc_input *in, smc_input *part)
 }
 
 /* Scans the items with a pool of threads; parts[i] receives item i's result. */
-static smc_status scan_items(const smc_item *items, size_t n, size_t inputs,
-                             const smc_options *opt, smc_input **parts)
+static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, const smc_options *opt,
+                             smc_input **parts)
 {
     pool p = {.items = items, .n = n, .opt = opt, .parts = parts};
     p.inflated = calloc(inputs ? inputs : 1, sizeof *p.inflated);
@@ -359,7 +360,8 @@ static smc_status worst_statuses(smc_input *in, size_t targets)
 static bool zip_named(const char *path)
 {
     size_t n = strlen(path);
-    return n > 4 && (strcasecmp(path + n - 4, ".whl") == 0 || strcasecmp(path + n - 4, ".zip") == 0);
+    return n > 4 &&
+           (strcasecmp(path + n - 4, ".whl") == 0 || strcasecmp(path + n - 4, ".zip") == 0);
 }
 
 static bool zip_file(const char *path, bool nofollow)

@@ -34,12 +34,8 @@ static smc_status add_sized(list *l, char *path, const char *error, uint64_t siz
         free(err);
         return SMC_ERR_NOMEM;
     }
-    *it = (smc_item){.path = path,
-                     .error = err,
-                     .nofollow = true,
-                     .member = -1,
-                     .dist = SMC_NONE,
-                     .size = size};
+    *it = (smc_item){
+        .path = path, .error = err, .nofollow = true, .member = -1, .dist = SMC_NONE, .size = size};
     l->n++;
     return SMC_OK;
 }

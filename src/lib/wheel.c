@@ -69,7 +69,8 @@ static bool escapes(const char *name)
 {
     if (name[0] == '/' || name[0] == '\\') return true;
     for (const char *p = name; (p = strstr(p, "..")) != NULL; p += 2)
-        if ((p == name || p[-1] == '/' || p[-1] == '\\') && (p[2] == '\0' || p[2] == '/' || p[2] == '\\'))
+        if ((p == name || p[-1] == '/' || p[-1] == '\\') &&
+            (p[2] == '\0' || p[2] == '/' || p[2] == '\\'))
             return true;
     return false;
 }
@@ -97,8 +98,8 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     d->source = smc_strdup("wheel");
     d->location = smc_strdup(path);
     if (!d->source || !d->location) return SMC_ERR_NOMEM;
-    if (!info) return smc_input_add_note(in, "%s: no *.dist-info/WHEEL: a zip archive, not a wheel",
-                                         path);
+    if (!info)
+        return smc_input_add_note(in, "%s: no *.dist-info/WHEEL: a zip archive, not a wheel", path);
     char *prefix = malloc(info_len + 1);
     if (!prefix) return SMC_ERR_NOMEM;
     memcpy(prefix, info, info_len);
@@ -182,10 +183,9 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
         } else if (rows[i].size >= 0 && zip_stat_index(za, (zip_uint64_t)m, 0, &zs) == 0 &&
                    (zs.valid & ZIP_STAT_SIZE) && zs.size != (zip_uint64_t)rows[i].size) {
             if (reported++ < REPORT_MAX)
-                st = smc_input_add_error(in, path,
-                                         "RECORD says %s has %lld bytes; the wheel's has %llu",
-                                         rows[i].path, (long long)rows[i].size,
-                                         (unsigned long long)zs.size);
+                st = smc_input_add_error(
+                    in, path, "RECORD says %s has %lld bytes; the wheel's has %llu", rows[i].path,
+                    (long long)rows[i].size, (unsigned long long)zs.size);
         }
     }
     if (st == SMC_OK && n) qsort(listed, n, sizeof *listed, by_string);
@@ -194,19 +194,19 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
         if (!m || ends_with(m, "/") || strcmp(m, name) == 0 || ends_with(m, "RECORD.jws") ||
             ends_with(m, "RECORD.p7s") || bsearch(&m, listed, n, sizeof *listed, by_string))
             continue;
-        if (reported++ < REPORT_MAX)
-            st = smc_input_add_error(in, path, "%s is not in RECORD", m);
+        if (reported++ < REPORT_MAX) st = smc_input_add_error(in, path, "%s is not in RECORD", m);
     }
     if (st == SMC_OK && reported > REPORT_MAX)
-        st = smc_input_add_error(in, path, "%zu more disagreements with RECORD", reported - REPORT_MAX);
+        st = smc_input_add_error(in, path, "%zu more disagreements with RECORD",
+                                 reported - REPORT_MAX);
     free(listed);
     smc_record_free(rows, n);
     free(name);
     return st;
 }
 
-smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
-                          smc_item **items, size_t *n)
+smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto, smc_item **items,
+                          size_t *n)
 {
     char why[128];
     zip_t *za = open_zip(path, why, sizeof why);
@@ -381,8 +381,10 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         size_t r = read_full(zf, space, room < TICK_BYTES ? room : TICK_BYTES, &bad);
         if (r == 0) break;
         total += r;
-        if (s) st = smc_stream_commit(s, r);
-        else got += r;
+        if (s)
+            st = smc_stream_commit(s, r);
+        else
+            got += r;
         if (tk && tk->input_bytes &&
             atomic_fetch_add(tk->input_bytes, (uint_fast64_t)r) + r > input_max) {
             stopped = true;
