@@ -281,6 +281,12 @@ static smc_status payload(const uint8_t *buf, uint64_t len, const smc_image *img
     return SMC_OK;
 }
 
+smc_status smc_image_payload_with(const uint8_t *buf, uint64_t len, const smc_image *img,
+                                  void *zctx, uint8_t **out, smc_fatbin_error *err)
+{
+    return payload(buf, len, img, zctx, out, err);
+}
+
 smc_status smc_image_payload(const uint8_t *buf, uint64_t len, const smc_image *img, uint8_t **out,
                              smc_fatbin_error *err)
 {

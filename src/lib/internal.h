@@ -106,6 +106,10 @@ smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start,
 smc_status smc_image_payload(const uint8_t *buf, uint64_t len, const smc_image *img, uint8_t **out,
                              smc_fatbin_error *err);
 
+/* smc_image_payload with a Zstandard context from smc_zstd_new, for many calls. */
+smc_status smc_image_payload_with(const uint8_t *buf, uint64_t len, const smc_image *img,
+                                  void *zctx, uint8_t **out, smc_fatbin_error *err);
+
 /* Decompresses one image of buf and checks it against its header (--verify): SMC_ERR_FORMAT with
  * err when they disagree. zctx is a Zstandard context from smc_zstd_new (reused across calls). */
 smc_status smc_image_check(const uint8_t *buf, uint64_t len, const smc_image *img, void *zctx,
@@ -216,6 +220,11 @@ enum {
     SMC_CAUSE_THOR_RENAMED /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
 };
 smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *cause);
+
+/* Whether a container of these images would fail some target (none or jit-blocked, and not
+ * gated): only then does its kernel check matter. */
+bool smc_container_would_fail(const smc_image *images, size_t n, const smc_target *targets,
+                              size_t nt, int driver_cuda);
 
 /* Judges lib against each target; fills lib->judgements. */
 smc_status smc_library_judge(smc_library *lib, const smc_target *targets, size_t n, int driver_cuda,

@@ -15,6 +15,7 @@
 #define TABLE_MAX (4u << 20)        /* a larger section table is not kept */
 #define PARSES_MAX 16u              /* containers followed at once (nested candidates) */
 #define KERNEL_CAPTURE (256u << 10) /* cubins up to this size are kept for the kernel check */
+#define KEPT_MAX (4u << 20)         /* and no more than this per container */
 #define VERIFY_CAPTURE (64ull << 20) /* entries up to this size are kept for --verify */
 
 static const char RELFATBIN[] = "__nv_relfatbin";
@@ -38,8 +39,17 @@ typedef struct hit {
     smc_fatbin_error err;
 } hit;
 
+typedef struct kept { /* a cubin held for the kernel check */
+    uint8_t *bytes;   /* the entry, from its header on */
+    uint64_t len;
+    smc_image img; /* offset 0 */
+} kept;
+
 typedef struct parse {
     hit h;
+    kept *keep; /* when judging: the container's cubins, checked at its end if it would fail */
+    size_t kept_count;
+    uint64_t kept_bytes;
     uint64_t next;   /* where the next header starts */
     uint8_t hdr[64]; /* the header being read: 16 bytes of container or 64 of entry */
     unsigned have, want;
@@ -81,11 +91,26 @@ smc_stream *smc_stream_new(const smc_options *opt, uint64_t total)
     s->opt = opt;
     s->total = total;
     s->block = malloc(BLOCK);
-    if (!s->block || (opt && opt->verify && !(s->zctx = smc_zstd_new()))) {
+    if (!s->block || (opt && (opt->verify || opt->target_count) && !(s->zctx = smc_zstd_new()))) {
         smc_stream_free(s);
         return NULL;
     }
     return s;
+}
+
+static bool judging(const smc_stream *s)
+{
+    return s->opt && s->opt->target_count;
+}
+
+static void drop_kept(parse *p)
+{
+    for (size_t i = 0; i < p->kept_count; i++)
+        free(p->keep[i].bytes);
+    free(p->keep);
+    p->keep = NULL;
+    p->kept_count = 0;
+    p->kept_bytes = 0;
 }
 
 static void hit_clear(hit *h)
@@ -103,6 +128,7 @@ void smc_stream_free(smc_stream *s)
     for (size_t i = 0; i < s->active; i++) {
         hit_clear(&s->parses[i].h);
         free(s->parses[i].cap);
+        drop_kept(&s->parses[i]);
     }
     for (size_t i = 0; i < s->hit_count; i++)
         hit_clear(&s->hits[i]);
@@ -145,7 +171,7 @@ static smc_status add_note(hit *h, uint64_t offset, const smc_image *img, const 
     return SMC_OK;
 }
 
-/* A kept entry is complete: check it (--verify) and look for kernels in a cubin. */
+/* A captured entry is complete: check it (--verify), and keep a cubin for the kernel check. */
 static smc_status captured(smc_stream *s, parse *p)
 {
     smc_fatbin_error err;
@@ -155,20 +181,39 @@ static smc_status captured(smc_stream *s, parse *p)
         st = smc_image_check(p->cap, p->cap_len, img, s->zctx, &err);
         if (st == SMC_ERR_FORMAT) st = add_note(&p->h, p->cap_start, img, err.message);
     }
-    if (st == SMC_OK && img->kind == SMC_IMAGE_CUBIN && p->cubins_only) {
-        uint8_t *data = NULL;
-        smc_cubin_info info;
-        if (smc_image_payload(p->cap, p->cap_len, img, &data, &err) == SMC_OK &&
-            smc_cubin_inspect(data, img->size, &info, &err) == SMC_OK) {
-            if (info.has_kernels) p->h.kernels = 1;
-        } else {
-            p->cubins_only = false; /* unreadable: assume it counts */
-        }
-        free(data);
+    if (st == SMC_OK && img->kind == SMC_IMAGE_CUBIN && p->cubins_only && judging(s)) {
+        kept *k = smc_push(&p->keep, p->kept_count, sizeof *k);
+        if (!k) return SMC_ERR_NOMEM;
+        *k = (kept){p->cap, p->cap_len, *img};
+        p->kept_count++;
+        p->kept_bytes += p->cap_len;
+        p->cap = NULL;
+        return SMC_OK;
     }
     free(p->cap);
     p->cap = NULL;
     return st == SMC_ERR_FORMAT ? SMC_OK : st;
+}
+
+/* At a whole container's end: does a kept cubin hold a kernel? Asked only of a container that
+ * would fail some target, as the mapped path asks. 1 yes, 0 no, -1 cannot tell. */
+static int kernels_of(smc_stream *s, parse *p)
+{
+    if (!p->cubins_only || !judging(s)) return -1;
+    if (!smc_container_would_fail(p->h.images, p->h.image_count, s->opt->targets,
+                                  s->opt->target_count, s->opt->driver_cuda))
+        return -1; /* it will not be asked */
+    for (size_t i = 0; i < p->kept_count; i++) {
+        uint8_t *data = NULL;
+        smc_cubin_info info;
+        smc_fatbin_error err;
+        bool read = smc_image_payload_with(p->keep[i].bytes, p->keep[i].len, &p->keep[i].img,
+                                           s->zctx, &data, &err) == SMC_OK &&
+                    smc_cubin_inspect(data, p->keep[i].img.size, &info, &err) == SMC_OK;
+        free(data);
+        if (!read || info.has_kernels) return 1; /* what cannot be read is assumed to count */
+    }
+    return 0;
 }
 
 /* A header is complete: act on it. Returns true when the parse has failed (p->h.err says why);
@@ -200,8 +245,9 @@ static bool header_done(smc_stream *s, parse *p)
         uint64_t len = next - p->next;
         bool verify = s->opt && s->opt->verify && img.kind != SMC_IMAGE_LTO;
         if (img.kind == SMC_IMAGE_PTX) p->cubins_only = false;
-        bool kernel = img.kind == SMC_IMAGE_CUBIN && p->cubins_only;
-        if (kernel && len > KERNEL_CAPTURE) p->cubins_only = kernel = false;
+        bool kernel = img.kind == SMC_IMAGE_CUBIN && p->cubins_only && judging(s);
+        if (kernel && (len > KERNEL_CAPTURE || p->kept_bytes + len > KEPT_MAX))
+            p->cubins_only = kernel = false; /* a large cubin is taken to hold kernels */
         if ((verify && len <= VERIFY_CAPTURE) || kernel) {
             if (!(p->cap = malloc(len))) {
                 s->failed = SMC_ERR_NOMEM;
@@ -268,12 +314,8 @@ static bool advance(smc_stream *s, parse *p, uint64_t base, const uint8_t *b, si
 static void settle(smc_stream *s, size_t i)
 {
     parse *p = &s->parses[i];
-    if (!p->h.ok)
-        p->h.kernels = -1;
-    else if (!p->cubins_only)
-        p->h.kernels = -1;
-    else if (p->h.kernels != 1)
-        p->h.kernels = 0;
+    p->h.kernels = p->h.ok ? kernels_of(s, p) : -1;
+    drop_kept(p);
     free(p->cap);
     p->h.nonzero = UINT64_MAX;
     hit *slot = smc_push(&s->hits, s->hit_count, sizeof *slot);

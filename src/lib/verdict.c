@@ -149,6 +149,27 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
     return best;
 }
 
+bool smc_container_would_fail(const smc_image *images, size_t n, const smc_target *targets,
+                              size_t nt, int driver_cuda)
+{
+    for (size_t t = 0; t < nt; t++) {
+        unsigned cc = targets[t].cc_major * 10 + targets[t].cc_minor;
+        smc_verdict best = SMC_VERDICT_NONE;
+        bool any = false, all_variants = true, only_arch = true;
+        for (size_t i = 0; i < n; i++) {
+            if (images[i].kind == SMC_IMAGE_LTO) continue;
+            int cause;
+            smc_verdict v = smc_image_verdict(&images[i], cc, driver_cuda, &cause);
+            any = true;
+            all_variants &= images[i].variant != SMC_VARIANT_NONE;
+            only_arch &= cause == SMC_CAUSE_NONE || cause == SMC_CAUSE_ARCH;
+            if (v < best) best = v;
+        }
+        if (any && best >= SMC_VERDICT_JIT_BLOCKED && !(all_variants && only_arch)) return true;
+    }
+    return false;
+}
+
 /* The distinct tokens (LTO IR left out) of the containers listed, space-separated, capped. */
 static char *tokens_of(const smc_library *lib, const size_t *which, size_t n, bool *has_ptx)
 {
