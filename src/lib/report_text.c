@@ -218,7 +218,7 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
     }
     fprintf(out, "%llu file%s looked at, %zu librar%s found", (unsigned long long)files,
             files == 1 ? "" : "s", libraries, libraries == 1 ? "y" : "ies");
-    if (errors) fprintf(out, ", %zu unreadable", errors);
+    if (errors) fprintf(out, ", %zu error%s", errors, errors == 1 ? "" : "s");
     fputc('\n', out);
     for (size_t t = 0; judging && t < opt->target_count; t++) {
         smc_lib_status worst = SMC_STATUS_OK;

@@ -272,7 +272,10 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         it->member = i;
         it->dist = dist;
         it->cuda_hint = hint;
-        it->size = zs.valid & ZIP_STAT_SIZE ? zs.size : 0;
+        /* Progress counts inflated bytes, but never more than deflate can make of the member:
+         * a claimed size is not believed (at most 1032 to 1). */
+        uint64_t most = zs.valid & ZIP_STAT_COMP_SIZE ? zs.comp_size * 1032 + 1024 : 0;
+        it->size = zs.valid & ZIP_STAT_SIZE ? (zs.size < most ? zs.size : most) : 0;
         it->input = proto->input;
         (*n)++;
     }
@@ -336,6 +339,16 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     }
     part->files++;
     uint64_t member_max = opt && opt->max_member_bytes ? opt->max_member_bytes : DEFAULT_MEMBER_MAX;
+    if ((zs.valid & ZIP_STAT_SIZE) && zs.size > member_max) {
+        smc_status st =
+            smc_input_add_error(part, name,
+                                "claims %llu bytes, past the cap of %llu bytes for one "
+                                "member (--max-inflate): not read",
+                                (unsigned long long)zs.size, (unsigned long long)member_max);
+        zip_fclose(zf);
+        free(name);
+        return st;
+    }
     uint64_t input_max = opt && opt->max_input_bytes ? opt->max_input_bytes : DEFAULT_INPUT_MAX;
     smc_options mopt = opt ? *opt : (smc_options){0};
     if (it->cuda_hint > mopt.cuda_hint) mopt.cuda_hint = it->cuda_hint;
@@ -344,7 +357,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     size_t cap = SMALL_MEMBER;
     uint8_t *buf = malloc(cap);
     bool bad = false, stopped = false;
-    size_t got = buf ? read_full(zf, buf, 64, &bad) : 0;
+    size_t got = buf ? read_full(zf, buf, 4096, &bad) : 0; /* enough for any signature */
     smc_status st = buf ? SMC_OK : SMC_ERR_NOMEM;
     size_t before = part->library_count;
     uint64_t total = got;
@@ -402,6 +415,9 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                  (unsigned long long)(total >= member_max ? member_max : input_max),
                                  total >= member_max ? "one member" : "one input",
                                  total >= member_max ? "" : "-total");
+    if (st == SMC_OK && scan && !bad && !stopped && (zs.valid & ZIP_STAT_SIZE) && total != zs.size)
+        st = smc_input_add_error(part, name, "claims %llu bytes but inflates to %llu",
+                                 (unsigned long long)zs.size, (unsigned long long)total);
     zip_fclose(zf);
     /* What was read is scanned, even when the rest could not be. */
     if (st == SMC_OK && scan)

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Tests of wheels and Python environments, on the inputs tests/make_wheels.py assembles (what
+each must give is in fixtures/wheels.md).
+
+Usage: wheels.py SMCHECK FIXTURES_DIR
+Checks: a wheel's inventory equals that of its files unpacked; the wheel's facts (name, version,
+local version, platform, CUDA runtime and where it says so); a note for PE files; each broken wheel
+gives its one-line error and still reports its good member; environments attribute each library to
+its distribution (dist-info RECORD, egg-info, conda-meta) or list it unowned, and a distribution's
+status is the worst of its libraries. Prints "N passed, M failed".
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+SMCHECK, FIXTURES = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+HERE = os.path.dirname(os.path.abspath(__file__))
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    print(("ok     " if ok else "FAILED ") + what)
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+
+
+def run(*args, cwd=None):
+    env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1")
+    p = subprocess.run([SMCHECK, *args], cwd=cwd, capture_output=True, text=True, env=env,
+                       timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def scan_json(path, *extra, cwd=None):
+    rc, out, err = run("scan", "--format", "json", *extra, path, cwd=cwd)
+    return rc, json.loads(out)["inputs"][0], err
+
+
+def inventory(inp, strip):
+    """path (relative to strip) -> (containers, images) of an input's libraries."""
+    return {lib["path"][len(strip):]: (lib["containers"], lib["images"])
+            for lib in inp["libraries"]}
+
+
+def main():
+    out = tempfile.mkdtemp(prefix="smcheck-wheels-")
+    try:
+        subprocess.run([sys.executable, os.path.join(HERE, "make_wheels.py"), out], check=True,
+                       capture_output=True)
+        wheels(out)
+        environments(out)
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", out])
+        shutil.rmtree(out, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def wheels(out):
+    demo = "demo_cuda-1.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"
+    rc, inp, err = scan_json(demo, cwd=out)
+    check(rc == 0 and err == "", "demo wheel: exit 0, nothing on stderr")
+    check(inp["kind"] == "wheel", "demo wheel: kind wheel")
+    dist = inp["distributions"][0] if inp.get("distributions") else {}
+    check((dist.get("name"), dist.get("version"), dist.get("local_version")) ==
+          ("demo-cuda", "1.0+cu130", "cu130"), "demo wheel: name, version, local version")
+    check(dist.get("platform") == "manylinux_2_28_x86_64", "demo wheel: platform tag")
+    check(dist.get("cuda") == "13.0" and dist.get("cuda_source") == "demo_cuda/version.py",
+          "demo wheel: CUDA runtime from version.py")
+    # The same files unpacked give the same inventory.
+    unpacked = os.path.join(out, "unpacked")
+    with zipfile.ZipFile(os.path.join(out, demo)) as z:
+        z.extractall(unpacked)
+    _, flat, _ = scan_json(unpacked)
+    a, b = inventory(inp, demo + "!"), inventory(flat, unpacked + "/")
+    check(len(a) == 4 and a == b, "demo wheel: inventory equals the unpacked files' (%d libraries)" % len(a))
+    check(sorted(dist.get("libraries", [])) == sorted(l["path"] for l in inp["libraries"]),
+          "demo wheel: every library belongs to its distribution")
+    # A member over 8 MiB goes through the stream reader: a toolkit library, when there is one.
+    big = "/usr/local/cuda/lib64/libcublas.so.13"
+    if os.path.isfile(big):
+        path = os.path.join(out, "big-1.0-py3-none-manylinux_2_28_x86_64.whl")
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+            z.write(big, "big/libcublas.so.13")
+        _, winp, _ = scan_json(path, "--detail")
+        _, finp, _ = scan_json(os.path.realpath(big), "--detail")
+        wl, fl = winp["libraries"][0], finp["libraries"][0]
+        same = (wl["containers"], wl["images"], wl["container_list"]) == \
+               (fl["containers"], fl["images"], fl["container_list"])
+        check(same and wl["containers"] > 100,
+              "a 54 MB member streamed: the same containers, sections and images as the file")
+    else:
+        print("skip   a large streamed member (no CUDA toolkit here)")
+
+    rc, inp, _ = scan_json("demo_win-1.0-cp312-cp312-win_amd64.whl", cwd=out)
+    check(rc == 0 and any("kern.dll: a PE file (Windows), not scanned" in n for n in inp["notes"]),
+          "Windows wheel: a note that its DLL was not scanned, exit 0")
+    dist = inp["distributions"][0]
+    check(dist["platform"] == "win_amd64", "Windows wheel: platform win_amd64")
+
+    rc, inp, _ = scan_json("nodevice-2.0-py3-none-any.whl", cwd=out)
+    check(rc == 0 and inp["libraries"] == [] and inp["distributions"][0]["name"] == "nodevice",
+          "pure-Python wheel: no library, exit 0")
+
+    good = "demo/good.so"
+    cases = [
+        ("bad_corrupt.whl", "bad_corrupt.whl: not a readable zip archive", False),
+        ("bad_truncated.whl", "bad_truncated.whl: not a readable zip archive", False),
+        ("bad_bomb.whl", "bad_bomb.whl!big/zeros.so: claims 209715264 bytes, past the cap", True),
+        ("bad_claims.whl", "bad_claims.whl!huge/claims.so: claims 98784247808 bytes", True),
+        ("bad_dupes.whl", "bad_dupes.whl: member name demo/dup.so appears more than once", True),
+        ("bad_dotdot.whl", "bad_dotdot.whl: member name ../../evil.so points outside", True),
+        ("bad_encrypted.whl", "bad_encrypted.whl: member demo/secret.so is encrypted: not read", True),
+        ("bad_record.whl", "bad_record.whl: RECORD says demo/lib.so has 12345 bytes", False),
+    ]
+    for name, message, has_good in cases:
+        rc, outtext, err = run("scan", "--max-inflate", "64M", name, cwd=out)
+        check(rc == 2 and ("smcheck: " + message) in err, f"{name}: exit 2, '{message}'")
+        if has_good:
+            check(f"{name}!{good}: 4 containers, 10 images" in outtext,
+                  f"{name}: the good member is still reported")
+    rc, outtext, err = run("scan", "bad_dotdot.whl", cwd=out)
+    check("member name /abs/evil2.so points outside the archive" in err,
+          "bad_dotdot.whl: the absolute name too")
+    rc, outtext, err = run("scan", "bad_record.whl", cwd=out)
+    check("RECORD lists demo/missing.so, which the wheel does not hold" in err and
+          "bad_record.whl!demo/lib.so: 4 containers" in outtext,
+          "bad_record.whl: a missing file, and the lied-about member still read")
+    rc, outtext, err = run("scan", "bad_dupes.whl", cwd=out)
+    check(outtext.count("bad_dupes.whl!demo/dup.so:") == 2, "bad_dupes.whl: both copies listed")
+    # The bomb inflated under a cap above its size is no library (an ELF header, then zeros).
+    rc, outtext, err = run("scan", "bad_bomb.whl", cwd=out)
+    check(rc == 0 and "zeros.so" not in outtext, "bad_bomb.whl under the default cap: read through")
+    rc, outtext, err = run("scan", "--max-inflate-total", "1M", "bad_bomb.whl", cwd=out)
+    check(rc == 2 and "past the cap of 1048576 bytes for one input" in err,
+          "--max-inflate-total stops an input")
+
+    rc, outtext, err = run("scan", "many_members.whl", cwd=out)
+    check(rc == 0 and "many_members.whl!many/libmulti.so: 4 containers" in outtext,
+          "20,000 members: the one library found, exit 0")
+
+    # Judging a wheel: its distribution takes the worst status of its libraries.
+    rc, o, err = run("--gpu", "sm_75,sm_120", "--format", "json", demo, cwd=out)
+    inp = json.loads(o)["inputs"][0]
+    dist = inp["distributions"][0]
+    worst = worst_of(inp, dist["libraries"])
+    check([v["status"] for v in dist["verdicts"]] == worst,
+          "demo wheel: its status is the worst of its libraries per target (%s)" % worst)
+
+
+ORDER = ["ok", "jit", "partial", "none"]
+
+
+def worst_of(inp, paths):
+    libs = {l["path"]: l for l in inp["libraries"]}
+    n = len(next(iter(libs.values()))["verdicts"]) if libs else 0
+    return [max((libs[p]["verdicts"][t]["status"] for p in paths), key=ORDER.index, default="ok")
+            for t in range(n)]
+
+
+def owners(inp, root):
+    """library path relative to root -> owning distribution name (None when unowned)."""
+    names = {}
+    for d in inp["distributions"]:
+        for p in d["libraries"]:
+            names[p] = d["name"]
+    return {l["path"][len(root) + 1:]: names.get(l["path"]) for l in inp["libraries"]}
+
+
+def environments(out):
+    sp = "lib/python3.12/site-packages/"
+    expect = {
+        "venv": {
+            sp + "demo_cuda/_C.so": "demo-cuda",
+            sp + "demo_cuda/kernels/kernel.cubin": "demo-cuda",
+            sp + "demo_cuda/lib/libmulti.so": "demo-cuda",
+            sp + "demo_cuda/lib/libvariants.so": "demo-cuda",
+            sp + "other_pkg/libother.so": "other-pkg",
+            sp + "legacy_pkg/liblegacy.so": "legacy-pkg",
+            sp + "stray/libstray.so": None,
+        },
+        "conda": {
+            "lib/libcudart_like.so": "cudatoolkit",
+            sp + "torch/lib/libtorch_like.so": "pytorch",
+            sp + "pip_pkg/libpip.so": "pip-pkg",
+        },
+        "rootfs": {
+            "usr/lib/python3/dist-packages/deb_pkg/libdeb.so": "deb-pkg",
+            "usr/local/lib/python3.12/site-packages/local_pkg/liblocal.so": "local-pkg",
+            "opt/venv/" + sp + "venv_pkg/libvenv.so": "venv-pkg",
+            "usr/local/cuda/lib64/libcuda_like.so": None,
+        },
+    }
+    for tree, want in expect.items():
+        root = os.path.join(out, tree)
+        rc, inp, err = scan_json(root)
+        got = owners(inp, root)
+        if tree == "rootfs":  # root reads secret/ (mode 000); others are told it is unreadable
+            got.pop("secret/libhidden.so", None)
+        check(inp["kind"] == "environment", f"{tree}: kind environment")
+        check(got == want, f"{tree}: every library attributed to its distribution, or unowned")
+        if got != want:
+            print("   got:", json.dumps(got, indent=1), file=sys.stderr)
+        check(not any("libescape" in l["path"] for l in inp["libraries"]),
+              f"{tree}: no link followed out of the tree")
+        rc, o, err = run("--gpu", "sm_75,sm_90,sm_120", "--format", "json", root)
+        jinp = json.loads(o)["inputs"][0]
+        ok = all([v["status"] for v in d.get("verdicts", [])] == worst_of(jinp, d["libraries"])
+                 for d in jinp["distributions"] if d["libraries"])
+        check(ok, f"{tree}: each distribution's status is the worst of its libraries")
+    rc, text, err = run("--gpu", "sm_75", os.path.join(out, "venv"))
+    check("[demo-cuda 1.0+cu130] dist-info" in text and "no distribution claims these:" in text,
+          "venv text report: grouped by distribution, then the unowned")
+    rc, text, err = run("scan", os.path.join(out, "conda"))
+    check("[cudatoolkit 12.4.1] conda" in text, "conda text report names the conda package")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
