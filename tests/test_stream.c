@@ -53,7 +53,7 @@ static void compare(const char *path, bool verify)
     smc_options opt = {.verify = verify, .jobs = 1};
     smc_input *mapped;
     if (smc_scan_path(path, &opt, &mapped) != SMC_OK) {
-        CHECK(!"scan");
+        CHECK(false && "scan");
         return;
     }
     int fd = open(path, O_RDONLY);
@@ -61,7 +61,7 @@ static void compare(const char *path, bool verify)
     uint8_t *buf = NULL;
     if (fd < 0 || fstat(fd, &sb) != 0 || !(buf = malloc((size_t)sb.st_size + 1)) ||
         read(fd, buf, (size_t)sb.st_size) != sb.st_size) {
-        CHECK(!"read");
+        CHECK(false && "read");
         free(buf);
         if (fd >= 0) close(fd);
         smc_input_free(mapped);

@@ -546,7 +546,7 @@ smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name)
         settle(s, s->active - 1);
     }
     if (s->failed) return s->failed;
-    qsort(s->hits, s->hit_count, sizeof *s->hits, by_start);
+    if (s->hit_count) qsort(s->hits, s->hit_count, sizeof *s->hits, by_start);
 
     smc_library *lib = smc_library_new(name);
     if (!lib) return SMC_ERR_NOMEM;
