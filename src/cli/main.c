@@ -68,16 +68,20 @@ static const option_row option_rows[] = {
 
 static void usage(FILE *f)
 {
-    fputs("usage: smcheck [OPTION]... PATH...        judge the device code against GPUs\n"
-          "       smcheck scan [OPTION]... PATH...   list it only\n"
+    fputs("usage: smcheck [OPTION]... [PATH]...      judge the device code against GPUs\n"
+          "       smcheck scan [OPTION]... [PATH]... list it only\n"
           "       smcheck gpus [--list] [--format FMT]\n"
           "\n"
           "Reads the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
-          "static archives, raw fat binaries and directories of them, recognised by their bytes;\n"
-          "symbolic links inside directories are not followed. Without --gpu it judges against\n"
-          "the local GPUs, found through the CUDA Driver API (libcuda.so.1, or SMCHECK_LIBCUDA),\n"
-          "and without those against one representative GPU per architecture, for information.\n"
-          "'smcheck gpus' shows the local GPUs and driver; 'smcheck gpus --list' the GPU table.\n"
+          "static archives, raw fat binaries, wheels (read in place, never extracted) and\n"
+          "directories of them, recognised by their bytes; in a Python environment (a venv, a\n"
+          "conda prefix, site-packages, a root filesystem) each library is given to the\n"
+          "distribution that installed it. Symbolic links inside directories are not followed.\n"
+          "Without PATH: $VIRTUAL_ENV, else $CONDA_PREFIX, else the site-packages on disk.\n"
+          "Without --gpu it judges against the local GPUs, found through the CUDA Driver API\n"
+          "(libcuda.so.1, or SMCHECK_LIBCUDA), and without those against one representative\n"
+          "GPU per architecture, for information. 'smcheck gpus' shows the local GPUs and\n"
+          "driver; 'smcheck gpus --list' the GPU table.\n"
           "\n"
           "options:\n",
           f);
@@ -90,7 +94,23 @@ static void usage(FILE *f)
         else
             snprintf(left, sizeof left, "    --%s%s%s", r->name, r->arg ? " " : "",
                      r->arg ? r->arg : "");
-        fprintf(f, "  %-22s %s\n", left, r->help);
+        /* The help wrapped at 80 columns, under itself. */
+        int col = strlen(left) > 22 ? fprintf(f, "  %s\n%25s", left, "") - (int)strlen(left) - 3
+                                    : fprintf(f, "  %-22s ", left);
+        bool first = true;
+        for (const char *w = r->help; *w;) {
+            size_t len = strcspn(w, " ");
+            if (!first && col + 1 + (int)len > 79) {
+                fputc('\n', f);
+                col = fprintf(f, "%25s", "");
+            } else if (!first) {
+                col += fprintf(f, " ");
+            }
+            col += fprintf(f, "%.*s", (int)len, w);
+            first = false;
+            w += len + (w[len] == ' ');
+        }
+        fputc('\n', f);
     }
     fputs("\n"
           "exit status:\n"
