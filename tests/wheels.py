@@ -215,6 +215,21 @@ def environments(out):
         ok = all([v["status"] for v in d.get("verdicts", [])] == worst_of(jinp, d["libraries"])
                  for d in jinp["distributions"] if d["libraries"])
         check(ok, f"{tree}: each distribution's status is the worst of its libraries")
+    # A RECORD that lies about a library's size, and a library two distributions claim.
+    record = os.path.join(out, "venv", sp, "other_pkg-0.5.dist-info", "RECORD")
+    with open(record) as f:
+        lines = [l for l in f.read().splitlines()]
+    lines = [l.rsplit(",", 1)[0] + ",12345" if l.startswith("other_pkg/libother.so,") else l
+             for l in lines]
+    with open(record, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    legacy = os.path.join(out, "venv", sp, "legacy_pkg-0.1-py3.12.egg-info", "installed-files.txt")
+    with open(legacy, "a") as f:
+        f.write("../other_pkg/libother.so\n")
+    rc, text, err = run("scan", os.path.join(out, "venv"))
+    check(rc == 2 and "other_pkg/libother.so: the RECORD of other-pkg says 12345 bytes; the file has" in err,
+          "a RECORD that lies about a library's size: a finding, exit 2")
+    check("other_pkg/libother.so: claimed by both" in err, "a library two distributions claim: a finding")
     rc, text, err = run("--gpu", "sm_75", os.path.join(out, "venv"))
     check("[demo-cuda 1.0+cu130] dist-info" in text and "no distribution claims these:" in text,
           "venv text report: grouped by distribution, then the unowned")

@@ -270,21 +270,17 @@ smc_status smc_env_attribute(smc_input *in, const smc_env *env)
         char *key = file ? smc_path_normalize(NULL, file) : NULL;
         free(file);
         if (!key) return SMC_ERR_NOMEM;
-        const owner *o = owner_of(env, key);
-        if (o) {
-            lib->distribution = o->dist;
-            const owner *other =
-                o + 1 < env->owners + env->n && strcmp(o[1].path, key) == 0 && o[1].dist != o->dist
-                    ? o + 1
-                    : NULL;
-            if (other)
+        const owner *o = owner_of(env, key), *end = env->owners + env->n;
+        if (o) lib->distribution = o->dist;
+        for (const owner *q = o; q && q < end && strcmp(q->path, key) == 0 && st == SMC_OK; q++) {
+            if (q > o && q->dist != q[-1].dist)
                 st = smc_library_add_finding(lib, SMC_NO_OFFSET, "claimed by both %s and %s",
                                              in->distributions[o->dist].name,
-                                             in->distributions[other->dist].name);
-            if (st == SMC_OK && o->size >= 0 && (uint64_t)o->size != lib->file_size)
+                                             in->distributions[q->dist].name);
+            if (st == SMC_OK && q->size >= 0 && (uint64_t)q->size != lib->file_size)
                 st = smc_library_add_finding(lib, SMC_NO_OFFSET,
                                              "the RECORD of %s says %lld bytes; the file has %llu",
-                                             in->distributions[o->dist].name, (long long)o->size,
+                                             in->distributions[q->dist].name, (long long)q->size,
                                              (unsigned long long)lib->file_size);
         }
         free(key);
