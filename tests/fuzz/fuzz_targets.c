@@ -1,0 +1,48 @@
+/* fuzz_targets.c: the --gpu parser (items and lists against the built-in table), the GPU table
+ * loader, and --driver; the first byte choosing which. */
+#include "smcheck/smcheck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static smc_gpu_table *builtin;
+    if (!builtin && smc_gpu_table_builtin(&builtin) != 1) return 0;
+    if (size < 1) return 0;
+    char *text = malloc(size);
+    if (!text) return 0;
+    memcpy(text, data + 1, size - 1);
+    text[size - 1] = '\0'; /* the CLI's strings end with a NUL */
+    char err[256];
+    switch (data[0] % 4) {
+    case 0: {
+        smc_target t;
+        smc_target_parse(builtin, text, &t, err, sizeof err);
+        break;
+    }
+    case 1: {
+        smc_target *t;
+        size_t n;
+        if (smc_target_parse_list(builtin, text, &t, &n, err, sizeof err) == 1) free(t);
+        break;
+    }
+    case 2: {
+        smc_gpu_table *table;
+        if (smc_gpu_table_parse((const char *)data + 1, size - 1, &table, err, sizeof err) == 1) {
+            smc_target t;
+            smc_target_parse(table, "rtx 4090", &t, err, sizeof err);
+            smc_gpu_table_free(table);
+        }
+        break;
+    }
+    default: {
+        int v;
+        smc_driver_parse(text, &v);
+    }
+    }
+    free(text);
+    return 0;
+}
