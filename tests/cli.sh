@@ -120,5 +120,24 @@ check "an unreadable directory is named" has "$err" "smcheck: $tmp/tree/closed: 
 check "the readable library is still listed" has "$out" "$tmp/tree/sub/libx.so: 4 containers"
 check "one line per unreadable entry" [ "$(lines "$err")" -eq 2 ]
 
+# Limits: each has an option, a clear message, and the run goes on.
+run scan --max-containers 2 "$fixtures/nvcc/multi.so"
+check "--max-containers: exit 2" [ "$status" -eq 2 ]
+check "--max-containers: the message" has "$err" "more than 2 containers in one file: the rest are not read (--max-containers)"
+check "--max-containers: the first containers stand" has "$out" "multi.so: 2 containers"
+run scan --max-images 3 "$fixtures/gen/old_arches.so"
+check "--max-images: the message" has "$err" "more than 3 images in one file: the rest are not read (--max-images)"
+run scan --max-files 3 "$fixtures/nvcc"
+check "--max-files: the message" has "$err" "more than 3 files: the rest of this input is not read (--max-files)"
+check "--max-files: three files read" has "$out" "3 files looked at"
+mkdir -p "$tmp/deep/a/b/c"
+cp "$fixtures/nvcc/multi.so" "$tmp/deep/a/b/c/lib.so"
+run scan --max-depth 2 "$tmp/deep"
+check "--max-depth: the message" has "$err" "$tmp/deep/a/b/c: directories nested deeper than --max-depth: not read"
+run scan --max-path 20 "$fixtures/nvcc/../nvcc"
+check "--max-path: the message" has "$err" "a path longer than 20 bytes: not read (--max-path)"
+run scan --max-depth 0 "$tmp/deep"
+check "a limit of 0 is a usage error" [ "$status" -eq 64 ]
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

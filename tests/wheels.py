@@ -142,6 +142,9 @@ def wheels(out):
     check(rc == 2 and "past the cap of 1048576 bytes for one input" in err,
           "--max-inflate-total stops an input")
 
+    rc, outtext, err = run("scan", "--max-members", "100", "many_members.whl", cwd=out)
+    check(rc == 2 and "many_members.whl: 20005 members, more than 100: the rest are not read (--max-members)" in err,
+          "--max-members: the message, exit 2")
     rc, outtext, err = run("scan", "many_members.whl", cwd=out)
     check(rc == 0 and "many_members.whl!many/libmulti.so: 4 containers" in outtext,
           "20,000 members: the one library found, exit 0")

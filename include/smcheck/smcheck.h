@@ -25,7 +25,8 @@ typedef enum smc_status {
     SMC_ERR_IO,     /* an input could not be read */
     SMC_ERR_FORMAT, /* bytes that cannot be right */
     SMC_ERR_NOMEM,
-    SMC_ERR_ARG, /* a caller's mistake */
+    SMC_ERR_ARG,   /* a caller's mistake */
+    SMC_ERR_LIMIT, /* a limit of smc_options was reached */
 } smc_status;
 
 const char *smc_status_str(smc_status st);
@@ -146,6 +147,7 @@ typedef struct smc_library {
     smc_judgement *judgements; /* one per target when judging, else NULL */
     size_t judgement_count;
     uint64_t file_size;  /* of the file (or wheel member) it came from */
+    uint64_t max_containers, max_images; /* the limits its scan applied (0: none) */
     size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
 } smc_library;
 
@@ -217,6 +219,10 @@ typedef struct smc_options {
     /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;
+    /* Other limits on what an input can make smcheck do (0: the defaults in brackets): containers
+     * [1,000,000] and images [10,000,000] in one file, members in one archive [1,000,000],
+     * directory depth [256], path length [4096], files walked in one input [10,000,000]. */
+    uint64_t max_containers, max_images, max_members, max_depth, max_path, max_files;
     /* Called about ten times a second from the scanning threads, one call at a time: bytes done
      * of the total, and the file being read. NULL for none. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *current);

@@ -28,6 +28,12 @@ enum {
     OPT_LIST,
     OPT_MAX_INFLATE,
     OPT_MAX_INFLATE_TOTAL,
+    OPT_MAX_CONTAINERS,
+    OPT_MAX_IMAGES,
+    OPT_MAX_MEMBERS,
+    OPT_MAX_DEPTH,
+    OPT_MAX_PATH,
+    OPT_MAX_FILES,
     OPT_VERSION,
     OPT_QUIET = 'q',
 };
@@ -59,6 +65,12 @@ static const option_row option_rows[] = {
      "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)"},
     {"max-inflate-total", OPT_MAX_INFLATE_TOTAL, "SIZE",
      "stop inflating one input's members past SIZE bytes in all (default 256G)"},
+    {"max-containers", OPT_MAX_CONTAINERS, "N", "read at most N containers of one file (1000000)"},
+    {"max-images", OPT_MAX_IMAGES, "N", "read at most N images of one file (10000000)"},
+    {"max-members", OPT_MAX_MEMBERS, "N", "read at most N members of one archive (1000000)"},
+    {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)"},
+    {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)"},
+    {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)"},
     {"quiet", OPT_QUIET, NULL, "no progress on stderr (shown only when stderr is a terminal)"},
     {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs"},
     {"version", OPT_VERSION, NULL, "print the version and exit"},
@@ -235,6 +247,21 @@ static int parse_args(int argc, char **argv, config *cfg)
                 return usage_error(
                     "--max-inflate(-total) wants a size such as 512M or 4G, not '%s'", optarg);
             *(c == OPT_MAX_INFLATE ? &cfg->scan.max_member_bytes : &cfg->scan.max_input_bytes) = v;
+            break;
+        }
+        case OPT_MAX_CONTAINERS:
+        case OPT_MAX_IMAGES:
+        case OPT_MAX_MEMBERS:
+        case OPT_MAX_DEPTH:
+        case OPT_MAX_PATH:
+        case OPT_MAX_FILES: {
+            uint64_t v;
+            if (!parse_size(optarg, &v))
+                return usage_error("a --max-... option wants a positive number, not '%s'", optarg);
+            uint64_t *field[] = {&cfg->scan.max_containers, &cfg->scan.max_images,
+                                 &cfg->scan.max_members,    &cfg->scan.max_depth,
+                                 &cfg->scan.max_path,       &cfg->scan.max_files};
+            *field[c - OPT_MAX_CONTAINERS] = v;
             break;
         }
         case OPT_QUIET:

@@ -211,6 +211,10 @@ static smc_status search_gap(smc_library *lib, const uint8_t *buf, uint64_t from
         smc_fatbin_error err;
         smc_status st = smc_fatbin_parse(lib, buf, to, p, SMC_FATBIN_CANDIDATE, &end, &err);
         if (st == SMC_ERR_NOMEM) return st;
+        if (st == SMC_ERR_LIMIT)
+            return smc_library_add_finding(lib, err.offset, "%s", err.message) == SMC_OK
+                       ? SMC_ERR_LIMIT
+                       : SMC_ERR_NOMEM;
         if (st != SMC_OK) {
             p += 8;
             continue;
@@ -432,6 +436,7 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
 {
     smc_library *lib = smc_library_new(name);
     if (!lib) return SMC_ERR_NOMEM;
+    smc_library_limits(lib, opt);
     smc_status st = SMC_OK;
     (void)elf_errno(); /* start from a clean error state */
     Elf *e = open_memory(buf, len);
@@ -447,6 +452,7 @@ smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t 
                                      e ? "unknown kind" : elf_errmsg(-1));
     }
     elf_end(e);
+    if (st == SMC_ERR_LIMIT) st = SMC_OK; /* reported as a finding; what was read stands */
     if (kind != ELF_K_AR) return smc_library_finish(in, lib, buf, len, opt, st);
     if (!opt || !opt->target_count) /* listing: the members are the libraries */
         return smc_library_finish(in, lib, NULL, 0, NULL, st);

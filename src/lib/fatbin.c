@@ -151,6 +151,13 @@ smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit
     smc_status st = smc_fatbin_header(buf + off, off, limit, mode, &e, end, err);
     if (st != SMC_OK) return st;
     cend = *end;
+    if (lib->max_containers && lib->container_count >= lib->max_containers) {
+        fail(err, off,
+             "more than %llu containers in one file: the rest are not read "
+             "(--max-containers)",
+             (unsigned long long)lib->max_containers);
+        return SMC_ERR_LIMIT;
+    }
 
     size_t first = lib->image_count;
     while (e < cend) {
@@ -158,6 +165,12 @@ smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit
         if (cend - e < ENTRY_HEADER) {
             st = fail(err, e, "entry header truncated: %llu bytes left in the container",
                       (unsigned long long)(cend - e));
+            break;
+        }
+        if (lib->max_images && lib->image_count >= lib->max_images) {
+            fail(err, e, "more than %llu images in one file: the rest are not read (--max-images)",
+                 (unsigned long long)lib->max_images);
+            st = SMC_ERR_LIMIT;
             break;
         }
         if ((st = smc_fatbin_entry(buf + e, e, cend, mode, &img, &e, err)) != SMC_OK) break;
@@ -212,6 +225,10 @@ smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start,
         smc_fatbin_error err;
         smc_status st = smc_fatbin_parse(lib, buf, end, p, SMC_FATBIN_SECTION, &cend, &err);
         if (st == SMC_ERR_NOMEM) return st;
+        if (st == SMC_ERR_LIMIT) /* reported once; the caller stops */
+            return smc_library_add_finding(lib, err.offset, "%s", err.message) == SMC_OK
+                       ? SMC_ERR_LIMIT
+                       : SMC_ERR_NOMEM;
         if (st != SMC_OK) {
             if (smc_library_add_finding(lib, err.offset, "container in %s at +0x%llx: %s", where,
                                         (unsigned long long)(p - start), err.message) != SMC_OK)

@@ -52,6 +52,13 @@ smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char
 smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt, ...)
     SMC_PRINTF(3, 4);
 smc_library *smc_library_new(const char *path);
+/* v, or dflt when v is 0 (an smc_options limit left unset). */
+static inline uint64_t smc_limit(uint64_t v, uint64_t dflt)
+{
+    return v ? v : dflt;
+}
+/* Applies opt's per-file limits to lib. */
+void smc_library_limits(smc_library *lib, const smc_options *opt);
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
 void smc_distribution_clear(smc_distribution *d);
 void smc_library_free(smc_library *lib);
@@ -191,6 +198,10 @@ smc_status smc_stream_commit(smc_stream *s, size_t n);
 smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name);
 void smc_stream_free(smc_stream *s);
 
+/* Scans a file mapped at map (len bytes), surviving its truncation meanwhile (SIGBUS). */
+smc_status smc_scan_mapped(smc_input *in, const char *path, uint8_t *map, uint64_t len,
+                           const smc_options *opt);
+
 /* Scans an open regular file (fd is closed by the caller). */
 smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_options *opt);
 
@@ -260,8 +271,8 @@ typedef struct smc_ticker {
 bool smc_zip_at(const uint8_t *p, uint64_t n);
 /* Reads the archive at path: its facts become a distribution of in, its problems errors of in,
  * and each member an item (copying nofollow and input from proto). */
-smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto, smc_item **items,
-                          size_t *n);
+smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
+                          const smc_options *opt, smc_item **items, size_t *n);
 /* Scans one member item into part. */
 smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
                             const smc_options *opt, const smc_ticker *tk);
@@ -314,7 +325,7 @@ smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char 
  */
 
 /* Lists the regular files under a directory, in name order. */
-smc_status smc_walk_dir(const char *path, smc_item **items, size_t *n);
+smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n);
 void smc_items_free(smc_item *items, size_t n);
 
 #endif

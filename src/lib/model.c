@@ -88,6 +88,12 @@ smc_library *smc_library_new(const char *path)
     return lib;
 }
 
+void smc_library_limits(smc_library *lib, const smc_options *opt)
+{
+    lib->max_containers = smc_limit(opt ? opt->max_containers : 0, 1000000);
+    lib->max_images = smc_limit(opt ? opt->max_images : 0, 10000000);
+}
+
 void smc_distribution_clear(smc_distribution *d)
 {
     free(d->name);
@@ -207,6 +213,8 @@ const char *smc_status_str(smc_status st)
         return "malformed";
     case SMC_ERR_NOMEM:
         return "out of memory";
+    case SMC_ERR_LIMIT:
+        return "limit reached";
     case SMC_ERR_ARG:
         return "invalid argument";
     }

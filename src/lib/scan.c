@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -40,8 +41,9 @@ smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_
     case SIG_FATBIN: {
         smc_library *lib = smc_library_new(name);
         if (!lib) return SMC_ERR_NOMEM;
-        return smc_library_finish(in, lib, buf, len, opt,
-                                  smc_fatbin_walk(lib, buf, 0, len, NULL, false));
+        smc_library_limits(lib, opt);
+        smc_status st = smc_fatbin_walk(lib, buf, 0, len, NULL, false);
+        return smc_library_finish(in, lib, buf, len, opt, st == SMC_ERR_LIMIT ? SMC_OK : st);
     }
     default:
         return SMC_OK; /* no device code: skipped quietly */
@@ -169,6 +171,69 @@ smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, siz
     return st;
 }
 
+/* A file can shrink while it is mapped (another process truncates it); touching a page past its
+ * new end raises SIGBUS. The handler puts a page of zeros there, notes it, and lets the scan go on:
+ * the bytes that were cut read as zeros, and the file is reported as changed while being read.
+ * Only faults inside the mapping this thread is scanning are handled; others go on as before. */
+static _Thread_local struct {
+    uint8_t *start, *end;
+    volatile sig_atomic_t hit;
+} guard;
+static struct sigaction previous_bus;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+
+static void on_bus(int sig, siginfo_t *info, void *uctx)
+{
+    uint8_t *at = info ? (uint8_t *)info->si_addr : NULL;
+    if (at && at >= guard.start && at < guard.end) {
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        void *base = (void *)((uintptr_t)at & ~(page - 1));
+        if (mmap(base, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) != MAP_FAILED) {
+            guard.hit = 1;
+            return;
+        }
+    }
+    if (previous_bus.sa_flags & SA_SIGINFO && previous_bus.sa_sigaction) {
+        previous_bus.sa_sigaction(sig, info, uctx);
+    } else if (previous_bus.sa_handler != SIG_IGN && previous_bus.sa_handler != SIG_DFL &&
+               previous_bus.sa_handler) {
+        previous_bus.sa_handler(sig);
+    } else {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+static void install_bus(void)
+{
+    struct sigaction sa = {0};
+    sa.sa_sigaction = on_bus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &previous_bus);
+}
+
+smc_status smc_scan_mapped(smc_input *in, const char *path, uint8_t *map, uint64_t len,
+                           const smc_options *opt)
+{
+    pthread_once(&bus_once, install_bus);
+    guard.start = map;
+    guard.end = map + len;
+    guard.hit = 0;
+    size_t before = in->library_count;
+    smc_status st = smc_scan_bytes(in, path, map, len, opt, 0);
+    bool cut = guard.hit;
+    guard.start = guard.end = NULL;
+    for (size_t i = before; i < in->library_count; i++)
+        in->libraries[i].file_size = len;
+    if (st == SMC_OK && cut)
+        st = smc_input_add_error(in, path,
+                                 "the file shrank while being read: what lay past its new end "
+                                 "was read as zeros");
+    return st;
+}
+
 smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_options *opt)
 {
     struct stat sb;
@@ -185,11 +250,8 @@ smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_option
     /* Private and writable: libelf may convert headers in place, and nothing reaches the file. */
     void *map = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) return smc_input_add_error(in, path, "cannot map: %s", strerror(errno));
-    size_t before = in->library_count;
-    smc_status st = smc_scan_bytes(in, path, map, len, opt, 0);
+    smc_status st = smc_scan_mapped(in, path, map, len, opt);
     munmap(map, (size_t)len);
-    for (size_t i = before; i < in->library_count; i++)
-        in->libraries[i].file_size = len;
     return st;
 }
 
@@ -230,7 +292,7 @@ static smc_status scan_zip_here(smc_input *part, const smc_item *it, const smc_o
 {
     smc_item *members = NULL;
     size_t n = 0;
-    smc_status st = smc_wheel_plan(part, it->path, it, &members, &n);
+    smc_status st = smc_wheel_plan(part, it->path, it, opt, &members, &n);
     smc_zipcache zc = {0};
     for (size_t i = 0; i < n && st == SMC_OK; i++)
         st = smc_wheel_member(part, &zc, &members[i], opt, tk);
@@ -376,10 +438,11 @@ static bool zip_file(const char *path, bool nofollow)
 
 /* Adds an item, expanding a wheel into its members so that the pool shares them out; a zip under
  * another name found by the walk is read whole by the thread that meets it. */
-static smc_status add_item(smc_input *in, smc_item *it, bool direct, smc_item **items, size_t *n)
+static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_options *opt,
+                           smc_item **items, size_t *n)
 {
     if (!it->error && (direct || zip_named(it->path)) && zip_file(it->path, it->nofollow)) {
-        smc_status st = smc_wheel_plan(in, it->path, it, items, n);
+        smc_status st = smc_wheel_plan(in, it->path, it, opt, items, n);
         if (direct && st == SMC_OK) in->kind = SMC_INPUT_WHEEL;
         free(it->path);
         free(it->error);
@@ -398,8 +461,8 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, smc_item **
 
 /* Lists the items of one path given by the user into *items (growing *n); creates its input and
  * reads the metadata of the distributions a directory holds. */
-static smc_status plan(const char *path, size_t input, smc_input **in, smc_env **env,
-                       smc_item **items, size_t *n)
+static smc_status plan(const char *path, size_t input, const smc_options *opt, smc_input **in,
+                       smc_env **env, smc_item **items, size_t *n)
 {
     struct stat sb;
     /* A path the user named is followed if it is a link; links inside a directory are not. */
@@ -413,10 +476,10 @@ static smc_status plan(const char *path, size_t input, smc_input **in, smc_env *
     if (have && S_ISDIR(sb.st_mode)) {
         smc_item *found;
         size_t k, first = *n;
-        smc_status st = smc_walk_dir(path, &found, &k);
+        smc_status st = smc_walk_dir(path, opt, &found, &k);
         for (size_t i = 0; i < k && st == SMC_OK; i++) {
             found[i].input = input;
-            st = add_item(*in, &found[i], false, items, n);
+            st = add_item(*in, &found[i], false, opt, items, n);
             if (st != SMC_OK) smc_items_free(found + i + 1, k - i - 1);
         }
         free(found);
@@ -435,7 +498,7 @@ static smc_status plan(const char *path, size_t input, smc_input **in, smc_env *
         free(it.error);
         return SMC_ERR_NOMEM;
     }
-    return add_item(*in, &it, true, items, n);
+    return add_item(*in, &it, true, opt, items, n);
 }
 
 smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_options *opt,
@@ -451,7 +514,7 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     smc_status st = first && envs ? SMC_OK : SMC_ERR_NOMEM;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
         first[i] = n;
-        st = plan(paths[i], i, &out[i], &envs[i], &items, &n);
+        st = plan(paths[i], i, opt, &out[i], &envs[i], &items, &n);
     }
     smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
     if (st == SMC_OK) st = parts ? scan_items(items, n, count, opt, parts) : SMC_ERR_NOMEM;

@@ -82,6 +82,8 @@ struct smc_stream {
     size_t seam_len;
     void *zctx;
     smc_status failed; /* out of memory at some point */
+    uint64_t max_hits; /* containers recorded at most (the per-file limit, and some room) */
+    bool limited;      /* more were seen */
 };
 
 smc_stream *smc_stream_new(const smc_options *opt, uint64_t total)
@@ -90,6 +92,7 @@ smc_stream *smc_stream_new(const smc_options *opt, uint64_t total)
     if (!s) return NULL;
     s->opt = opt;
     s->total = total;
+    s->max_hits = smc_limit(opt ? opt->max_containers : 0, 1000000) + 64;
     s->block = malloc(BLOCK);
     if (!s->block || (opt && (opt->verify || opt->target_count) && !(s->zctx = smc_zstd_new()))) {
         smc_stream_free(s);
@@ -318,6 +321,12 @@ static void settle(smc_stream *s, size_t i)
     drop_kept(p);
     free(p->cap);
     p->h.nonzero = UINT64_MAX;
+    if (s->hit_count >= s->max_hits) { /* a hostile file: the rest are not recorded */
+        s->limited = true;
+        hit_clear(&p->h);
+        s->parses[i] = s->parses[--s->active];
+        return;
+    }
     hit *slot = smc_push(&s->hits, s->hit_count, sizeof *slot);
     if (!slot) {
         s->failed = SMC_ERR_NOMEM;
@@ -550,6 +559,7 @@ smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name)
 
     smc_library *lib = smc_library_new(name);
     if (!lib) return SMC_ERR_NOMEM;
+    smc_library_limits(lib, s->opt);
     smc_section *secs = NULL;
     size_t nsecs = 0;
     bool elf = s->head_len >= 4 && memcmp(s->head, "\177ELF", 4) == 0;
@@ -585,8 +595,14 @@ smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name)
 
     int *kernels = calloc(nt ? nt : 1, sizeof *kernels);
     if (!kernels && st == SMC_OK) st = SMC_ERR_NOMEM;
+    bool over = s->limited;
     for (size_t i = 0; i < nt && st == SMC_OK; i++) {
         hit *h = &s->hits[t[i].hit];
+        if (lib->container_count >= lib->max_containers ||
+            lib->image_count + h->image_count > lib->max_images) {
+            over = true;
+            break;
+        }
         smc_container *c = smc_push(&lib->containers, lib->container_count, sizeof *c);
         if (!c) {
             st = SMC_ERR_NOMEM;
@@ -612,6 +628,12 @@ smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name)
             st = smc_library_add_finding(lib, h->notes[k].offset, "%s", h->notes[k].message);
         kernels[i] = h->kernels;
     }
+    if (st == SMC_OK && over)
+        st = smc_library_add_finding(lib, SMC_NO_OFFSET,
+                                     "more than %llu containers or %llu images in one file: the "
+                                     "rest are not read (--max-containers, --max-images)",
+                                     (unsigned long long)lib->max_containers,
+                                     (unsigned long long)lib->max_images);
     lib->cudart_major = s->cudart_major;
     free(t);
     if (elf) smc_sections_free(secs, nsecs);

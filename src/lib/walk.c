@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEPTH_MAX 256
-
 typedef struct list {
     smc_item *items;
     size_t n;
+    uint64_t max_depth, max_path, max_files;
+    bool full; /* max_files reached: the walk has stopped */
 } list;
 
 /* Appends a file (error NULL) or an entry that could not be read; takes path. */
@@ -62,7 +62,7 @@ static smc_status list_dir(DIR *d, char ***names, size_t *n)
     return errno ? SMC_ERR_IO : SMC_OK;
 }
 
-static smc_status walk(list *l, int dfd, const char *path, unsigned depth)
+static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
 {
     DIR *d = fdopendir(dfd);
     if (!d) {
@@ -79,21 +79,37 @@ static smc_status walk(list *l, int dfd, const char *path, unsigned depth)
         if (!p || !msg) free(p);
         free(msg);
     }
-    for (size_t i = 0; i < n && st == SMC_OK; i++) {
+    for (size_t i = 0; i < n && st == SMC_OK && !l->full; i++) {
         char *child = smc_asprintf("%s/%s", path, names[i]);
         if (!child) {
             st = SMC_ERR_NOMEM;
+            break;
+        }
+        if (strlen(child) > l->max_path) {
+            char *msg = smc_asprintf("a path longer than %llu bytes: not read (--max-path)",
+                                     (unsigned long long)l->max_path);
+            st = msg ? add(l, child, msg) : SMC_ERR_NOMEM;
+            free(msg);
+            continue;
+        }
+        if (l->n >= l->max_files) {
+            char *msg = smc_asprintf("more than %llu files: the rest of this input is not read "
+                                     "(--max-files)",
+                                     (unsigned long long)l->max_files);
+            l->full = true;
+            st = msg ? add(l, child, msg) : SMC_ERR_NOMEM;
+            free(msg);
             break;
         }
         struct stat sb;
         if (fstatat(dirfd(d), names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0) {
             st = add(l, child, strerror(errno));
         } else if (S_ISDIR(sb.st_mode)) {
-            int fd = depth < DEPTH_MAX ? openat(dirfd(d), names[i],
-                                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                                       : -1;
-            if (depth >= DEPTH_MAX)
-                st = add(l, child, "directories nested too deep");
+            int fd = depth < l->max_depth ? openat(dirfd(d), names[i],
+                                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                          : -1;
+            if (depth >= l->max_depth)
+                st = add(l, child, "directories nested deeper than --max-depth: not read");
             else if (fd < 0)
                 st = add(l, child, strerror(errno));
             else {
@@ -113,9 +129,11 @@ static smc_status walk(list *l, int dfd, const char *path, unsigned depth)
     return st;
 }
 
-smc_status smc_walk_dir(const char *path, smc_item **items, size_t *n)
+smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n)
 {
-    list l = {NULL, 0};
+    list l = {.max_depth = smc_limit(opt ? opt->max_depth : 0, 256),
+              .max_path = smc_limit(opt ? opt->max_path : 0, 4096),
+              .max_files = smc_limit(opt ? opt->max_files : 0, 10000000)};
     *items = NULL;
     *n = 0;
     /* "dir/" given by the user should not print as "dir//lib.so"; "/" walks as "". */

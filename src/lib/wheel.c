@@ -205,13 +205,25 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
     return st;
 }
 
-smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto, smc_item **items,
-                          size_t *n)
+smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
+                          const smc_options *opt, smc_item **items, size_t *n)
 {
     char why[128];
     zip_t *za = open_zip(path, why, sizeof why);
     if (!za) return smc_input_add_error(in, path, "not a readable zip archive: %s", why);
     zip_int64_t count = zip_get_num_entries(za, 0);
+    uint64_t max = smc_limit(opt ? opt->max_members : 0, 1000000);
+    if (count > 0 && (uint64_t)count > max) {
+        smc_status st0 = smc_input_add_error(in, path,
+                                             "%lld members, more than %llu: the rest are not "
+                                             "read (--max-members)",
+                                             (long long)count, (unsigned long long)max);
+        if (st0 != SMC_OK) {
+            zip_discard(za);
+            return st0;
+        }
+        count = (zip_int64_t)max;
+    }
     smc_distribution *d = smc_push(&in->distributions, in->distribution_count, sizeof *d);
     if (!d) {
         zip_discard(za);

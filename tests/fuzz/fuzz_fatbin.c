@@ -11,7 +11,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     smc_library *lib = smc_library_new("fuzz");
     if (!lib) return 0;
     smc_fatbin_walk(lib, data, 0, size, ".nv_fatbin", false);
-    for (uint64_t p = smc_fatbin_find(data, 0, size); p < size; p = smc_fatbin_find(data, p + 8, size)) {
+    for (uint64_t p = smc_fatbin_find(data, 0, size); p < size;
+         p = smc_fatbin_find(data, p + 8, size)) {
         uint64_t end;
         smc_fatbin_error err;
         smc_fatbin_parse(lib, data, size, p, SMC_FATBIN_CANDIDATE, &end, &err);
