@@ -144,6 +144,10 @@ def elf_parse(buf, base, size):
            "endian": e, "cls": cls}
     if shoff == 0:
         return out
+    # A section table outside the image: no sections, and the whole-file search still runs
+    # (as smcheck does, with a finding).
+    if shoff + max(shnum, 1) * shentsize > size:
+        return out
     if shentsize < fmt.size:
         raise ParseError("e_shentsize too small")
 
