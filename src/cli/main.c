@@ -185,7 +185,7 @@ static int parse_args(int argc, char **argv, config *cfg)
         }
     }
     shorts[ns] = '\0';
-    memset(&longs[N_OPTIONS], 0, sizeof longs[N_OPTIONS]);
+    longs[N_OPTIONS] = (struct option){0};
 
     opterr = 0;
     int c;
@@ -297,7 +297,8 @@ static FILE *open_output(const config *cfg)
 
 static int close_output(FILE *out, smc_status st)
 {
-    if ((out != stdout ? fclose(out) : fflush(out)) != 0 && st == SMC_OK) st = SMC_ERR_IO;
+    int closed = out == stdout ? fflush(out) : fclose(out);
+    if (closed != 0 && st == SMC_OK) st = SMC_ERR_IO;
     if (st == SMC_OK) return EXIT_CLEAN;
     fprintf(stderr, "smcheck: writing the report: %s\n", smc_status_str(st));
     return EXIT_INPUT;
@@ -371,11 +372,11 @@ static int by_capability(const void *a, const void *b)
 static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **targets, size_t *n,
                           bool *informational)
 {
-    char err[512];
     *targets = NULL;
     *n = 0;
     *informational = false;
     if (cfg->gpus && strcmp(cfg->gpus, "auto") != 0) {
+        char err[512];
         int rc = smc_target_parse_list(table, cfg->gpus, targets, n, err, sizeof err);
         if (rc == 1) return -1;
         if (rc < 0) return usage_error("%s", "out of memory");

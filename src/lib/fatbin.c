@@ -321,15 +321,16 @@ static const char *ptx_directive(const char *text, size_t n, const char *name, s
     size_t k = strlen(name);
     for (size_t i = 0; i < n;) {
         const char *nl = memchr(text + i, '\n', n - i);
-        size_t end = nl ? (size_t)(nl - text) : n, j = i;
-        while (j < end && (text[j] == ' ' || text[j] == '\t'))
-            j++;
-        if (end - j > k && memcmp(text + j, name, k) == 0 &&
-            (text[j + k] == ' ' || text[j + k] == '\t')) {
-            *rest = end - j - k;
-            return text + j + k;
+        size_t end = nl ? (size_t)(nl - text) : n;
+        const char *line = text + i;
+        size_t len = end - i;
+        while (len && (*line == ' ' || *line == '\t'))
+            line++, len--;
+        if (len > k && memcmp(line, name, k) == 0 && (line[k] == ' ' || line[k] == '\t')) {
+            *rest = len - k;
+            return line + k;
         }
-        if (end - j >= 6 && memcmp(text + j, ".entry", 6) == 0) break;
+        if (len >= 6 && memcmp(line, ".entry", 6) == 0) break;
         i = end + 1;
     }
     return NULL;

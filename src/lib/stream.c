@@ -394,10 +394,10 @@ static void examine(smc_stream *s, const uint8_t *b, size_t len)
     }
     /* The runtime's name may straddle two blocks: look at the seam too. */
     uint8_t seam[128];
-    size_t take = len < 64 ? len : 64;
+    size_t lead = len < 64 ? len : 64;
     memcpy(seam, s->seam, s->seam_len);
-    memcpy(seam + s->seam_len, b, take);
-    find_cudart(s, seam, s->seam_len + take);
+    memcpy(seam + s->seam_len, b, lead);
+    find_cudart(s, seam, s->seam_len + lead);
     find_cudart(s, b, len);
     s->seam_len = len < 64 ? len : 64;
     memcpy(s->seam, b + len - s->seam_len, s->seam_len);
@@ -453,11 +453,11 @@ smc_status smc_stream_feed(smc_stream *s, const uint8_t *data, size_t n)
     while (n && !s->failed) {
         size_t room;
         uint8_t *space = smc_stream_space(s, &room);
-        size_t take = room < n ? room : n;
-        memcpy(space, data, take);
-        data += take;
-        n -= take;
-        smc_stream_commit(s, take);
+        size_t part = room < n ? room : n;
+        memcpy(space, data, part);
+        data += part;
+        n -= part;
+        smc_stream_commit(s, part);
     }
     return s->failed;
 }
@@ -499,6 +499,7 @@ static smc_status walk_section(smc_library *lib, const hit *hits, size_t n, cons
                                          (unsigned long long)(h->start - nonzero), sec->name,
                                          (unsigned long long)(nonzero - sec->offset));
         nonzero = UINT64_MAX;
+        if (st != SMC_OK) break;
         if (h->end > end) {
             st = smc_library_add_finding(lib, h->start,
                                          "container in %s at +0x%llx: container of %llu bytes runs "
@@ -529,6 +530,7 @@ static int by_hit(const void *a, const void *b)
 
 /* The kernel flags of the containers, for the judge's probe. */
 typedef struct flags {
+    // cppcheck-suppress unusedStructMember ; read in probe through ctx
     const int *kernels;
 } flags;
 

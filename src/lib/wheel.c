@@ -261,7 +261,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     }
     if (st == SMC_OK && k) qsort(names, k, sizeof *names, by_string);
     for (size_t i = 1; i < k && st == SMC_OK; i++)
-        if (strcmp(names[i - 1], names[i]) == 0 && (i < 2 || strcmp(names[i - 2], names[i]) != 0))
+        if (strcmp(names[i - 1], names[i]) == 0 && !(i >= 2 && strcmp(names[i - 2], names[i]) == 0))
             st = smc_input_add_error(in, path, "member name %s appears more than once", names[i]);
     free(names);
 
@@ -286,8 +286,8 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         it->cuda_hint = hint;
         /* Progress counts inflated bytes, but never more than deflate can make of the member:
          * a claimed size is not believed (at most 1032 to 1). */
-        uint64_t most = zs.valid & ZIP_STAT_COMP_SIZE ? zs.comp_size * 1032 + 1024 : 0;
-        it->size = zs.valid & ZIP_STAT_SIZE ? (zs.size < most ? zs.size : most) : 0;
+        uint64_t most = (zs.valid & ZIP_STAT_COMP_SIZE) ? zs.comp_size * 1032 + 1024 : 0;
+        it->size = (zs.valid & ZIP_STAT_SIZE) ? (zs.size < most ? zs.size : most) : 0;
         it->input = proto->input;
         (*n)++;
     }
@@ -329,8 +329,8 @@ static size_t read_full(zip_file_t *zf, uint8_t *buf, size_t n, bool *bad)
 smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
                             const smc_options *opt, const smc_ticker *tk)
 {
-    char why[128];
     if (!zc->path || strcmp(zc->path, it->path) != 0) {
+        char why[128];
         smc_zipcache_close(zc);
         if (!(zc->path = smc_strdup(it->path))) return SMC_ERR_NOMEM;
         if (!(zc->za = open_zip(it->path, why, sizeof why)))
@@ -381,7 +381,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         uint8_t *space;
         size_t room;
         if (!s && got == cap) { /* large: stream from here on */
-            if (!(s = smc_stream_new(&mopt, zs.valid & ZIP_STAT_SIZE ? zs.size : UINT64_MAX))) {
+            if (!(s = smc_stream_new(&mopt, (zs.valid & ZIP_STAT_SIZE) ? zs.size : UINT64_MAX))) {
                 st = SMC_ERR_NOMEM;
                 break;
             }
