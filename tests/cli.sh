@@ -120,6 +120,13 @@ check "an unreadable directory is named" has "$err" "smcheck: $tmp/tree/closed: 
 check "the readable library is still listed" has "$out" "$tmp/tree/sub/libx.so: 4 containers"
 check "one line per unreadable entry" [ "$(lines "$err")" -eq 2 ]
 
+# A name with a newline and an escape in it still makes one line per message.
+mkdir -p "$tmp/names"
+cp "$fixtures/gen/bad_fatsize.so" "$tmp/names/$(printf 'bad\nname\033[31m.so')"
+run scan "$tmp/names"
+check "control characters in a name do not break a message's line" has "$err" "smcheck: $tmp/names/bad?name?[31m.so: at 0x388: container in .nv_fatbin"
+check "one line per message" [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]
+
 # Limits: each has an option, a clear message, and the run goes on.
 run scan --max-containers 2 "$fixtures/nvcc/multi.so"
 check "--max-containers: exit 2" [ "$status" -eq 2 ]

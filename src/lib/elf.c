@@ -56,8 +56,10 @@ static smc_variant tkinfo_variant(const uint8_t *p, size_t n)
 static void add_kernel(smc_cubin_info *info, const char *name)
 {
     size_t len = strlen(info->names);
-    if (info->kernels < 3 && len + strlen(name) + 3 < sizeof info->names)
+    if (info->kernels < 3 && len + strlen(name) + 3 < sizeof info->names) {
         snprintf(info->names + len, sizeof info->names - len, "%s%s", len ? ", " : "", name);
+        smc_sanitize(info->names + len);
+    }
     info->kernels++;
 }
 
@@ -221,7 +223,7 @@ static smc_status search_gap(smc_library *lib, const uint8_t *buf, uint64_t from
         }
         const char *name = smc_section_at(secs, nsecs, p);
         smc_container *c = &lib->containers[lib->container_count - 1];
-        if (name && !(c->section = smc_strdup(name))) return SMC_ERR_NOMEM;
+        if (name && !(c->section = smc_strdup_clean(name))) return SMC_ERR_NOMEM;
         c->relocatable = name && strcmp(name, RELFATBIN) == 0;
         p = (end + 7) & ~(uint64_t)7;
     }

@@ -202,6 +202,7 @@ static smc_status read_one(smc_input *in, smc_env *env, const char *path, meta_k
         st == SMC_OK ? smc_push(&in->distributions, in->distribution_count, sizeof *slot) : NULL;
     if (st == SMC_OK && !slot) st = SMC_ERR_NOMEM;
     if (st == SMC_OK) {
+        smc_distribution_sanitize(&d);
         *slot = d;
         st = add_owners(env, base, rows, n, in->distribution_count++);
     } else {

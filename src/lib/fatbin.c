@@ -239,7 +239,7 @@ smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start,
         }
         smc_container *c = &lib->containers[lib->container_count - 1];
         c->relocatable = relocatable;
-        if (section && !(c->section = smc_strdup(section))) return SMC_ERR_NOMEM;
+        if (section && !(c->section = smc_strdup_clean(section))) return SMC_ERR_NOMEM;
         p = cend;
     }
     return SMC_OK;

@@ -39,6 +39,10 @@ static inline uint64_t smc_le64(const uint8_t *p)
 void *smc_push(void *arrayp, size_t n, size_t elsize);
 
 char *smc_strdup(const char *s);
+/* Replaces control characters with '?' in place (names from untrusted files); returns s. */
+char *smc_sanitize(char *s);
+/* smc_strdup, then smc_sanitize. */
+char *smc_strdup_clean(const char *s);
 char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
 char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
 
@@ -61,6 +65,7 @@ static inline uint64_t smc_limit(uint64_t v, uint64_t dflt)
 void smc_library_limits(smc_library *lib, const smc_options *opt);
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
 void smc_distribution_clear(smc_distribution *d);
+void smc_distribution_sanitize(smc_distribution *d);
 void smc_library_free(smc_library *lib);
 /* Appends src's containers, images and findings to dst, their offsets moved by base (where src's
  * bytes start in dst's); src keeps its arrays but gives up its section names. */

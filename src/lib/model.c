@@ -25,6 +25,20 @@ char *smc_strdup(const char *s)
     return d ? memcpy(d, s, n) : NULL;
 }
 
+char *smc_sanitize(char *s)
+{
+    /* Names come from files made by others: a newline or an escape sequence in one must not
+     * break a one-line message or reach the terminal. */
+    for (unsigned char *p = (unsigned char *)s; p && *p; p++)
+        if (*p < 0x20 || *p == 0x7f) *p = '?';
+    return s;
+}
+
+char *smc_strdup_clean(const char *s)
+{
+    return smc_sanitize(smc_strdup(s));
+}
+
 char *smc_vasprintf(const char *fmt, va_list ap)
 {
     va_list again;
@@ -51,7 +65,7 @@ smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char
     if (!f) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    f->message = smc_vasprintf(fmt, ap);
+    f->message = smc_sanitize(smc_vasprintf(fmt, ap));
     va_end(ap);
     if (!f->message) return SMC_ERR_NOMEM;
     f->offset = offset;
@@ -65,9 +79,9 @@ smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt,
     if (!e) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    e->message = smc_vasprintf(fmt, ap);
+    e->message = smc_sanitize(smc_vasprintf(fmt, ap));
     va_end(ap);
-    e->path = smc_strdup(path);
+    e->path = smc_strdup_clean(path);
     if (!e->message || !e->path) {
         free(e->message);
         free(e->path);
@@ -80,7 +94,7 @@ smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt,
 smc_library *smc_library_new(const char *path)
 {
     smc_library *lib = calloc(1, sizeof *lib);
-    if (lib && !(lib->path = smc_strdup(path))) {
+    if (lib && !(lib->path = smc_strdup_clean(path))) {
         free(lib);
         return NULL;
     }
@@ -92,6 +106,14 @@ void smc_library_limits(smc_library *lib, const smc_options *opt)
 {
     lib->max_containers = smc_limit(opt ? opt->max_containers : 0, 1000000);
     lib->max_images = smc_limit(opt ? opt->max_images : 0, 10000000);
+}
+
+void smc_distribution_sanitize(smc_distribution *d)
+{
+    char *fields[] = {d->name, d->version,  d->local_version, d->source,     d->location,
+                      d->tag,  d->platform, d->cuda,          d->cuda_source};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        smc_sanitize(fields[i]);
 }
 
 void smc_distribution_clear(smc_distribution *d)
@@ -116,7 +138,7 @@ smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
     if (!slot) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    *slot = smc_vasprintf(fmt, ap);
+    *slot = smc_sanitize(smc_vasprintf(fmt, ap));
     va_end(ap);
     if (!*slot) return SMC_ERR_NOMEM;
     in->note_count++;
@@ -172,7 +194,7 @@ smc_status smc_input_take_library(smc_input *in, smc_library *lib)
 smc_input *smc_input_new(const char *path, smc_input_kind kind)
 {
     smc_input *in = calloc(1, sizeof *in);
-    if (in && !(in->path = smc_strdup(path))) {
+    if (in && !(in->path = smc_strdup_clean(path))) {
         free(in);
         return NULL;
     }

@@ -616,7 +616,7 @@ smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name)
                              .first_image = lib->image_count,
                              .image_count = h->image_count};
         lib->container_count++;
-        if (t[i].section && !(c->section = smc_strdup(t[i].section))) st = SMC_ERR_NOMEM;
+        if (t[i].section && !(c->section = smc_strdup_clean(t[i].section))) st = SMC_ERR_NOMEM;
         for (size_t k = 0; k < h->image_count && st == SMC_OK; k++) {
             smc_image *img = smc_push(&lib->images, lib->image_count, sizeof *img);
             if (!img)

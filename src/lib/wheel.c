@@ -233,6 +233,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     size_t dist = in->distribution_count++;
     smc_status st = read_metadata(in, za, path, count, d);
     d = &in->distributions[dist];
+    smc_distribution_sanitize(d);
     unsigned hint = d->cuda ? (unsigned)strtoul(d->cuda, NULL, 10) : 0;
 
     /* RECORD beside WHEEL, when there is a dist-info. */
