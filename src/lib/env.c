@@ -86,12 +86,6 @@ static char *slurp(const char *path, size_t *len, int *err)
     return buf;
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-    size_t a = strlen(s), b = strlen(tail);
-    return a >= b && strcmp(s + a - b, tail) == 0;
-}
-
 static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -102,10 +96,10 @@ typedef enum { META_NONE, META_DIST_INFO, META_EGG_INFO, META_CONDA } meta_kind;
 
 static meta_kind kind_of(const char *path)
 {
-    if (ends_with(path, ".dist-info/RECORD")) return META_DIST_INFO;
-    if (ends_with(path, ".egg-info/installed-files.txt")) return META_EGG_INFO;
+    if (smc_ends_with(path, ".dist-info/RECORD")) return META_DIST_INFO;
+    if (smc_ends_with(path, ".egg-info/installed-files.txt")) return META_EGG_INFO;
     const char *slash = strrchr(path, '/');
-    if (slash && ends_with(path, ".json") && slash - path >= 10 &&
+    if (slash && smc_ends_with(path, ".json") && slash - path >= 10 &&
         strncmp(slash - 10, "conda-meta", 10) == 0 && (slash - path == 10 || slash[-11] == '/'))
         return META_CONDA;
     return META_NONE;

@@ -39,6 +39,12 @@ static inline uint64_t smc_le64(const uint8_t *p)
 void *smc_push(void *arrayp, size_t n, size_t elsize);
 
 char *smc_strdup(const char *s);
+static inline bool smc_ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
 /* Replaces control characters with '?' in place (names from untrusted files); returns s. */
 char *smc_sanitize(char *s);
 /* smc_strdup, then smc_sanitize. */

@@ -58,12 +58,6 @@ static char *read_member(zip_t *za, zip_uint64_t i, size_t *len)
     return buf;
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-    size_t a = strlen(s), b = strlen(tail);
-    return a >= b && strcmp(s + a - b, tail) == 0;
-}
-
 /* A member name that would land outside the archive's root if extracted. */
 static bool escapes(const char *name)
 {
@@ -191,8 +185,8 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
     if (st == SMC_OK && n) qsort(listed, n, sizeof *listed, by_string);
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
         const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
-        if (!m || ends_with(m, "/") || strcmp(m, name) == 0 || ends_with(m, "RECORD.jws") ||
-            ends_with(m, "RECORD.p7s") || bsearch(&m, listed, n, sizeof *listed, by_string))
+        if (!m || smc_ends_with(m, "/") || strcmp(m, name) == 0 || smc_ends_with(m, "RECORD.jws") ||
+            smc_ends_with(m, "RECORD.p7s") || bsearch(&m, listed, n, sizeof *listed, by_string))
             continue;
         if (reported++ < REPORT_MAX) st = smc_input_add_error(in, path, "%s is not in RECORD", m);
     }
@@ -268,7 +262,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
 
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
         zip_stat_t zs;
-        if (zip_stat_index(za, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || ends_with(zs.name, "/"))
+        if (zip_stat_index(za, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || smc_ends_with(zs.name, "/"))
             continue;
         if ((zs.valid & ZIP_STAT_SIZE) && zs.size < 4) continue; /* no signature fits */
         if ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) && zs.encryption_method != ZIP_EM_NONE) {
