@@ -368,7 +368,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     smc_status st = buf ? SMC_OK : SMC_ERR_NOMEM;
     size_t before = part->library_count;
     uint64_t total = got;
-    bool scan = st == SMC_OK && (smc_scan_signature(buf, got) || smc_fatbin_at(buf, got, 0));
+    bool scan = st == SMC_OK && (smc_scan_signature(buf, got));
     if (st == SMC_OK && !scan && pe_at(buf, got))
         st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
     smc_stream *s = NULL;
