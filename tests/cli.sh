@@ -146,5 +146,26 @@ check "--max-path: the message" has "$err" "a path longer than 20 bytes: not rea
 run scan --max-depth 0 "$tmp/deep"
 check "a limit of 0 is a usage error" [ "$status" -eq 64 ]
 
+# Colour: only when asked for (stdout here is not a terminal), and only around the statuses.
+run --gpu sm_90,sm_75 "$fixtures/nvcc/kernel.fatbin"
+plain=$out
+check "no colour when stdout is not a terminal" [ "$(printf '%s' "$plain" | grep -c "$(printf '\033')")" -eq 0 ]
+run --color always --gpu sm_90,sm_75 "$fixtures/nvcc/kernel.fatbin"
+esc=$(printf '\033')
+check "--color always: jit in yellow" has "$out" "${esc}[33mjit${esc}[0m"
+check "--color always: ok in green" has "$out" "${esc}[32mok${esc}[0m"
+check "--color always: the same report without its escapes" [ "$(printf '%s' "$out" | sed "s/${esc}\[[0-9]*m//g")" = "$plain" ]
+NO_COLOR=1 run --color never --gpu sm_75 "$fixtures/nvcc/kernel.cubin"
+check "--color never: no escapes" [ "$(printf '%s' "$out" | grep -c "$esc")" -eq 0 ]
+run --color always --json --gpu sm_75 "$fixtures/nvcc/kernel.cubin"
+check "--json is never coloured" [ "$(printf '%s' "$out" | grep -c "$esc")" -eq 0 ]
+run --color bogus "$fixtures/nvcc/kernel.cubin"
+check "--color takes auto, always or never (64)" [ "$status" -eq 64 ]
+
+# The README's usage block is --help, word for word.
+run --help
+readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../README.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')
+check "the README's usage is --help" [ "$readme_usage" = "$out" ]
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -146,7 +146,7 @@ typedef struct smc_library {
     unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
     smc_judgement *judgements; /* one per target when judging, else NULL */
     size_t judgement_count;
-    uint64_t file_size;  /* of the file (or wheel member) it came from */
+    uint64_t file_size;                  /* of the file (or wheel member) it came from */
     uint64_t max_containers, max_images; /* the limits its scan applied (0: none) */
     size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
 } smc_library;
@@ -318,6 +318,7 @@ typedef struct smc_report_options {
     int driver_cuda;
     const char *driver_source;  /* how the driver is known: "local", "--driver"; NULL unknown */
     const char *default_reason; /* why these inputs, when the user named none */
+    bool color;                 /* text: statuses in colour (ANSI escapes) */
 } smc_report_options;
 
 /* The text report for people: per library its containers, tokens and token sets, then a line

@@ -35,6 +35,7 @@ enum {
     OPT_MAX_PATH,
     OPT_MAX_FILES,
     OPT_VERSION,
+    OPT_COLOR,
     OPT_QUIET = 'q',
 };
 
@@ -71,6 +72,9 @@ static const option_row option_rows[] = {
     {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)"},
     {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)"},
     {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)"},
+    {"color", OPT_COLOR, "WHEN",
+     "statuses in colour: auto (default: when stdout is a terminal and NO_COLOR is unset), "
+     "always, never"},
     {"quiet", OPT_QUIET, NULL, "no progress on stderr (shown only when stderr is a terminal)"},
     {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs"},
     {"version", OPT_VERSION, NULL, "print the version and exit"},
@@ -158,6 +162,7 @@ typedef struct config {
     smc_options scan;
     smc_report_options report;
     bool json, list, have_driver, quiet;
+    const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table;
     smc_lib_status fail_on;
 } config;
@@ -264,6 +269,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             *field[c - OPT_MAX_CONTAINERS] = v;
             break;
         }
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
+                strcmp(optarg, "never") != 0)
+                return usage_error("--color wants auto, always or never, not '%s'", optarg);
+            cfg->color = optarg;
+            break;
         case OPT_QUIET:
             cfg->quiet = true;
             break;
@@ -555,6 +566,12 @@ int main(int argc, char **argv)
     bool unreadable = diagnose(inputs, n);
     int status = ntargets && !informational ? gate(&cfg, inputs, n) : EXIT_CLEAN;
     if (informational) gate(&cfg, inputs, n); /* for the partial warning only */
+    if (cfg.color && strcmp(cfg.color, "auto") != 0)
+        cfg.report.color = strcmp(cfg.color, "always") == 0;
+    else {
+        const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
+        cfg.report.color = !cfg.output && isatty(STDOUT_FILENO) && !(no_color && *no_color);
+    }
     FILE *out = open_output(&cfg);
     int written = out ? close_output(out, cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
                                                    : smc_report_text(out, inputs, n, &cfg.report))

@@ -69,6 +69,17 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
     return SMC_OK;
 }
 
+/* A status, padded to width (0: none), in colour when asked: green ok, yellow jit and partial,
+ * red none. */
+static void print_status(FILE *out, const smc_report_options *opt, smc_lib_status s, int width)
+{
+    static const char *const colors[] = {"\033[32m", "\033[33m", "\033[33m", "\033[31m"};
+    const char *name = smc_lib_status_str(s);
+    bool color = opt && opt->color && (unsigned)s < 4;
+    fprintf(out, "%s%s%s%*s", color ? colors[s] : "", name, color ? "\033[0m" : "",
+            width > (int)strlen(name) ? width - (int)strlen(name) : 0, "");
+}
+
 static void target_token(char buf[16], const smc_target *t)
 {
     snprintf(buf, 16, "sm_%u%u", t->cc_major, t->cc_minor);
@@ -80,7 +91,10 @@ static void print_distribution(FILE *out, const smc_distribution *d, const smc_r
 {
     if (opt && opt->target_count > 1) {
         for (size_t t = 0; t < opt->target_count; t++)
-            fprintf(out, "%-8s", d->statuses ? smc_lib_status_str(d->statuses[t]) : "-");
+            if (d->statuses)
+                print_status(out, opt, d->statuses[t], 8);
+            else
+                fprintf(out, "%-8s", "-");
     }
     fprintf(out, "[%s %s] %s", d->name ? d->name : "(unnamed)", d->version ? d->version : "",
             d->source);
@@ -90,7 +104,8 @@ static void print_distribution(FILE *out, const smc_distribution *d, const smc_r
     if (opt && opt->target_count == 1 && d->statuses) {
         char tok[16];
         target_token(tok, &opt->targets[0]);
-        fprintf(out, "; %s %s", tok, smc_lib_status_str(d->statuses[0]));
+        fprintf(out, "; %s ", tok);
+        print_status(out, opt, d->statuses[0], 0);
     }
     fputc('\n', out);
 }
@@ -144,21 +159,27 @@ static void print_judged(FILE *out, const smc_library *lib, const smc_report_opt
         const smc_judgement *j = &lib->judgements[0];
         char tok[16];
         target_token(tok, &opt->targets[0]);
-        fprintf(out, "%s: %s %s: %s\n", lib->path, tok, smc_lib_status_str(j->status), j->reason);
+        fprintf(out, "%s: %s ", lib->path, tok);
+        print_status(out, opt, j->status, 0);
+        fprintf(out, ": %s\n", j->reason);
         print_why(out, lib, j, opt, "  ");
         return;
     }
     /* A library with no container (only findings) has no verdicts: "-". */
     for (size_t t = 0; t < opt->target_count; t++)
-        fprintf(out, "%-8s",
-                t < lib->judgement_count ? smc_lib_status_str(lib->judgements[t].status) : "-");
+        if (t < lib->judgement_count)
+            print_status(out, opt, lib->judgements[t].status, 8);
+        else
+            fprintf(out, "%-8s", "-");
     fprintf(out, "%s\n", lib->path);
     for (size_t t = 0; t < lib->judgement_count && opt->detail; t++) {
         const smc_judgement *j = &lib->judgements[t];
         if (j->status == SMC_STATUS_OK && !j->warnings) continue;
         char tok[16];
         target_token(tok, &opt->targets[t]);
-        fprintf(out, "    %s %s: %s\n", tok, smc_lib_status_str(j->status), j->reason);
+        fprintf(out, "    %s ", tok);
+        print_status(out, opt, j->status, 0);
+        fprintf(out, ": %s\n", j->reason);
         print_why(out, lib, j, opt, "      ");
     }
 }
@@ -227,7 +248,8 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                 worst = inputs[i]->statuses[t];
         char tok[16];
         target_token(tok, &opt->targets[t]);
-        fprintf(out, "%s %s %s", t ? "," : "overall:", tok, smc_lib_status_str(worst));
+        fprintf(out, "%s %s ", t ? "," : "overall:", tok);
+        print_status(out, opt, worst, 0);
     }
     if (judging) fputc('\n', out);
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
