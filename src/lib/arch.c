@@ -195,16 +195,6 @@ typedef struct table_builder {
     size_t cap;
 } table_builder;
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *p = malloc(n + 1);
-    if (p) {
-        memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
-}
-
 /* Parses the tags column into m; 1 ok, 0 bad (err set). */
 static int parse_tags(const char *s, size_t n, smc_gpu_model *m, unsigned long line, char *err,
                       size_t errlen)
@@ -322,8 +312,8 @@ static int parse_line(table_builder *b, const char *s, size_t n, unsigned long l
         b->rows = rr;
         b->cap = cap;
     }
-    m.name = dup_n(f[1], fl[1]);
-    m.architecture = dup_n(f[2], fl[2]);
+    m.name = strndup(f[1], fl[1]);
+    m.architecture = strndup(f[2], fl[2]);
     if (!m.name || !m.architecture) {
         free(m.name);
         free(m.architecture);

@@ -25,16 +25,6 @@ static smc_status each_line(const char *text, size_t len,
     return SMC_OK;
 }
 
-static char *copy(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 /* "Key: value" with the key compared without case; the value trimmed. */
 static bool header(const char *line, size_t n, const char *key, const char **value, size_t *vn)
 {
@@ -67,11 +57,11 @@ static smc_status metadata_line(void *ctx, const char *line, size_t n, bool *sto
         field = &md->version;
     else if (header(line, n, "Requires-Dist", &v, &vn)) {
         char **slot = smc_push(&md->requires, md->requires_count, sizeof *slot);
-        if (!slot || !(*slot = copy(v, vn))) return SMC_ERR_NOMEM;
+        if (!slot || !(*slot = strndup(v, vn))) return SMC_ERR_NOMEM;
         md->requires_count++;
         return SMC_OK;
     }
-    if (field && !(*field = copy(v, vn))) return SMC_ERR_NOMEM;
+    if (field && !(*field = strndup(v, vn))) return SMC_ERR_NOMEM;
     return SMC_OK;
 }
 
@@ -132,7 +122,7 @@ smc_status smc_wheel_tags(const char *text, size_t len, char **joined, char **pl
     size_t flen = first_end ? (size_t)(first_end - t.joined) : t.len;
     const char *d1 = memchr(t.joined, '-', flen);
     const char *d2 = d1 ? memchr(d1 + 1, '-', flen - (size_t)(d1 + 1 - t.joined)) : NULL;
-    if (d2 && !(*platform = copy(d2 + 1, flen - (size_t)(d2 + 1 - t.joined)))) {
+    if (d2 && !(*platform = strndup(d2 + 1, flen - (size_t)(d2 + 1 - t.joined)))) {
         free(t.joined);
         return SMC_ERR_NOMEM;
     }
@@ -197,7 +187,7 @@ static smc_status plain_line(void *ctx, const char *line, size_t n, bool *stop)
     row_list *r = ctx;
     if (n == 0) return SMC_OK;
     smc_record_row *row = smc_push(&r->rows, r->n, sizeof *row);
-    if (!row || !(row->path = copy(line, n))) return SMC_ERR_NOMEM;
+    if (!row || !(row->path = strndup(line, n))) return SMC_ERR_NOMEM;
     row->size = -1;
     r->n++;
     return SMC_OK;
@@ -254,7 +244,7 @@ char *smc_version_py_cuda(const char *text, size_t len)
         size_t k = j;
         while (k < len && k - j < 16 && (isdigit((unsigned char)text[k]) || text[k] == '.'))
             k++;
-        if (k < len && text[k] == q && k > j) return copy(text + j, k - j);
+        if (k < len && text[k] == q && k > j) return strndup(text + j, k - j);
     }
     return NULL;
 }

@@ -140,10 +140,8 @@ smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **ite
     size_t len = strlen(path);
     while (len > 0 && path[len - 1] == '/')
         len--;
-    char *base = malloc(len + 1);
+    char *base = strndup(path, len);
     if (!base) return SMC_ERR_NOMEM;
-    memcpy(base, path, len);
-    base[len] = '\0';
     smc_status st;
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {

@@ -27,24 +27,10 @@ if [ -s "$tmp/ref.err" ]; then
     sed 's/^/  ref: /' "$tmp/ref.err" | head -20 >&2
 fi
 
-python3 - "$tmp/smcheck.json" "$tmp/ref.json" <<'PY'
-import json, os, re, sys
+PYTHONPATH="$here" python3 - "$tmp/smcheck.json" "$tmp/ref.json" <<'PY'
+import sys
 
-def key(path):
-    # "lib.a(member.o)" and "lib.a!member.o" name the same archive member
-    m = re.match(r"^(.*\.a)\((.*)\)$", path)
-    if m:
-        path = m.group(1) + "!" + m.group(2)
-    outer, sep, rest = path.partition("!")
-    return os.path.normpath(outer) + sep + rest
-
-def load(path, who):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as ex:
-        print("cannot read the JSON of %s: %s" % (who, ex))
-        sys.exit(1)
+from compare import key, load
 
 sm = load(sys.argv[1], "smcheck")
 ref = load(sys.argv[2], "the reference reader")

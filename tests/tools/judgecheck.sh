@@ -40,26 +40,12 @@ for d in $drivers; do
         >"$tmp/ref.$d.json" 2>"$tmp/ref.$d.err"
 done
 
-python3 - "$tmp" "$targets" $drivers <<'PY'
-import json, os, re, sys
+PYTHONPATH="$here" python3 - "$tmp" "$targets" $drivers <<'PY'
+import os, sys
 
 tmp, targets, drivers = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
 
-def key(path):
-    # "lib.a(member.o)" and "lib.a!member.o" name the same archive member
-    m = re.match(r"^(.*\.a)\((.*)\)$", path)
-    if m:
-        path = m.group(1) + "!" + m.group(2)
-    outer, sep, rest = path.partition("!")
-    return os.path.normpath(outer) + sep + rest
-
-def load(path, who):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError) as ex:
-        print("cannot read the JSON of %s: %s" % (who, ex))
-        sys.exit(1)
+from compare import key, load
 
 def index(libs):
     out = {}
