@@ -3,7 +3,7 @@
 
 Usage: check_fixtures.py SMCHECK FIXTURES_DIR
 
-Each table row names a library (`nvcc/multi.so`, `nvcc/librdc.a(rdc_a.o)`), its container count,
+Each table row names a library (`nvcc/multi.so`, `nvcc/librdc.a`), its container count,
 its tokens with counts, and how many findings a scan reports (`0 (verify: 2)`: none when listing,
 two more with --verify). Every file under nvcc/ and gen/ must have a row, and smcheck must report
 no library the table does not name. Prints one line per row and "N passed, M failed".

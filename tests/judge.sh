@@ -71,7 +71,7 @@ run --gpu sm_90 nvcc/libperarch.a
 check "a static library is judged as one library" has "$out" "nvcc/libperarch.a: sm_90 partial: 1 of 2 containers have no usable image (they carry sm_80)"
 check "per-architecture members do not make it fail" [ "$status" -eq 0 ]
 run scan nvcc/libperarch.a
-check "listed, its members are libraries of their own" has "$out" "nvcc/libperarch.a(perarch_90.o): 1 container, 1 image"
+check "listed, it is one library too" has "$out" "nvcc/libperarch.a: 2 containers, 2 images"
 run --gpu sm_120 --detail nvcc/multi.so
 check "--detail names the failing container" has "$out" "fails: container at 0x3870 (.nv_fatbin): sm_75 sm_86"
 check "--detail names its kernels" has "$out" "kernels: _Z5k_addPfPKfi"

@@ -1,5 +1,6 @@
-/* test_fatbin.c: unit tests of the fatbin parser on byte buffers built here, one per malformed
- * case, plus payload decompression and --verify checks. Prints "N passed, M failed". */
+/* test_fatbin.c: unit tests of the fatbin parser and the finder on byte buffers built here, one
+ * per malformed case, plus payload decompression, PTX facts and --verify checks. Prints "N
+ * passed, M failed". */
 #include "../src/lib/internal.h"
 
 #include <lz4.h>
@@ -56,16 +57,23 @@ static size_t entry(buf *b, size_t c, unsigned kind, unsigned arch, uint64_t fla
     return at;
 }
 
-static smc_library *lib_new(void)
+/* Scans b as a file through the finder: a raw fat binary (its containers back to back, as in a
+ * fatbin section) or, with elf, an ELF header without sections in front (the whole-file search
+ * outside sections). The library found, or NULL; *in holds it. */
+static smc_library *scan(const buf *b, bool elf, const smc_options *opt, smc_input **in)
 {
-    return smc_library_new("test");
-}
-
-/* Parses the container at off in section mode; returns the status. */
-static smc_status parse(smc_library *lib, const buf *b, size_t off, smc_fatbin_mode mode,
-                        uint64_t *end, smc_fatbin_error *err)
-{
-    return smc_fatbin_parse(lib, b->b, b->n, off, mode, end, err);
+    static uint8_t file[sizeof b->b + 64];
+    size_t n = 0;
+    if (elf) { /* ELF64 LSB, no section table, no program headers */
+        memset(file, 0, 64);
+        memcpy(file, "\177ELF\2\1\1", 7);
+        file[18] = 62;
+        n = 64;
+    }
+    memcpy(file + n, b->b, b->n);
+    *in = smc_input_new("test", SMC_INPUT_FILE);
+    if (!*in || smc_scan_memory(*in, "test", file, n + b->n, opt) != SMC_OK) return NULL;
+    return (*in)->library_count ? &(*in)->libraries[0] : NULL;
 }
 
 static void test_valid_container(void)
@@ -75,82 +83,90 @@ static void test_valid_container(void)
     entry(&b, c, 2, 90, 0x100000, NULL, 100, 0, 0);
     entry(&b, c, 1, 120, 0x200000, NULL, 33, 0, 0);
     entry(&b, c, 8, 100, 0x110000, NULL, 16, 0, 0);
-    smc_library *lib = lib_new();
-    uint64_t end;
-    smc_fatbin_error err;
-    CHECK(parse(lib, &b, c, SMC_FATBIN_SECTION, &end, &err) == SMC_OK);
-    CHECK(end == b.n);
-    CHECK(lib->container_count == 1 && lib->image_count == 3);
-    char tok[SMC_TOKEN_MAX];
-    CHECK(strcmp(smc_image_token(&lib->images[0], tok), "sm_90a") == 0);
-    CHECK(strcmp(smc_image_token(&lib->images[1], tok), "compute_120f") == 0);
-    CHECK(strcmp(smc_image_token(&lib->images[2], tok), "lto_100a") == 0);
-    CHECK(lib->images[0].version_major == 1 && lib->images[0].version_minor == 8);
-    CHECK(lib->images[1].version_major == 9 && lib->images[1].version_minor == 0);
-    CHECK(lib->images[0].stored_size == 104 && lib->images[0].offset == 16);
-    CHECK(lib->containers[0].size == b.n && lib->containers[0].image_count == 3);
-    smc_library_free(lib);
+    smc_input *in;
+    smc_library *lib = scan(&b, false, NULL, &in);
+    CHECK(lib && lib->container_count == 1 && lib->image_count == 3 && lib->finding_count == 0);
+    if (lib && lib->image_count == 3) {
+        char tok[SMC_TOKEN_MAX];
+        CHECK(strcmp(smc_image_token(&lib->images[0], tok), "sm_90a") == 0);
+        CHECK(strcmp(smc_image_token(&lib->images[1], tok), "compute_120f") == 0);
+        CHECK(strcmp(smc_image_token(&lib->images[2], tok), "lto_100a") == 0);
+        CHECK(lib->images[0].version_major == 1 && lib->images[0].version_minor == 8);
+        CHECK(lib->images[1].version_major == 9 && lib->images[1].version_minor == 0);
+        CHECK(lib->images[0].stored_size == 104 && lib->images[0].offset == 16);
+        CHECK(lib->containers[0].size == b.n && lib->containers[0].image_count == 3);
+        CHECK(!lib->containers[0].section);
+    }
+    smc_input_free(in);
 }
 
 static void test_empty_container(void)
 {
     buf b = {0};
     container(&b);
-    smc_library *lib = lib_new();
-    uint64_t end;
-    smc_fatbin_error err;
-    CHECK(parse(lib, &b, 0, SMC_FATBIN_SECTION, &end, &err) == SMC_OK && end == 16);
-    CHECK(lib->container_count == 1 && lib->containers[0].image_count == 0);
+    smc_input *in;
+    smc_library *lib = scan(&b, false, NULL, &in);
+    CHECK(lib && lib->container_count == 1 && lib->containers[0].image_count == 0);
+    smc_input_free(in);
     /* Outside a fatbin section, an empty container is no evidence of anything. */
-    CHECK(parse(lib, &b, 0, SMC_FATBIN_CANDIDATE, &end, &err) == SMC_ERR_FORMAT);
-    CHECK(lib->container_count == 1);
-    smc_library_free(lib);
+    lib = scan(&b, true, NULL, &in);
+    CHECK(!lib);
+    smc_input_free(in);
 }
 
-/* Parses a malformed container and checks it is refused with nothing added and the message
- * naming the problem. */
-static void expect_refused(const buf *b, smc_fatbin_mode mode, const char *words, int line)
+/* Scans a raw fat binary with a malformed container: nothing is counted, and one finding names
+ * the problem. */
+static void expect_refused(const buf *b, const char *words, int line)
 {
-    smc_library *lib = lib_new();
-    uint64_t end;
-    smc_fatbin_error err = {0};
-    smc_status st = parse(lib, b, 0, mode, &end, &err);
-    bool ok = st == SMC_ERR_FORMAT && lib->container_count == 0 && lib->image_count == 0 &&
-              strstr(err.message, words) != NULL;
+    smc_input *in;
+    smc_library *lib = scan(b, false, NULL, &in);
+    bool ok = lib && lib->container_count == 0 && lib->image_count == 0 &&
+              lib->finding_count == 1 && strstr(lib->findings[0].message, words) != NULL;
     if (!ok)
-        fprintf(stderr, "line %d: status %d, message '%s', wanted '%s'\n", line, st, err.message,
-                words);
+        fprintf(stderr, "line %d: %zu findings, first '%s', wanted '%s'\n", line,
+                lib ? lib->finding_count : 0,
+                lib && lib->finding_count ? lib->findings[0].message : "", words);
     CHECK(ok);
-    smc_library_free(lib);
+    smc_input_free(in);
 }
-#define REFUSED(b, words) expect_refused(b, SMC_FATBIN_SECTION, words, __LINE__)
+#define REFUSED(b, words) expect_refused(b, words, __LINE__)
+
+/* Bytes that do not start with a container header are no raw fat binary at all. */
+static void expect_ignored(const buf *b, int line)
+{
+    smc_input *in;
+    smc_library *lib = scan(b, false, NULL, &in);
+    if (lib) fprintf(stderr, "line %d: read as a fat binary\n", line);
+    CHECK(!lib && in && in->files == 1);
+    smc_input_free(in);
+}
 
 static void test_container_header_defects(void)
 {
     buf b = {0};
     container(&b);
     b.n = 15;
-    REFUSED(&b, "container header runs past the end");
+    REFUSED(&b, "runs past the end of the file (15 bytes)");
 
     b.n = 16;
     put(&b, 0, 0x1EE55A01, 4); /* the pre-CUDA-4 magic */
-    REFUSED(&b, "no container magic");
+    expect_ignored(&b, __LINE__);
 
     b = (buf){0};
     container(&b);
-    put(&b, 4, 2, 2);
-    REFUSED(&b, "container version 2");
+    put(&b, 4, 2, 2); /* version 2 */
+    expect_ignored(&b, __LINE__);
 
     put(&b, 4, 1, 2);
-    put(&b, 6, 8, 2);
-    REFUSED(&b, "container header size 8");
+    put(&b, 6, 8, 2); /* header size 8 */
+    expect_ignored(&b, __LINE__);
 
     put(&b, 6, 16, 2);
     put(&b, 8, 8, 8);
-    REFUSED(&b, "container of 8 bytes runs past the end");
+    REFUSED(&b, "container of 8 bytes runs past the end (0 bytes left)");
 
     put(&b, 8, UINT64_MAX, 8); /* must not wrap around */
-    REFUSED(&b, "runs past the end");
+    REFUSED(&b, "runs past the end of any file");
 }
 
 static void test_entry_defects(void)
@@ -201,15 +217,19 @@ static void test_entry_defects(void)
     put(&b, e + 0x38, 0, 8);
     REFUSED(&b, "no uncompressed size");
 
-    /* Only candidates outside fatbin sections must show the entry version seen everywhere. */
+    /* Only containers outside fatbin sections must show the entry version seen everywhere. */
     b = good;
     put(&b, e + 2, 0x0202, 2);
-    expect_refused(&b, SMC_FATBIN_CANDIDATE, "entry version 0x0202", __LINE__);
-    smc_library *lib = lib_new();
-    uint64_t end;
-    smc_fatbin_error err;
-    CHECK(parse(lib, &b, 0, SMC_FATBIN_SECTION, &end, &err) == SMC_OK);
-    smc_library_free(lib);
+    smc_input *in;
+    smc_library *lib = scan(&b, true, NULL, &in);
+    CHECK(!lib);
+    smc_input_free(in);
+    lib = scan(&b, false, NULL, &in);
+    CHECK(lib && lib->container_count == 1 && lib->finding_count == 0);
+    smc_input_free(in);
+    lib = scan(&good, true, NULL, &in);
+    CHECK(lib && lib->container_count == 1 && lib->containers[0].offset == 64);
+    smc_input_free(in);
 }
 
 static void test_find(void)
@@ -228,6 +248,29 @@ static void test_find(void)
     CHECK(smc_fatbin_at(b.b, b.n, 40) && !smc_fatbin_at(b.b, 44, 40));
 }
 
+static bool count_at(void *ctx, size_t at)
+{
+    size_t *n = ctx;
+    *n += at == 3 || at == 41 ? 1 : 100; /* only where the headers are */
+    return true;
+}
+
+static void test_scan_any_offset(void)
+{
+    buf b = {0};
+    b.n = 3;
+    size_t c = container(&b); /* at 3: no alignment */
+    b.n = 41;
+    container(&b);
+    (void)c;
+    size_t n = 0;
+    smc_fatbin_scan(b.b, b.n, count_at, &n);
+    CHECK(n == 2);
+    n = 0;
+    smc_fatbin_scan(b.b, 10, count_at, &n); /* a header must lie whole in the bytes */
+    CHECK(n == 0);
+}
+
 static void test_walk(void)
 {
     buf b = {0};
@@ -242,37 +285,55 @@ static void test_walk(void)
     size_t c3 = container(&b);
     entry(&b, c3, 1, 86, 0, NULL, 8, 0, 0);
     size_t c4 = container(&b);
-    put(&b, c4 + 8, 1u << 20, 8); /* runs past the section: reported, nothing after it */
+    put(&b, c4 + 8, 1u << 20, 8); /* runs past the end: reported, nothing after it */
 
-    smc_library *lib = lib_new();
-    CHECK(smc_fatbin_walk(lib, b.b, 0, b.n, ".nv_fatbin", false) == SMC_OK);
-    CHECK(lib->container_count == 2 && lib->image_count == 2);
-    CHECK(lib->container_count == 2 && lib->containers[1].offset == c3);
-    CHECK(lib->container_count == 2 && strcmp(lib->containers[0].section, ".nv_fatbin") == 0);
-    CHECK(lib->finding_count == 3);
-    if (lib->finding_count == 3) {
-        CHECK(lib->findings[0].offset == c1 + 16 + 72 + 16);
-        CHECK(strstr(lib->findings[0].message, "16 bytes in .nv_fatbin") != NULL);
+    smc_input *in;
+    smc_library *lib = scan(&b, false, NULL, &in);
+    CHECK(lib && lib->container_count == 2 && lib->image_count == 2);
+    CHECK(lib && lib->container_count == 2 && lib->containers[1].offset == c3);
+    CHECK(lib && lib->finding_count == 3);
+    if (lib && lib->finding_count == 3) {
+        /* From where the first container ends: its padding and the garbage. */
+        CHECK(lib->findings[0].offset == c1 + 16 + 72);
+        CHECK(strstr(lib->findings[0].message, "32 bytes in the fat binary at +0x58") != NULL);
         CHECK(lib->findings[1].offset == e2);
         CHECK(lib->findings[2].offset == c4);
     }
-    smc_library_free(lib);
+    smc_input_free(in);
 }
 
-static smc_image image_at(const buf *b, size_t c)
+/* The image of the only container of b, as the finder read it. */
+static smc_image image_at(const buf *b, const smc_options *opt)
 {
-    smc_library *lib = lib_new();
-    uint64_t end;
-    smc_fatbin_error err;
+    smc_input *in;
+    smc_library *lib = scan(b, false, opt, &in);
     smc_image img = {0};
-    if (parse(lib, b, c, SMC_FATBIN_SECTION, &end, &err) == SMC_OK && lib->image_count == 1)
-        img = lib->images[0];
-    smc_library_free(lib);
+    if (lib && lib->image_count == 1) img = lib->images[0];
+    smc_input_free(in);
     return img;
+}
+
+static smc_status decode(const buf *b, const smc_image *img, uint8_t **out, smc_fatbin_error *err)
+{
+    void *z = smc_zstd_new();
+    smc_status st = smc_payload_decode(b->b + img->offset + img->header_size, img, z, out, err);
+    smc_zstd_free(z);
+    return st;
 }
 
 static const char ptx[] = "//\n// Generated\n//\n\n.version 9.0\n.target sm_90a\n"
                           ".address_size 64\n\n.visible .entry k()\n{\n\tret;\n}\n";
+
+static size_t findings_verified(const buf *b, const char *words)
+{
+    smc_options opt = {.verify = true};
+    smc_input *in;
+    smc_library *lib = scan(b, false, &opt, &in);
+    size_t n = lib ? lib->finding_count : 0;
+    if (words && !(n == 1 && strstr(lib->findings[0].message, words))) n = 99;
+    smc_input_free(in);
+    return n;
+}
 
 static void test_payloads(void)
 {
@@ -282,60 +343,58 @@ static void test_payloads(void)
     buf b = {0};
     size_t c = container(&b);
     entry(&b, c, 1, 90, 0x2000 | 0x100000, packed, (size_t)n, (size_t)n, sizeof ptx);
-    smc_image img = image_at(&b, c);
+    smc_image img = image_at(&b, NULL);
     CHECK(img.compression == SMC_COMPRESS_LZ4 && img.size == sizeof ptx);
     uint8_t *out = NULL;
     smc_fatbin_error err;
-    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_OK && out &&
-          memcmp(out, ptx, sizeof ptx) == 0);
+    CHECK(decode(&b, &img, &out, &err) == SMC_OK && out && memcmp(out, ptx, sizeof ptx) == 0);
     free(out);
+    CHECK(findings_verified(&b, NULL) == 0);
 
-    smc_library *lib = lib_new();
-    smc_fatbin_walk(lib, b.b, 0, b.n, NULL, false);
-    CHECK(smc_library_verify(lib, b.b, b.n) == SMC_OK && lib->finding_count == 0);
-    smc_library_free(lib);
+    /* What the text says is read with inspect, from a prefix of the payload. */
+    smc_options inspect = {.inspect = true};
+    img = image_at(&b, &inspect);
+    CHECK(img.text_arch == 90 && img.text_variant == SMC_VARIANT_A && img.text_isa == 90);
+    img = image_at(&b, NULL);
+    CHECK(img.text_arch == 0 && img.text_isa == 0);
 
     /* The same bytes claiming compute_80: --verify says the .target disagrees. */
     put(&b, c + 16 + 0x1c, 80, 4);
-    lib = lib_new();
-    smc_fatbin_walk(lib, b.b, 0, b.n, NULL, false);
-    CHECK(smc_library_verify(lib, b.b, b.n) == SMC_OK && lib->finding_count == 1 &&
-          strstr(lib->findings[0].message, "PTX says .target sm_90a") != NULL);
-    smc_library_free(lib);
+    CHECK(findings_verified(&b, "PTX says .target sm_90a") == 1);
 
     /* A corrupt LZ4 block. */
     b.b[c + 16 + 64] = 0xff;
     b.b[c + 16 + 65] = 0xff;
-    img = image_at(&b, c);
-    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_FORMAT && !out &&
+    img = image_at(&b, NULL);
+    CHECK(decode(&b, &img, &out, &err) == SMC_ERR_FORMAT && !out &&
           strstr(err.message, "LZ4") != NULL);
+    CHECK(findings_verified(&b, "LZ4") == 1);
 
     /* Zstandard: one frame whose content size must agree with the header. */
     size_t z = ZSTD_compress(packed, sizeof packed, ptx, sizeof ptx, 3);
     b = (buf){0};
     c = container(&b);
     entry(&b, c, 1, 90, 0x8000, packed, z, z, sizeof ptx);
-    img = image_at(&b, c);
-    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_OK && out &&
-          memcmp(out, ptx, sizeof ptx) == 0);
+    img = image_at(&b, NULL);
+    CHECK(decode(&b, &img, &out, &err) == SMC_OK && out && memcmp(out, ptx, sizeof ptx) == 0);
     free(out);
+    img = image_at(&b, &inspect);
+    CHECK(img.text_arch == 90 && img.text_variant == SMC_VARIANT_A);
     put(&b, c + 16 + 0x38, sizeof ptx + 1, 8);
-    img = image_at(&b, c);
-    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_FORMAT &&
-          strstr(err.message, "Zstandard") != NULL);
+    img = image_at(&b, NULL);
+    CHECK(decode(&b, &img, &out, &err) == SMC_ERR_FORMAT && strstr(err.message, "Zstandard"));
 
     /* A hostile uncompressed size is refused before any allocation. */
     put(&b, c + 16 + 0x38, (uint64_t)1 << 40, 8);
-    img = image_at(&b, c);
-    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_FORMAT &&
-          strstr(err.message, "limit") != NULL);
+    img = image_at(&b, NULL);
+    CHECK(decode(&b, &img, &out, &err) == SMC_ERR_FORMAT && strstr(err.message, "limit"));
 
     /* LTO IR is opaque: never decoded. */
     b = (buf){0};
     c = container(&b);
     entry(&b, c, 8, 90, 0x18000, packed, 16, 16, 64);
-    img = image_at(&b, c);
-    CHECK(smc_image_payload(b.b, b.n, &img, &out, &err) == SMC_ERR_ARG);
+    img = image_at(&b, NULL);
+    CHECK(decode(&b, &img, &out, &err) == SMC_ERR_ARG);
 }
 
 static void test_summary(void)
@@ -350,10 +409,10 @@ static void test_summary(void)
     }
     size_t c = container(&b);
     entry(&b, c, 2, 80, 0, NULL, 8, 0, 0);
-    smc_library *lib = lib_new();
-    CHECK(smc_fatbin_walk(lib, b.b, 0, b.n, NULL, false) == SMC_OK);
-    smc_summary sum;
-    CHECK(smc_library_summarize(lib, &sum) == SMC_OK);
+    smc_input *in;
+    smc_library *lib = scan(&b, false, NULL, &in);
+    smc_summary sum = {0};
+    CHECK(lib && smc_library_summarize(lib, &sum) == SMC_OK);
     CHECK(sum.token_count == 3);
     if (sum.token_count == 3) {
         CHECK(strcmp(sum.tokens[0].token, "sm_80") == 0 && sum.tokens[0].count == 5);
@@ -367,7 +426,7 @@ static void test_summary(void)
         CHECK(sum.sets[1].containers == 1 && strcmp(sum.sets[1].tokens, "sm_80") == 0);
     }
     smc_summary_free(&sum);
-    smc_library_free(lib);
+    smc_input_free(in);
 }
 
 int main(void)
@@ -377,6 +436,7 @@ int main(void)
     test_container_header_defects();
     test_entry_defects();
     test_find();
+    test_scan_any_offset();
     test_walk();
     test_payloads();
     test_summary();

@@ -1,113 +1,147 @@
-/* test_stream.c: the stream reader (wheel members) must find what the mapped-file reader finds.
- * For each file named, it scans the file mapped, then feeds the same bytes to the stream reader in
- * uneven pieces (so headers straddle every kind of boundary), and compares the libraries:
- * containers (offset, size, section, relocatable), images, the runtime needed, and findings.
+/* test_stream.c: the same bytes give the same answer as one window (a file on disk) and as a
+ * stream (a wheel member inflating). For each file named it reads the bytes once as one window,
+ * once fed to the finder in uneven pieces from 1 byte to 1 MiB (so that headers, strings and
+ * payloads straddle every kind of boundary, with the second pass when the finder asks for one),
+ * then judges both for several targets and drivers and compares the two detailed JSON reports
+ * byte for byte: libraries, containers, sections, members, relocatable flags, images and what was
+ * read of them, the runtime needed, findings (their text) and verdicts with their reasons.
  * Usage: test_stream FILE...   Prints one line per file and "N passed, M failed". */
 #include "../src/lib/internal.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
 
-static bool same_library(const smc_library *a, const smc_library *b, char *why, size_t n)
-{
-    if (a->container_count != b->container_count || a->image_count != b->image_count) {
-        snprintf(why, n, "%zu/%zu containers, %zu/%zu images", a->container_count,
-                 b->container_count, a->image_count, b->image_count);
-        return false;
-    }
-    for (size_t i = 0; i < a->container_count; i++) {
-        const smc_container *x = &a->containers[i], *y = &b->containers[i];
-        bool names = (!x->section && !y->section) ||
-                     (x->section && y->section && strcmp(x->section, y->section) == 0);
-        if (x->offset != y->offset || x->size != y->size || !names ||
-            x->relocatable != y->relocatable || x->image_count != y->image_count) {
-            snprintf(why, n, "container %zu: 0x%llx %s vs 0x%llx %s", i,
-                     (unsigned long long)x->offset, x->section ? x->section : "-",
-                     (unsigned long long)y->offset, y->section ? y->section : "-");
-            return false;
-        }
-    }
-    for (size_t i = 0; i < a->image_count; i++)
-        if (memcmp(&a->images[i], &b->images[i], sizeof a->images[i]) != 0) {
-            snprintf(why, n, "image %zu differs", i);
-            return false;
-        }
-    if (a->cudart_major != b->cudart_major) {
-        snprintf(why, n, "libcudart %u vs %u", a->cudart_major, b->cudart_major);
-        return false;
-    }
-    if (a->finding_count != b->finding_count) {
-        snprintf(why, n, "%zu vs %zu findings", a->finding_count, b->finding_count);
-        return false;
-    }
-    return true;
-}
+static const size_t pieces[] = {1, 7, 4093, 65537, 1u << 20, 3};
 
-static void compare(const char *path, bool verify)
+static smc_status feed_pieces(smc_finder *f, const uint8_t *buf, size_t len)
 {
-    smc_options opt = {.verify = verify, .jobs = 1};
-    smc_input *mapped;
-    if (smc_scan_path(path, &opt, &mapped) != SMC_OK) {
-        CHECK(false && "scan");
-        return;
-    }
-    int fd = open(path, O_RDONLY);
-    struct stat sb;
-    uint8_t *buf = NULL;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !(buf = malloc((size_t)sb.st_size + 1)) ||
-        read(fd, buf, (size_t)sb.st_size) != sb.st_size) {
-        CHECK(false && "read");
-        free(buf);
-        if (fd >= 0) close(fd);
-        smc_input_free(mapped);
-        return;
-    }
-    close(fd);
-    smc_input *streamed = smc_input_new(path, SMC_INPUT_FILE);
-    smc_stream *s = smc_stream_new(&opt, (uint64_t)sb.st_size);
-    /* Pieces of 1, 7, 4093 and 65537 bytes in turn. */
-    static const size_t pieces[] = {1, 7, 4093, 65537};
-    size_t at = 0;
     smc_status st = SMC_OK;
-    for (unsigned k = 0; at < (size_t)sb.st_size && st == SMC_OK; k++) {
-        size_t n =
-            pieces[k % 4] < (size_t)sb.st_size - at ? pieces[k % 4] : (size_t)sb.st_size - at;
-        st = smc_stream_feed(s, buf + at, n);
+    size_t at = 0;
+    for (unsigned k = 0; at < len && st == SMC_OK; k++) {
+        size_t n = pieces[k % 6] < len - at ? pieces[k % 6] : len - at;
+        st = smc_finder_feed(f, buf + at, n);
         at += n;
     }
-    if (st == SMC_OK) st = smc_stream_finish(s, streamed, path);
-    smc_stream_free(s);
-    free(buf);
+    return st;
+}
 
-    char why[256] = "";
-    bool ok = st == SMC_OK;
-    /* An archive is listed member by member when mapped: compare only single libraries. */
-    size_t nm = mapped->library_count, ns = streamed->library_count;
-    if (ok && nm <= 1) {
-        if (nm != ns) {
-            snprintf(why, sizeof why, "%zu vs %zu libraries", nm, ns);
-            ok = false;
-        } else if (nm == 1) {
-            ok = same_library(&mapped->libraries[0], &streamed->libraries[0], why, sizeof why);
-        }
+/* The input as a stream reads it. */
+static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
+                           const smc_options *opt, bool *twice)
+{
+    smc_input *in = smc_input_new(path, SMC_INPUT_FILE);
+    smc_finder *f = in ? smc_finder_new(path, opt, false) : NULL;
+    smc_status st = f ? feed_pieces(f, buf, len) : SMC_ERR_NOMEM;
+    *twice = st == SMC_OK && smc_finder_again(f);
+    if (*twice) st = feed_pieces(f, buf, len);
+    if (st == SMC_OK) st = smc_finder_finish(f, in);
+    smc_finder_free(f);
+    if (st != SMC_OK) {
+        smc_input_free(in);
+        return NULL;
     }
-    printf("%s %s%s%s%s\n", ok ? "ok    " : "FAILED", path, verify ? " (--verify)" : "",
-           ok ? "" : ": ", why);
+    in->files = 1;
+    return in;
+}
+
+/* The detailed JSON report of in, judged against targets with a driver. */
+static char *report(smc_input *in, const smc_target *t, size_t nt, int driver)
+{
+    smc_lib_status overall[8];
+    if (smc_judge(&in, 1, t, nt, driver, overall) != SMC_OK) return NULL;
+    smc_report_options ro = {.detail = true,
+                             .targets = t,
+                             .target_count = nt,
+                             .driver_cuda = driver,
+                             .overall = overall};
+    char *text = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&text, &n);
+    if (!out) return NULL;
+    smc_status st = smc_report_json(out, &in, 1, &ro);
+    fclose(out);
+    if (st != SMC_OK) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Where two texts first differ, as "line N: <a> | <b>". */
+static void first_difference(const char *a, const char *b, char *why, size_t n)
+{
+    size_t line = 1;
+    const char *la = a, *lb = b;
+    while (*a && *a == *b) {
+        if (*a == '\n') {
+            line++;
+            la = a + 1;
+            lb = b + 1;
+        }
+        a++, b++;
+    }
+    snprintf(why, n, "line %zu: %.*s | %.*s", line, (int)strcspn(la, "\n"), la,
+             (int)strcspn(lb, "\n"), lb);
+}
+
+static void compare(const char *path, const uint8_t *buf, size_t len, bool verify)
+{
+    static const smc_target targets[] = {
+        {.cc_major = 7, .cc_minor = 5},  {.cc_major = 8, .cc_minor = 0},
+        {.cc_major = 8, .cc_minor = 7},  {.cc_major = 9, .cc_minor = 0},
+        {.cc_major = 10, .cc_minor = 0}, {.cc_major = 12, .cc_minor = 0},
+    };
+    static const int drivers[] = {0, 12080, 13000};
+    smc_options opt = {.verify = verify, .inspect = true, .jobs = 1};
+    smc_input *whole = smc_input_new(path, SMC_INPUT_FILE);
+    bool twice = false;
+    smc_input *stream = streamed(path, buf, len, &opt, &twice);
+    bool ok = whole && stream && smc_scan_memory(whole, path, buf, len, &opt) == SMC_OK;
+    char why[512] = "";
+    if (!ok) snprintf(why, sizeof why, "a scan failed");
+    for (size_t d = 0; ok && d < sizeof drivers / sizeof drivers[0]; d++) {
+        char *a = report(whole, targets, 6, drivers[d]);
+        char *b = report(stream, targets, 6, drivers[d]);
+        ok = a && b && strcmp(a, b) == 0;
+        if (!ok && a && b) first_difference(a, b, why, sizeof why);
+        free(a);
+        free(b);
+    }
+    printf("%s %s%s%s%s%s\n", ok ? "ok    " : "FAILED", path, verify ? " (--verify)" : "",
+           twice ? " (two passes)" : "", ok ? "" : ": ", why);
     CHECK(ok);
-    smc_input_free(mapped);
-    smc_input_free(streamed);
+    smc_input_free(whole);
+    smc_input_free(stream);
 }
 
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        compare(argv[i], false);
-        compare(argv[i], true);
+        int fd = open(argv[i], O_RDONLY);
+        struct stat sb;
+        if (fd < 0 || fstat(fd, &sb) != 0) {
+            printf("FAILED %s: cannot read\n", argv[i]);
+            CHECK(false);
+            if (fd >= 0) close(fd);
+            continue;
+        }
+        size_t len = (size_t)sb.st_size;
+        void *map = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        close(fd);
+        if (len && map == MAP_FAILED) {
+            printf("FAILED %s: cannot map\n", argv[i]);
+            CHECK(false);
+            continue;
+        }
+        compare(argv[i], map ? map : "", len, false);
+        compare(argv[i], map ? map : "", len, true);
+        if (map) munmap(map, len);
     }
     return check_report();
 }

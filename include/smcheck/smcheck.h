@@ -77,17 +77,55 @@ typedef enum smc_lib_status {
 
 const char *smc_lib_status_str(smc_lib_status s);
 
-/* A library judged against one target. */
+/* Why a library has its status for a target: a stable code, with the numbers in smc_judgement
+ * that explain it. smc_judgement_reason() turns it into the sentence the reports print. */
+typedef enum smc_cause {
+    SMC_CAUSE_LOADS,       /* ok: every counted container has a cubin that loads */
+    SMC_CAUSE_NOTHING,     /* ok: no container to judge (gated, no kernels, relocatable) */
+    SMC_CAUSE_PTX_JIT,     /* jit: some containers rely on PTX */
+    SMC_CAUSE_ARCH,        /* partial or none: containers built only for other GPUs */
+    SMC_CAUSE_TEGRA,       /* partial or none: a lower-minor cubin on a Jetson GPU */
+    SMC_CAUSE_CUBIN_ABI,   /* partial or none: CUDA 13 cubins (ABI 1.8) on an older driver */
+    SMC_CAUSE_PTX_ISA,     /* partial or none: PTX newer than the driver compiles */
+    SMC_CAUSE_BUILT_NEWER, /* none: built by a newer CUDA major than the driver supports */
+    SMC_CAUSE_COUNT
+} smc_cause;
+
+/* Stable names of the causes for JSON ("arch", "ptx-isa"). */
+const char *smc_cause_str(smc_cause c);
+
+/* What says which CUDA built a library (SMC_CAUSE_BUILT_NEWER). */
+typedef enum smc_evidence {
+    SMC_EVIDENCE_NONE,
+    SMC_EVIDENCE_CUBIN_ABI, /* cubins of entry version 1.8 */
+    SMC_EVIDENCE_PTX_ISA,   /* PTX ISA 9.x */
+    SMC_EVIDENCE_CUDART,    /* DT_NEEDED libcudart.so.N */
+    SMC_EVIDENCE_WHEEL,     /* the distribution says so (Requires-Dist, version.py) */
+} smc_evidence;
+
+/* Cautions that do not change a status, as bits of smc_judgement.warnings. */
+enum {
+    SMC_WARN_THOR = 1,        /* sm_101 images counted on Thor (11.0), per PyTorch only */
+    SMC_WARN_NEWER_MINOR = 2, /* built by a newer minor toolkit than the driver (built_cuda) */
+    SMC_WARN_ZSTD = 4,        /* Zstandard payloads and a driver older than 12.4 */
+    SMC_WARN_LZ4 = 8,         /* LZ4 payloads and a driver older than 12.0 */
+};
+
+/* A library judged against one target: filled by smc_judge() from the model alone. */
 typedef struct smc_judgement {
     smc_lib_status status;
+    smc_cause cause;
     size_t containers_by_verdict[SMC_VERDICT_COUNT];
-    char *reason;    /* one line: why this status, and what the GPU needs */
-    char *warnings;  /* "; "-separated cautions (driver, Tegra, compression), or NULL */
-    size_t *failing; /* indices of the containers judged none or jit-blocked */
+    size_t counted;         /* containers that take part: native to none */
+    size_t *failing;        /* indices of the containers judged none or jit-blocked */
     size_t failing_count;
-    /* With smc_options.kernel_names: per failing container, the kernels its first cubin holds
-     * ("_Z3addPfS_S_, _Z5scalePfi (+4 more)"), or NULL when it has no readable cubin. */
-    char **failing_kernels;
+    unsigned isa;           /* PTX ISA, major*10+minor: the newest a jit container relies on,
+                             * or the newest the driver cannot compile */
+    unsigned built_major;   /* SMC_CAUSE_BUILT_NEWER: the CUDA major that built it */
+    smc_evidence built_by;  /* and what says so */
+    unsigned warnings;      /* SMC_WARN_ bits */
+    int built_cuda;         /* SMC_WARN_NEWER_MINOR: the toolkit (1000*major + 10*minor) */
+    unsigned newest_isa;    /* SMC_WARN_NEWER_MINOR: its newest PTX ISA, major*10+minor */
 } smc_judgement;
 
 /* One entry of a container. Offsets count from the start of the library's bytes (for an archive
@@ -105,6 +143,11 @@ typedef struct smc_image {
     uint64_t stored_size; /* payload bytes as stored (compressed size when compressed) */
     uint64_t size;        /* payload bytes once decompressed */
     uint64_t flags;       /* the entry's raw flags */
+    /* Read from the payload when smc_options.inspect asks (0 when not known): */
+    unsigned release;          /* cubin: the CUDA release of its ptxas (12080), .note.nv.tkinfo */
+    unsigned text_arch;        /* PTX: the SM of its .target line (90 for ".target sm_90a") */
+    smc_variant text_variant;  /* and its variant */
+    unsigned text_isa;         /* PTX: its .version line, major*10+minor */
 } smc_image;
 
 /* Longest token smc_image_token() writes, NUL included ("compute_4294967295f"). */
@@ -119,11 +162,16 @@ const char *smc_compression_str(smc_compression c);
 typedef struct smc_container {
     uint64_t offset;     /* of the container header */
     uint64_t size;       /* header and entries */
-    const char *section; /* the ELF section it was found in; NULL for a raw fatbin or bare cubin */
+    char *section;       /* the ELF section it was found in; NULL for a raw fatbin or bare cubin */
+    char *member;        /* the archive member it came from ("a.o"); NULL when none */
     bool relocatable;    /* found in __nv_relfatbin: -rdc code, not loadable as it is */
     bool bare_cubin;     /* the library is itself a cubin, not a fat binary */
     size_t first_image;  /* its images are library.images[first_image .. first_image+image_count) */
     size_t image_count;
+    /* With smc_options.inspect: 1 when a cubin of it holds a kernel (a .text.* section), 0 when
+     * every cubin was read and none does, -1 when not known (a cubin not read counts as one). */
+    int kernels;
+    char *kernel_names; /* the kernels of its first cubin that has any, or NULL */
 } smc_container;
 
 #define SMC_NO_OFFSET UINT64_MAX
@@ -134,9 +182,10 @@ typedef struct smc_finding {
     char *message;
 } smc_finding;
 
-/* An ELF file (or archive member, raw fatbin, bare cubin) that holds device code. */
+/* An ELF file (or static archive, raw fatbin, bare cubin) that holds device code. A static
+ * archive is one library, as it will be once linked: its containers name their member. */
 typedef struct smc_library {
-    char *path; /* nested for archives: "libx.a(a.o)" */
+    char *path; /* nested inside wheels: "x.whl!pkg/libx.so" */
     smc_container *containers;
     size_t container_count;
     smc_image *images;
@@ -144,10 +193,10 @@ typedef struct smc_library {
     smc_finding *findings;
     size_t finding_count;
     unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
-    smc_judgement *judgements; /* one per target when judging, else NULL */
+    unsigned release;          /* the newest cubin release read (see smc_image.release); 0 none */
+    smc_judgement *judgements; /* one per target, from smc_judge(); else NULL */
     size_t judgement_count;
-    uint64_t file_size;                  /* of the file (or wheel member) it came from */
-    uint64_t max_containers, max_images; /* the limits its scan applied (0: none) */
+    uint64_t file_size;        /* of the file (or wheel member) it came from */
     size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
 } smc_library;
 
@@ -165,7 +214,7 @@ typedef struct smc_distribution {
     char *cuda_source;   /* what says so */
     size_t *libraries;   /* indices into its input's libraries */
     size_t library_count;
-    smc_lib_status *statuses; /* per target when judging: the worst of its libraries */
+    smc_lib_status *statuses; /* per target, from smc_judge(): the worst of its libraries */
 } smc_distribution;
 
 /* A file or directory that could not be read at all. */
@@ -192,7 +241,7 @@ typedef struct smc_input {
     size_t library_count;
     smc_error *errors;
     size_t error_count;
-    smc_lib_status *statuses; /* per target when judging: the worst of its libraries */
+    smc_lib_status *statuses; /* per target, from smc_judge(): the worst of its libraries */
     size_t status_count;
     smc_distribution *distributions;
     size_t distribution_count;
@@ -207,15 +256,10 @@ typedef struct smc_options {
     /* Files scanned at once by a pool of threads; 0 means one per online CPU. The report's
      * order does not depend on it. */
     unsigned jobs;
-    /* Judge each library against these GPUs (none: only list). driver_cuda is the CUDA version
-     * the driver supports, 1000*major + 10*minor (12080 for 12.8), or 0 when unknown. */
-    const smc_target *targets;
-    size_t target_count;
-    int driver_cuda;
-    bool kernel_names; /* name the kernels of failing containers (decompresses their cubins) */
-    /* The CUDA major the libraries are known to be built for (a wheel's Requires-Dist or
-     * version.py), 0 when unknown; set per wheel by the library itself. */
-    unsigned cuda_hint;
+    /* Read what judging needs from the payloads: whether cubins hold kernels (and their names),
+     * the toolkit release in cubins, the .version and .target lines of PTX. Judging itself reads
+     * no bytes (smc_judge). */
+    bool inspect;
     /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;
@@ -278,6 +322,19 @@ smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, siz
 smc_input *smc_input_new(const char *path, smc_input_kind kind);
 void smc_input_free(smc_input *in);
 
+/* Judges every library of the inputs against the targets, with a driver of this CUDA version
+ * (1000*major + 10*minor; 0 unknown): a pure pass over the model that fills the libraries'
+ * judgements and the statuses of distributions and inputs; overall (target_count entries, or
+ * NULL) receives the worst status of all inputs per target. Scan with smc_options.inspect. */
+smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
+                     size_t target_count, int driver_cuda, smc_lib_status *overall);
+
+/* The sentence that explains a judgement ("1 of 3 containers have no usable image (...)"), and
+ * its cautions joined by "; " (NULL when none), in new memory. */
+char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
+                           int driver_cuda);
+char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda);
+
 /* The local driver and GPUs, through the CUDA Driver API loaded at run time. ------------------ */
 
 typedef struct smc_gpu {
@@ -318,6 +375,7 @@ typedef struct smc_report_options {
     int driver_cuda;
     const char *driver_source;  /* how the driver is known: "local", "--driver"; NULL unknown */
     const char *default_reason; /* why these inputs, when the user named none */
+    const smc_lib_status *overall; /* per target: the worst status of all inputs (smc_judge) */
     bool color;                 /* text: statuses in colour (ANSI escapes) */
 } smc_report_options;
 

@@ -211,7 +211,7 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->gpu_table = optarg;
             break;
         case OPT_DRIVER:
-            if (!smc_driver_parse(optarg, &cfg->scan.driver_cuda))
+            if (!smc_driver_parse(optarg, &cfg->report.driver_cuda))
                 return usage_error("--driver wants a CUDA version (12.8) or a driver version "
                                    "(570.124.06), not '%s'",
                                    optarg);
@@ -404,7 +404,7 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         }
     }
     if (*n && !cfg->have_driver) {
-        cfg->scan.driver_cuda = d.cuda_version;
+        cfg->report.driver_cuda = d.cuda_version;
         cfg->report.driver_source = "the local driver";
     }
     if (!*n) {
@@ -472,19 +472,20 @@ static bool diagnose(smc_input *const *inputs, size_t n)
     return any;
 }
 
-/* The exit status the verdicts call for, and the warning that partial always gets. */
-static int gate(const config *cfg, smc_input *const *inputs, size_t n)
+/* The exit status the overall verdicts call for, and the warning that partial always gets. */
+static int gate(const config *cfg, smc_input *const *inputs, size_t n,
+                const smc_lib_status *overall, size_t ntargets)
 {
     size_t partial = 0;
     bool fail = false;
+    for (size_t t = 0; t < ntargets; t++)
+        fail |= overall[t] >= cfg->fail_on;
     for (size_t i = 0; i < n; i++)
         for (size_t l = 0; l < inputs[i]->library_count; l++) {
             const smc_library *lib = &inputs[i]->libraries[l];
             bool is_partial = false;
-            for (size_t t = 0; t < lib->judgement_count; t++) {
-                fail |= lib->judgements[t].status >= cfg->fail_on;
+            for (size_t t = 0; t < lib->judgement_count; t++)
                 is_partial |= lib->judgements[t].status == SMC_STATUS_PARTIAL;
-            }
             partial += is_partial;
         }
     if (partial)
@@ -545,11 +546,11 @@ int main(int argc, char **argv)
             return stop;
         }
         if (cfg.have_driver) cfg.report.driver_source = "--driver";
-        cfg.scan.targets = cfg.report.targets = targets;
-        cfg.scan.target_count = cfg.report.target_count = ntargets;
-        cfg.report.driver_cuda = cfg.scan.driver_cuda;
-        cfg.scan.kernel_names = cfg.report.detail;
+        cfg.report.targets = targets;
+        cfg.report.target_count = ntargets;
     }
+    /* What judging needs is read with the bytes; so are the kernel names --detail shows. */
+    cfg.scan.inspect = cfg.mode == MODE_JUDGE || cfg.report.detail;
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);
     smc_status st =
@@ -563,9 +564,22 @@ int main(int argc, char **argv)
         return EXIT_INPUT;
     }
     size_t n = (size_t)npaths;
+    smc_lib_status *overall = calloc(ntargets ? ntargets : 1, sizeof *overall);
+    st = overall ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)
+                 : SMC_ERR_NOMEM;
+    if (st != SMC_OK) {
+        fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
+        for (size_t i = 0; i < n; i++)
+            smc_input_free(inputs[i]);
+        free(inputs);
+        free(targets);
+        free(overall);
+        return EXIT_INPUT;
+    }
+    cfg.report.overall = overall;
     bool unreadable = diagnose(inputs, n);
-    int status = ntargets && !informational ? gate(&cfg, inputs, n) : EXIT_CLEAN;
-    if (informational) gate(&cfg, inputs, n); /* for the partial warning only */
+    int status = gate(&cfg, inputs, n, overall, ntargets);
+    if (informational) status = EXIT_CLEAN; /* the matrix is for information */
     if (cfg.color && strcmp(cfg.color, "auto") != 0)
         cfg.report.color = strcmp(cfg.color, "always") == 0;
     else {
@@ -581,6 +595,7 @@ int main(int argc, char **argv)
         smc_input_free(inputs[i]);
     free(inputs);
     free(targets);
+    free(overall);
     for (size_t i = 0; i < ndefaults; i++)
         free(defaults[i]);
     free(defaults);

@@ -283,7 +283,7 @@ smc_status smc_env_attribute(smc_input *in, const smc_env *env)
     return st;
 }
 
-smc_status smc_distributions_finish(smc_input *in, size_t targets)
+smc_status smc_distributions_finish(smc_input *in)
 {
     for (size_t i = 0; i < in->library_count; i++) {
         smc_library *lib = &in->libraries[i];
@@ -301,16 +301,6 @@ smc_status smc_distributions_finish(smc_input *in, size_t targets)
             (!(d->cuda = smc_asprintf("%u", lib->cudart_major)) ||
              !(d->cuda_source = smc_asprintf("DT_NEEDED libcudart.so.%u", lib->cudart_major))))
             return SMC_ERR_NOMEM;
-    }
-    for (size_t k = 0; k < in->distribution_count && targets; k++) {
-        smc_distribution *d = &in->distributions[k];
-        if (!(d->statuses = calloc(targets, sizeof *d->statuses))) return SMC_ERR_NOMEM;
-        for (size_t i = 0; i < d->library_count; i++) {
-            const smc_library *lib = &in->libraries[d->libraries[i]];
-            for (size_t t = 0; t < targets && t < lib->judgement_count; t++)
-                if (lib->judgements[t].status > d->statuses[t])
-                    d->statuses[t] = lib->judgements[t].status;
-        }
     }
     return SMC_OK;
 }

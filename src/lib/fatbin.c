@@ -1,7 +1,8 @@
-/* fatbin.c: the parser of CUDA fat binary containers and their entries over (pointer, length),
- * and the decompression and checking of entry payloads. It trusts no byte it reads: every read
- * goes through smc_in_range, sizes are uint64_t, and loops advance by sizes already checked.
- * The layout is in shared/reference/fatbin-format.md (cited below as §N); it does no I/O. */
+/* fatbin.c: the parser of CUDA fat binary container and entry headers over bytes, and the
+ * decompression and checking of entry payloads. It trusts no byte it reads: every read goes
+ * through smc_in_range, sizes are uint64_t, and loops advance by sizes already checked. Which
+ * bytes are headers is the finder's to say (finder.c). The layout is in
+ * shared/reference/fatbin-format.md (cited below as §N); it does no I/O. */
 #include "internal.h"
 
 #include <limits.h>
@@ -50,6 +51,38 @@ uint64_t smc_fatbin_find(const uint8_t *buf, uint64_t from, uint64_t to)
     return to;
 }
 
+/* Sixteen positions at a time: the first two bytes of the magic side by side, then the whole
+ * 8-byte prefix where both match. GCC and clang vector extensions: SSE2 or NEON, and portable C
+ * elsewhere. Streamed bytes are searched this way (at every offset, since the layout that says
+ * where containers may start comes last), so it must run near memory speed. */
+typedef uint8_t v16 __attribute__((vector_size(16)));
+
+void smc_fatbin_scan(const uint8_t *buf, size_t len, bool (*found)(void *ctx, size_t at),
+                     void *ctx)
+{
+    v16 m0, m1;
+    memset(&m0, header_prefix[0], sizeof m0);
+    memset(&m1, header_prefix[1], sizeof m1);
+    size_t i = 0;
+    for (; len >= 17 && i <= len - 17; i += 16) {
+        v16 a, b;
+        memcpy(&a, buf + i, sizeof a);
+        memcpy(&b, buf + i + 1, sizeof b);
+        v16 hit = (v16)((a == m0) & (b == m1));
+        uint64_t w[2];
+        memcpy(w, &hit, sizeof w);
+        if (!(w[0] | w[1])) continue;
+        for (size_t k = 0; k < 16; k++)
+            if (hit[k] && len - (i + k) >= 8 && memcmp(buf + i + k, header_prefix, 8) == 0 &&
+                !found(ctx, i + k))
+                return;
+    }
+    for (; len >= 8 && i <= len - 8; i++)
+        if (buf[i] == header_prefix[0] && memcmp(buf + i, header_prefix, 8) == 0 &&
+            !found(ctx, i))
+            return;
+}
+
 static smc_status fail(smc_fatbin_error *err, uint64_t offset, const char *fmt, ...)
     SMC_PRINTF(3, 4);
 
@@ -63,8 +96,8 @@ static smc_status fail(smc_fatbin_error *err, uint64_t offset, const char *fmt, 
     return SMC_ERR_FORMAT;
 }
 
-smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_fatbin_mode mode,
-                            smc_image *img, uint64_t *next, smc_fatbin_error *err)
+smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_image *img,
+                            uint64_t *next, smc_fatbin_error *err)
 {
     unsigned kind = smc_le16(p), version = smc_le16(p + 2);
     uint64_t hsize = smc_le32(p + 4), padded = smc_le64(p + 8), csize = smc_le32(p + 0x10);
@@ -84,8 +117,7 @@ smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_fat
                     (unsigned long long)padded, (unsigned long long)(room - hsize));
     if (kind != SMC_IMAGE_PTX && kind != SMC_IMAGE_CUBIN && kind != SMC_IMAGE_LTO)
         return fail(err, e, "entry kind %u is none of PTX (1), cubin (2), LTO IR (8)", kind);
-    if (mode == SMC_FATBIN_CANDIDATE && version != ENTRY_VERSION)
-        return fail(err, e, "entry version 0x%04x, expected 0x0101", version);
+    (void)version; /* 0x0101 always; the finder asks it of containers outside fatbin sections */
     if ((flags & FLAG_LZ4) && (flags & FLAG_ZSTD))
         return fail(err, e, "entry claims both LZ4 and Zstandard compression");
     if ((flags & FLAG_ARCH_SPECIFIC) && (flags & FLAG_FAMILY))
@@ -120,148 +152,36 @@ smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_fat
     return SMC_OK;
 }
 
-smc_status smc_fatbin_header(const uint8_t *p, uint64_t off, uint64_t limit, smc_fatbin_mode mode,
-                             uint64_t *entries, uint64_t *end, smc_fatbin_error *err)
+smc_status smc_fatbin_header(const uint8_t *p, uint64_t off, uint64_t *entries, uint64_t *end,
+                             smc_fatbin_error *err)
 {
     *end = 0;
     if (smc_le32(p) != SMC_FATBIN_MAGIC) return fail(err, off, "no container magic");
     unsigned version = smc_le16(p + 4), hsize = smc_le16(p + 6);
     uint64_t fatsize = smc_le64(p + 8);
     if (version != 1) return fail(err, off, "container version %u, expected 1", version);
-    if (hsize < CONTAINER_HEADER || !smc_in_range(limit, off, hsize))
+    if (hsize < CONTAINER_HEADER || off > UINT64_MAX - hsize)
         return fail(err, off, "container header size %u cannot be right", hsize);
-    if (fatsize > limit - off - hsize)
-        return fail(err, off, "container of %llu bytes runs past the end (%llu bytes left)",
-                    (unsigned long long)fatsize, (unsigned long long)(limit - off - hsize));
+    if (fatsize > UINT64_MAX - off - hsize)
+        return fail(err, off, "container of %llu bytes runs past the end of any file",
+                    (unsigned long long)fatsize);
     *entries = off + hsize;
     *end = off + hsize + fatsize;
-    if (mode == SMC_FATBIN_CANDIDATE && fatsize == 0)
-        return fail(err, off, "empty container outside a fatbin section");
-    return SMC_OK;
-}
-
-smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit, uint64_t off,
-                            smc_fatbin_mode mode, uint64_t *end, smc_fatbin_error *err)
-{
-    uint64_t e = 0, cend;
-    *end = 0;
-    if (!smc_in_range(limit, off, CONTAINER_HEADER))
-        return fail(err, off, "container header runs past the end (%llu bytes left)",
-                    (unsigned long long)(limit > off ? limit - off : 0));
-    smc_status st = smc_fatbin_header(buf + off, off, limit, mode, &e, end, err);
-    if (st != SMC_OK) return st;
-    cend = *end;
-    if (lib->max_containers && lib->container_count >= lib->max_containers) {
-        fail(err, off,
-             "more than %llu containers in one file: the rest are not read "
-             "(--max-containers)",
-             (unsigned long long)lib->max_containers);
-        return SMC_ERR_LIMIT;
-    }
-
-    size_t first = lib->image_count;
-    while (e < cend) {
-        smc_image img;
-        if (cend - e < ENTRY_HEADER) {
-            st = fail(err, e, "entry header truncated: %llu bytes left in the container",
-                      (unsigned long long)(cend - e));
-            break;
-        }
-        if (lib->max_images && lib->image_count >= lib->max_images) {
-            fail(err, e, "more than %llu images in one file: the rest are not read (--max-images)",
-                 (unsigned long long)lib->max_images);
-            st = SMC_ERR_LIMIT;
-            break;
-        }
-        if ((st = smc_fatbin_entry(buf + e, e, cend, mode, &img, &e, err)) != SMC_OK) break;
-        smc_image *slot = smc_push(&lib->images, lib->image_count, sizeof *slot);
-        if (!slot) {
-            st = SMC_ERR_NOMEM;
-            break;
-        }
-        *slot = img;
-        lib->image_count++;
-    }
-    smc_container *c =
-        st == SMC_OK ? smc_push(&lib->containers, lib->container_count, sizeof *c) : NULL;
-    if (!c) {
-        lib->image_count = first;
-        return st == SMC_OK ? SMC_ERR_NOMEM : st;
-    }
-    *c = (smc_container){.offset = off,
-                         .size = cend - off,
-                         .first_image = first,
-                         .image_count = lib->image_count - first};
-    lib->container_count++;
-    return SMC_OK;
-}
-
-static uint64_t align_up(uint64_t base, uint64_t pos)
-{
-    uint64_t rem = (pos - base) % 8;
-    return rem ? pos + (8 - rem) : pos;
-}
-
-smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start, uint64_t end,
-                           const char *section, bool relocatable)
-{
-    const char *where = section ? section : "the fat binary";
-    uint64_t p = start;
-    while (p < end) {
-        if (buf[p] == 0) { /* padding between containers */
-            p++;
-            continue;
-        }
-        if (!smc_fatbin_at(buf, end, p)) {
-            uint64_t next = smc_fatbin_find(buf, align_up(start, p), end);
-            if (smc_library_add_finding(lib, p, "%llu bytes in %s at +0x%llx are no container",
-                                        (unsigned long long)(next - p), where,
-                                        (unsigned long long)(p - start)) != SMC_OK)
-                return SMC_ERR_NOMEM;
-            p = next;
-            continue;
-        }
-        uint64_t cend;
-        smc_fatbin_error err;
-        smc_status st = smc_fatbin_parse(lib, buf, end, p, SMC_FATBIN_SECTION, &cend, &err);
-        if (st == SMC_ERR_NOMEM) return st;
-        if (st == SMC_ERR_LIMIT) /* reported once; the caller stops */
-            return smc_library_add_finding(lib, err.offset, "%s", err.message) == SMC_OK
-                       ? SMC_ERR_LIMIT
-                       : SMC_ERR_NOMEM;
-        if (st != SMC_OK) {
-            if (smc_library_add_finding(lib, err.offset, "container in %s at +0x%llx: %s", where,
-                                        (unsigned long long)(p - start), err.message) != SMC_OK)
-                return SMC_ERR_NOMEM;
-            /* A sound size still says where the next container starts; else look for it. */
-            p = cend ? cend : smc_fatbin_find(buf, align_up(start, p + 1), end);
-            continue;
-        }
-        smc_container *c = &lib->containers[lib->container_count - 1];
-        c->relocatable = relocatable;
-        if (section && !(c->section = smc_strdup_clean(section))) return SMC_ERR_NOMEM;
-        p = cend;
-    }
     return SMC_OK;
 }
 
 /* Payloads --------------------------------------------------------------------------------- */
 
-static smc_status payload(const uint8_t *buf, uint64_t len, const smc_image *img, ZSTD_DCtx *zctx,
-                          uint8_t **out, smc_fatbin_error *err)
+smc_status smc_payload_decode(const uint8_t *src, const smc_image *img, void *zctx, uint8_t **out,
+                              smc_fatbin_error *err)
 {
     *out = NULL;
     if (img->kind == SMC_IMAGE_LTO) return SMC_ERR_ARG;
-    uint64_t at = img->offset + img->header_size;
-    if (img->offset > len || img->header_size > len - img->offset ||
-        !smc_in_range(len, at, img->stored_size))
-        return fail(err, img->offset, "payload lies outside the file");
     if (img->size > PAYLOAD_MAX)
         return fail(err, img->offset, "uncompressed size %llu is beyond the %llu MiB limit",
                     (unsigned long long)img->size, PAYLOAD_MAX >> 20);
     uint8_t *dst = malloc(img->size ? img->size : 1);
     if (!dst) return SMC_ERR_NOMEM;
-    const uint8_t *src = buf + at;
 
     if (img->compression == SMC_COMPRESS_NONE) {
         memcpy(dst, src, img->size);
@@ -298,20 +218,33 @@ static smc_status payload(const uint8_t *buf, uint64_t len, const smc_image *img
     return SMC_OK;
 }
 
-smc_status smc_image_payload_with(const uint8_t *buf, uint64_t len, const smc_image *img,
-                                  void *zctx, uint8_t **out, smc_fatbin_error *err)
+long smc_payload_prefix(const uint8_t *src, uint64_t have, const smc_image *img, void *zctx,
+                        uint8_t *out, size_t n)
 {
-    return payload(buf, len, img, zctx, out, err);
-}
-
-smc_status smc_image_payload(const uint8_t *buf, uint64_t len, const smc_image *img, uint8_t **out,
-                             smc_fatbin_error *err)
-{
-    ZSTD_DCtx *z = ZSTD_createDCtx();
-    if (!z) return SMC_ERR_NOMEM;
-    smc_status st = payload(buf, len, img, z, out, err);
-    ZSTD_freeDCtx(z);
-    return st;
+    if (img->kind == SMC_IMAGE_LTO) return -1;
+    if (have > img->stored_size) have = img->stored_size;
+    if (n > img->size) n = (size_t)img->size;
+    if (img->compression == SMC_COMPRESS_NONE) {
+        if (n > have) n = (size_t)have;
+        memcpy(out, src, n);
+        return (long)n;
+    }
+    if (img->compression == SMC_COMPRESS_LZ4) {
+        /* Stops once n bytes are out; it reads no further input than those bytes need. */
+        if (have > INT_MAX || n > INT_MAX) return -1;
+        int got = LZ4_decompress_safe_partial((const char *)src, (char *)out, (int)have, (int)n,
+                                              (int)n);
+        return got < 0 ? -1 : got;
+    }
+    if (ZSTD_DCtx_reset(zctx, ZSTD_reset_session_only) != 0) return -1;
+    ZSTD_inBuffer in = {src, (size_t)have, 0};
+    ZSTD_outBuffer o = {out, n, 0};
+    while (o.pos < o.size) {
+        size_t r = ZSTD_decompressStream(zctx, &o, &in);
+        if (ZSTD_isError(r)) return -1;
+        if (r == 0 || in.pos == in.size) break; /* the frame, or what we have of it, is done */
+    }
+    return (long)o.pos;
 }
 
 /* Finds the directive (".version", ".target") at the start of a line of PTX text and returns
@@ -365,7 +298,7 @@ static smc_status verify_ptx(const smc_image *img, const uint8_t *text, uint64_t
     return SMC_OK;
 }
 
-static smc_status verify_cubin(const smc_image *img, uint8_t *elf, uint64_t n,
+static smc_status verify_cubin(const smc_image *img, const uint8_t *elf, uint64_t n,
                                smc_fatbin_error *err)
 {
     smc_cubin_info info;
@@ -385,17 +318,51 @@ static smc_status verify_cubin(const smc_image *img, uint8_t *elf, uint64_t n,
     return SMC_OK;
 }
 
-smc_status smc_image_check(const uint8_t *buf, uint64_t len, const smc_image *img, void *zctx,
-                           smc_fatbin_error *err)
+smc_status smc_payload_check(const smc_image *img, const uint8_t *data, smc_fatbin_error *err)
 {
     if (img->kind == SMC_IMAGE_LTO) return SMC_OK; /* opaque by design (§8) */
-    uint8_t *data;
-    smc_status st = payload(buf, len, img, zctx, &data, err);
-    if (st == SMC_OK)
-        st = img->kind == SMC_IMAGE_PTX ? verify_ptx(img, data, img->size, err)
-                                        : verify_cubin(img, data, img->size, err);
-    free(data);
-    return st;
+    return img->kind == SMC_IMAGE_PTX ? verify_ptx(img, data, img->size, err)
+                                      : verify_cubin(img, data, img->size, err);
+}
+
+/* "sm_90a" after .target: the SM and its variant; false when the word is no SM. */
+static bool target_word(const char *w, size_t n, unsigned *arch, smc_variant *variant)
+{
+    if (n < 4 || memcmp(w, "sm_", 3) != 0) return false;
+    unsigned a = 0;
+    size_t i = 3;
+    while (i < n && w[i] >= '0' && w[i] <= '9' && a < 100000)
+        a = a * 10 + (unsigned)(w[i++] - '0');
+    if (i == 3) return false;
+    *variant = i < n && w[i] == 'a' ? SMC_VARIANT_A : i < n && w[i] == 'f' ? SMC_VARIANT_F
+                                                                       : SMC_VARIANT_NONE;
+    *arch = a;
+    return true;
+}
+
+void smc_ptx_facts(smc_image *img, const uint8_t *text, size_t n)
+{
+    const char *t = (const char *)text;
+    size_t len = strnlen(t, n), rest;
+    unsigned major, minor;
+    char line[64];
+    const char *v = ptx_directive(t, len, ".version", &rest);
+    if (v) {
+        snprintf(line, sizeof line, "%.*s", (int)(rest < 63 ? rest : 63), v);
+        if (sscanf(line, " %u.%u", &major, &minor) == 2 && major < 100 && minor < 10)
+            img->text_isa = major * 10 + minor;
+    }
+    const char *tg = ptx_directive(t, len, ".target", &rest);
+    if (tg) {
+        snprintf(line, sizeof line, "%.*s", (int)(rest < 63 ? rest : 63), tg);
+        const char *w = line + strspn(line, " \t");
+        unsigned arch;
+        smc_variant var;
+        if (target_word(w, strcspn(w, " \t,"), &arch, &var)) {
+            img->text_arch = arch;
+            img->text_variant = var;
+        }
+    }
 }
 
 void *smc_zstd_new(void)
@@ -406,28 +373,4 @@ void *smc_zstd_new(void)
 void smc_zstd_free(void *zctx)
 {
     ZSTD_freeDCtx(zctx);
-}
-
-smc_status smc_library_verify(smc_library *lib, const uint8_t *buf, uint64_t len)
-{
-    ZSTD_DCtx *z = ZSTD_createDCtx();
-    if (!z) return SMC_ERR_NOMEM;
-    smc_status st = SMC_OK;
-    for (size_t c = 0; c < lib->container_count && st == SMC_OK; c++) {
-        const smc_container *ct = &lib->containers[c];
-        if (ct->bare_cubin) continue; /* the file itself was read as a cubin */
-        for (size_t i = ct->first_image; i < ct->first_image + ct->image_count; i++) {
-            smc_image img = lib->images[i]; /* a copy: findings may move lib's arrays */
-            smc_fatbin_error err;
-            st = smc_image_check(buf, len, &img, z, &err);
-            if (st == SMC_ERR_FORMAT) {
-                char tok[SMC_TOKEN_MAX];
-                st = smc_library_add_finding(lib, err.offset, "%s image: %s",
-                                             smc_image_token(&img, tok), err.message);
-            }
-            if (st != SMC_OK) break;
-        }
-    }
-    ZSTD_freeDCtx(z);
-    return st;
 }

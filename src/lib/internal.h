@@ -52,10 +52,6 @@ char *smc_strdup_clean(const char *s);
 char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
 char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
 
-/* Whether container i of lib holds kernels; asked only of a container that would otherwise fail,
- * since it may mean decompressing cubins. */
-typedef bool (*smc_kernel_probe)(void *ctx, const smc_library *lib, size_t container);
-
 /* Model builders. Each returns SMC_OK or SMC_ERR_NOMEM. */
 smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char *fmt, ...)
     SMC_PRINTF(3, 4);
@@ -67,19 +63,18 @@ static inline uint64_t smc_limit(uint64_t v, uint64_t dflt)
 {
     return v ? v : dflt;
 }
-/* Applies opt's per-file limits to lib. */
-void smc_library_limits(smc_library *lib, const smc_options *opt);
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
 void smc_distribution_clear(smc_distribution *d);
 void smc_distribution_sanitize(smc_distribution *d);
 void smc_library_free(smc_library *lib);
-/* Appends src's containers, images and findings to dst, their offsets moved by base (where src's
- * bytes start in dst's); src keeps its arrays but gives up its section names. */
-smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base);
+/* Moves src's containers, images and findings to the end of dst, their offsets moved by base
+ * (where src's bytes start in dst's), each container naming member; src is left empty. */
+smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
+                              const char *member);
 /* Moves lib into in->libraries when it holds containers or findings, else frees it. */
 smc_status smc_input_take_library(smc_input *in, smc_library *lib);
 
-/* fatbin.c: the pure parser over (pointer, length). ------------------------------------------- */
+/* fatbin.c: the pure parser of container and entry headers over bytes, and of payloads. ----- */
 
 #define SMC_FATBIN_MAGIC 0xBA55ED50u
 
@@ -89,54 +84,45 @@ bool smc_fatbin_at(const uint8_t *buf, uint64_t len, uint64_t off);
 /* First offset in [from, to) with from + 8k that starts a container header, or to. */
 uint64_t smc_fatbin_find(const uint8_t *buf, uint64_t from, uint64_t to);
 
+/* Calls found(ctx, i) for every i in [0, len) where a container header starts, at any alignment,
+ * in order; stops early when found returns false. */
+void smc_fatbin_scan(const uint8_t *buf, size_t len, bool (*found)(void *ctx, size_t at),
+                     void *ctx);
+
 typedef struct smc_fatbin_error {
     uint64_t offset;
     char message[192];
 } smc_fatbin_error;
 
-/* How a container is judged: inside a fatbin section it is taken as it comes (an empty container
- * is fine); a candidate found elsewhere must prove itself entry by entry before it counts. */
-typedef enum smc_fatbin_mode { SMC_FATBIN_SECTION, SMC_FATBIN_CANDIDATE } smc_fatbin_mode;
-
-/* Checks the 16-byte container header at p (the container starts at off and must end by limit);
- * sets *entries where its entries start and *end past it (0 unless its size is sound). */
-smc_status smc_fatbin_header(const uint8_t *p, uint64_t off, uint64_t limit, smc_fatbin_mode mode,
-                             uint64_t *entries, uint64_t *end, smc_fatbin_error *err);
+/* Checks the 16-byte container header at p (the container starts at off); sets *entries where
+ * its entries start and *end past it (0 unless its size fits 64 bits). */
+smc_status smc_fatbin_header(const uint8_t *p, uint64_t off, uint64_t *entries, uint64_t *end,
+                             smc_fatbin_error *err);
 
 /* Reads the 64-byte fixed entry header at p, the entry starting at e in a container ending at
  * cend (cend - e >= 64 is the caller's to check); fills img and sets *next past the entry. */
-smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_fatbin_mode mode,
-                            smc_image *img, uint64_t *next, smc_fatbin_error *err);
+smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_image *img,
+                            uint64_t *next, smc_fatbin_error *err);
 
-/* Parses the container at buf[off] that must end by limit (limit <= len of buf). On SMC_OK it
- * has appended the container and its images to lib and set *end past it. On SMC_ERR_FORMAT lib is
- * unchanged, err says why and *end is past the container when its size was sound, else 0. */
-smc_status smc_fatbin_parse(smc_library *lib, const uint8_t *buf, uint64_t limit, uint64_t off,
-                            smc_fatbin_mode mode, uint64_t *end, smc_fatbin_error *err);
+/* Decompresses (or copies) an image's stored payload src (img->stored_size bytes) into a new
+ * buffer of img->size bytes; SMC_ERR_FORMAT with err when it does not decompress. LTO IR is
+ * opaque: SMC_ERR_ARG. zctx: a Zstandard context from smc_zstd_new. */
+smc_status smc_payload_decode(const uint8_t *src, const smc_image *img, void *zctx, uint8_t **out,
+                              smc_fatbin_error *err);
+/* The first bytes of a payload, of which only the first have bytes of src are at hand: up to n
+ * bytes into out; returns how many, or -1 when they do not decompress. */
+long smc_payload_prefix(const uint8_t *src, uint64_t have, const smc_image *img, void *zctx,
+                        uint8_t *out, size_t n);
 
-/* Walks buf[start, end) as back-to-back containers (a fatbin section or a raw fatbin file),
- * skipping zero padding, reporting and resynchronising past anything else. */
-smc_status smc_fatbin_walk(smc_library *lib, const uint8_t *buf, uint64_t start, uint64_t end,
-                           const char *section, bool relocatable);
+/* The payload decompressed checked against its header (--verify): SMC_ERR_FORMAT with err when
+ * they disagree. */
+smc_status smc_payload_check(const smc_image *img, const uint8_t *data, smc_fatbin_error *err);
 
-/* Decompresses (or copies) an image's payload into a new buffer of img->size bytes. On failure
- * returns SMC_ERR_FORMAT with err filled. LTO IR is opaque: SMC_ERR_ARG. */
-smc_status smc_image_payload(const uint8_t *buf, uint64_t len, const smc_image *img, uint8_t **out,
-                             smc_fatbin_error *err);
+/* Reads the .version and .target lines of PTX text into img's text_ fields. */
+void smc_ptx_facts(smc_image *img, const uint8_t *text, size_t n);
 
-/* smc_image_payload with a Zstandard context from smc_zstd_new, for many calls. */
-smc_status smc_image_payload_with(const uint8_t *buf, uint64_t len, const smc_image *img,
-                                  void *zctx, uint8_t **out, smc_fatbin_error *err);
-
-/* Decompresses one image of buf and checks it against its header (--verify): SMC_ERR_FORMAT with
- * err when they disagree. zctx is a Zstandard context from smc_zstd_new (reused across calls). */
-smc_status smc_image_check(const uint8_t *buf, uint64_t len, const smc_image *img, void *zctx,
-                           smc_fatbin_error *err);
 void *smc_zstd_new(void);
 void smc_zstd_free(void *zctx);
-
-/* Checks every image of the library against its payload (--verify); mismatches become findings. */
-smc_status smc_library_verify(smc_library *lib, const uint8_t *buf, uint64_t len);
 
 /* elf.c: the only user of libelf. ------------------------------------------------------------- */
 
@@ -144,9 +130,9 @@ typedef struct smc_cubin_info {
     unsigned arch;
     smc_variant variant; /* from e_flags (ABI v1) or the ptxas arguments note; NONE when unknown */
     unsigned abi;        /* EI_ABIVERSION: 7 (CUDA <= 12) or 8 (CUDA 13) */
+    unsigned release;    /* the ptxas release in .note.nv.tkinfo (12080), 0 when none */
     bool relocatable;    /* ET_REL: -rdc code */
-    bool has_kernels;    /* a .text.* section exists */
-    size_t kernels;      /* how many */
+    size_t kernels;      /* .text.* sections */
     char names[256];     /* the first few, comma-separated: "_Z6kernelPf, _Z4scalePfi" */
 } smc_cubin_info;
 
@@ -156,61 +142,56 @@ smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *i
 
 /* A section of a host ELF file, as far as finding containers goes. */
 typedef struct smc_section {
-    const char *name;
+    char *name;
     uint64_t offset, size;
-    bool walk; /* .nv_fatbin or __nv_relfatbin, whole in the file: walked container by container */
+    uint32_t type;
+    bool fatbin; /* .nv_fatbin or __nv_relfatbin */
 } smc_section;
 
-/* The section whose bytes hold off, or NULL. */
-const char *smc_section_at(const smc_section *secs, size_t n, uint64_t off);
+/* The host ELF header fields the finder needs, in the file's byte order and class. */
+typedef struct smc_elf_header {
+    bool is64, big;
+    uint16_t machine;
+    uint64_t phoff, shoff;
+    uint16_t phentsize, phnum, shentsize, shnum, shstrndx;
+} smc_elf_header;
 
-/* The sections of an ELF file that went by as a stream, from its first bytes (head) and the bytes
- * kept around its section header table (region, which starts at file offset region_start).
- * Defects become findings on lib. The names are copies: free with smc_sections_free. */
-smc_status smc_elf_stream_sections(smc_library *lib, const uint8_t *head, size_t head_len,
-                                   const uint8_t *region, uint64_t region_start, size_t region_len,
-                                   uint64_t file_len, smc_section **out, size_t *n);
+/* Reads the ELF header from the first n bytes; false when they are no ELF header. */
+bool smc_elf_header_read(const uint8_t *p, size_t n, smc_elf_header *h);
+/* Reads a width-byte (2, 4, 8) integer in the header's byte order. */
+uint64_t smc_elf_word(const smc_elf_header *h, const uint8_t *p, int width);
+
+/* The sections of an ELF file from its header bytes (head), its section header table (table)
+ * and its section-name table (names, NULL when not at hand: every name is "(unnamed)"). Names are
+ * copies: free with smc_sections_free. */
+smc_status smc_elf_sections(const uint8_t *head, size_t head_len, const uint8_t *table,
+                            size_t table_len, const uint8_t *names, size_t names_len,
+                            smc_section **out, size_t *n);
 void smc_sections_free(smc_section *secs, size_t n);
 
-/* Scans one ELF file or ar archive held in buf (a private, writable mapping or copy: libelf may
- * convert headers in place). Libraries found are added to in. */
-smc_status smc_elf_scan(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
-                        const smc_options *opt, unsigned depth);
+/* finder.c: the one container finder, over windows of bytes. -------------------------------- */
 
-/* scan.c ----------------------------------------------------------------------------------------
- */
+typedef struct smc_finder smc_finder;
+/* A finder for the file named name. whole: its bytes come in one window, which stays valid until
+ * smc_finder_finish; else they stream in windows of any size, each valid only during its call. */
+smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole);
+/* The next n bytes of the file. SMC_ERR_NOMEM is the only failure. */
+smc_status smc_finder_feed(smc_finder *f, const uint8_t *p, size_t n);
+/* After the last window: true when the finder needs the bytes once more, from the start (a
+ * stream whose section names went by before its section table said where they were). */
+bool smc_finder_again(smc_finder *f);
+/* Builds the library from what was found and moves it into in (when it holds device code);
+ * file_size is set to the bytes fed. */
+smc_status smc_finder_finish(smc_finder *f, smc_input *in);
+void smc_finder_free(smc_finder *f);
 
-/* True when the first bytes are an ELF file or an ar archive (what smc_scan_bytes reads). */
-bool smc_scan_signature(const uint8_t *p, uint64_t n);
+/* True when the first bytes are one of the files the finder reads (ELF, ar, raw fatbin). */
+bool smc_finder_signature(const uint8_t *p, uint64_t n);
 
-/* Like smc_scan_memory for a buffer the caller lets us modify (see smc_elf_scan). */
-smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
-                          const smc_options *opt, unsigned depth);
-
-/* Ends the scan of one library whose bytes are buf: verifies and judges it as opt asks (when st
- * is SMC_OK), then moves it into in, or frees it and returns st. */
-smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
-                              const smc_options *opt, smc_status st);
-
-/* The same for a library whose bytes are gone (a stream): the judge asks probe about kernels. */
-smc_status smc_library_finish_with(smc_input *in, smc_library *lib, const smc_options *opt,
-                                   smc_kernel_probe probe, void *ctx, smc_status st);
-
-/* stream.c: containers in bytes that pass once (a wheel member). ------------------------------ */
-
-typedef struct smc_stream smc_stream;
-/* total: the size the bytes are said to have (UINT64_MAX when unknown). */
-smc_stream *smc_stream_new(const smc_options *opt, uint64_t total);
-smc_status smc_stream_feed(smc_stream *s, const uint8_t *data, size_t n);
-/* The same without a copy: write up to *room bytes at the pointer returned, then commit them. */
-uint8_t *smc_stream_space(smc_stream *s, size_t *room);
-smc_status smc_stream_commit(smc_stream *s, size_t n);
-/* Builds the library named name from what went by and adds it to in (as smc_library_finish). */
-smc_status smc_stream_finish(smc_stream *s, smc_input *in, const char *name);
-void smc_stream_free(smc_stream *s);
+/* scan.c ---------------------------------------------------------------------------------------- */
 
 /* Scans a file mapped at map (len bytes), surviving its truncation meanwhile (SIGBUS). */
-smc_status smc_scan_mapped(smc_input *in, const char *path, uint8_t *map, uint64_t len,
+smc_status smc_scan_mapped(smc_input *in, const char *path, const uint8_t *map, uint64_t len,
                            const smc_options *opt);
 
 /* Scans an open regular file (fd is closed by the caller). */
@@ -227,30 +208,25 @@ int smc_cuda_for_ptx_isa(unsigned major, unsigned minor);
 /* The driver branch (580 for CUDA 13.0) that first supports a CUDA version; 0 unknown. */
 int smc_driver_branch_for_cuda(int cuda_version);
 
-/* verdict.c -------------------------------------------------------------------------------------
- */
+/* verdict.c: the rules, a pure pass over the model. ------------------------------------------ */
 
-/* What one image is for a GPU of compute capability cc (major*10 + minor) and a driver (CUDA
- * version, 0 unknown). *cause says why an image does not run (a SMC_CAUSE_ value). */
+/* Why one image does not run (smc_image_verdict's *why). */
 enum {
-    SMC_CAUSE_NONE,
-    SMC_CAUSE_ARCH,        /* built for other GPUs */
-    SMC_CAUSE_TEGRA,       /* a lower-minor cubin on a Tegra GPU: no binary compatibility */
-    SMC_CAUSE_CUDA13,      /* a CUDA 13 cubin (ABI v2) on a driver older than 13.0 */
-    SMC_CAUSE_PTX_ISA,     /* PTX newer than the driver can compile */
-    SMC_CAUSE_LTO,         /* LTO IR: never loadable */
-    SMC_CAUSE_THOR_RENAMED /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
+    SMC_WHY_NONE,
+    SMC_WHY_ARCH,        /* built for other GPUs */
+    SMC_WHY_TEGRA,       /* a lower-minor cubin on a Tegra GPU: no binary compatibility */
+    SMC_WHY_CUDA13,      /* a CUDA 13 cubin (ABI v2) on a driver older than 13.0 */
+    SMC_WHY_PTX_ISA,     /* PTX newer than the driver can compile */
+    SMC_WHY_LTO,         /* LTO IR: never loadable */
+    SMC_WHY_THOR_RENAMED /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
 };
-smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *cause);
+/* What one image is for a GPU of compute capability cc (major*10 + minor) and a driver (CUDA
+ * version, 0 unknown). */
+smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *why);
 
-/* Whether a container of these images would fail some target (none or jit-blocked, and not
- * gated): only then does its kernel check matter. */
-bool smc_container_would_fail(const smc_image *images, size_t n, const smc_target *targets,
-                              size_t nt, int driver_cuda);
-
-/* Judges lib against each target; fills lib->judgements. */
-smc_status smc_library_judge(smc_library *lib, const smc_target *targets, size_t n, int driver_cuda,
-                             smc_kernel_probe probe, void *ctx);
+/* The distinct tokens (LTO IR left out) of the containers listed, space-separated, at most 12
+ * then " ..."; *has_ptx says whether one is PTX. NULL when out of memory. */
+char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, bool *has_ptx);
 
 /* A file to scan, or what kept the walk from reading an entry, in the order of the report. */
 typedef struct smc_item {
@@ -259,7 +235,6 @@ typedef struct smc_item {
     bool nofollow;      /* found by the walk: a link in its place is not followed */
     long long member;   /* a member of the zip archive at path; -1 for the file itself */
     size_t dist;        /* a member's wheel: its distribution in the input, or SMC_NONE */
-    unsigned cuda_hint; /* a member's wheel: the CUDA major it says it was built for */
     uint64_t size;      /* bytes, for progress */
     size_t input;       /* the path given by the user it belongs to */
 } smc_item;
@@ -297,8 +272,8 @@ smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_e
 /* Gives each library of in to the distribution that lists its file; checks sizes against RECORD. */
 smc_status smc_env_attribute(smc_input *in, const smc_env *env);
 void smc_env_free(smc_env *env);
-/* Lists each distribution's libraries and its worst status per target. */
-smc_status smc_distributions_finish(smc_input *in, size_t targets);
+/* Lists each distribution's libraries. */
+smc_status smc_distributions_finish(smc_input *in);
 /* dir/rel (or rel) with "." and ".." resolved lexically, in new memory. */
 char *smc_path_normalize(const char *dir, const char *rel);
 

@@ -102,12 +102,6 @@ smc_library *smc_library_new(const char *path)
     return lib;
 }
 
-void smc_library_limits(smc_library *lib, const smc_options *opt)
-{
-    lib->max_containers = smc_limit(opt ? opt->max_containers : 0, 1000000);
-    lib->max_images = smc_limit(opt ? opt->max_images : 0, 10000000);
-}
-
 void smc_distribution_sanitize(smc_distribution *d)
 {
     char *fields[] = {d->name, d->version,  d->local_version, d->source,     d->location,
@@ -147,19 +141,15 @@ smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
 
 static void library_clear(smc_library *lib)
 {
-    for (size_t i = 0; i < lib->container_count; i++)
-        free((char *)lib->containers[i].section);
+    for (size_t i = 0; i < lib->container_count; i++) {
+        free(lib->containers[i].section);
+        free(lib->containers[i].member);
+        free(lib->containers[i].kernel_names);
+    }
     for (size_t i = 0; i < lib->finding_count; i++)
         free(lib->findings[i].message);
-    for (size_t i = 0; i < lib->judgement_count; i++) {
-        free(lib->judgements[i].reason);
-        free(lib->judgements[i].warnings);
-        for (size_t k = 0;
-             lib->judgements[i].failing_kernels && k < lib->judgements[i].failing_count; k++)
-            free(lib->judgements[i].failing_kernels[k]);
-        free(lib->judgements[i].failing_kernels);
+    for (size_t i = 0; i < lib->judgement_count; i++)
         free(lib->judgements[i].failing);
-    }
     free(lib->judgements);
     free(lib->containers);
     free(lib->images);
@@ -296,7 +286,8 @@ const char *smc_image_token(const smc_image *img, char buf[SMC_TOKEN_MAX])
     return buf;
 }
 
-smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base)
+smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
+                              const char *member)
 {
     size_t first = dst->image_count;
     for (size_t i = 0; i < src->image_count; i++) {
@@ -312,15 +303,17 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base)
         *c = src->containers[i];
         c->offset += base;
         c->first_image += first;
-        src->containers[i].section = NULL; /* moved */
+        src->containers[i].section = src->containers[i].kernel_names = NULL; /* moved */
         dst->container_count++;
+        if (member && !c->member && !(c->member = smc_strdup(member))) return SMC_ERR_NOMEM;
     }
     for (size_t i = 0; i < src->finding_count; i++) {
         const smc_finding *f = &src->findings[i];
         if (smc_library_add_finding(dst, f->offset == SMC_NO_OFFSET ? f->offset : f->offset + base,
-                                    "%s: %s", src->path, f->message) != SMC_OK)
+                                    "%s: %s", member ? member : src->path, f->message) != SMC_OK)
             return SMC_ERR_NOMEM;
     }
     if (src->cudart_major > dst->cudart_major) dst->cudart_major = src->cudart_major;
+    if (src->release > dst->release) dst->release = src->release;
     return SMC_OK;
 }

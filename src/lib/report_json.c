@@ -58,10 +58,24 @@ static cJSON *image_json(builder *b, const smc_image *img)
     add(b, o, "compression", cJSON_CreateString(smc_compression_str(img->compression)));
     add(b, o, "stored_size", cJSON_CreateNumber((double)img->stored_size));
     add(b, o, "size", cJSON_CreateNumber((double)img->size));
-    if (img->kind == SMC_IMAGE_PTX)
+    if (img->kind == SMC_IMAGE_PTX) {
         add(b, o, "ptx_isa", version_json(img->version_major, img->version_minor));
-    else if (img->kind == SMC_IMAGE_CUBIN)
+        /* What its text says, when it was read (smc_options.inspect). */
+        char target[SMC_TOKEN_MAX];
+        snprintf(target, sizeof target, "sm_%u%s", img->text_arch,
+                 img->text_variant == SMC_VARIANT_A   ? "a"
+                 : img->text_variant == SMC_VARIANT_F ? "f"
+                                                      : "");
+        add(b, o, "ptx_target", img->text_arch ? cJSON_CreateString(target) : cJSON_CreateNull());
+        add(b, o, "ptx_version",
+            img->text_isa ? version_json(img->text_isa / 10, img->text_isa % 10)
+                          : cJSON_CreateNull());
+    } else if (img->kind == SMC_IMAGE_CUBIN) {
         add(b, o, "cubin_abi", version_json(img->version_major, img->version_minor));
+        add(b, o, "release",
+            img->release ? version_json(img->release / 1000, img->release % 1000 / 10)
+                         : cJSON_CreateNull());
+    }
     return o;
 }
 
@@ -70,10 +84,14 @@ static cJSON *container_json(builder *b, const smc_library *lib, const smc_conta
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     add(b, o, "section", c->section ? cJSON_CreateString(c->section) : cJSON_CreateNull());
+    add(b, o, "member", c->member ? cJSON_CreateString(c->member) : cJSON_CreateNull());
     add(b, o, "offset", cJSON_CreateNumber((double)c->offset));
     add(b, o, "size", cJSON_CreateNumber((double)c->size));
     add(b, o, "relocatable", cJSON_CreateBool(c->relocatable));
     add(b, o, "bare_cubin", cJSON_CreateBool(c->bare_cubin));
+    add(b, o, "kernels", c->kernels < 0 ? cJSON_CreateNull() : cJSON_CreateBool(c->kernels));
+    add(b, o, "kernel_names",
+        c->kernel_names ? cJSON_CreateString(c->kernel_names) : cJSON_CreateNull());
     cJSON *imgs = add(b, o, "images", cJSON_CreateArray());
     for (size_t i = 0; imgs && i < c->image_count; i++)
         add(b, imgs, NULL, image_json(b, &lib->images[c->first_image + i]));
@@ -91,8 +109,13 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     for (int v = 0; by && v < SMC_VERDICT_COUNT; v++)
         add(b, by, smc_verdict_str((smc_verdict)v),
             cJSON_CreateNumber((double)j->containers_by_verdict[v]));
-    add(b, o, "reason", cJSON_CreateString(j->reason));
-    add(b, o, "warnings", j->warnings ? cJSON_CreateString(j->warnings) : cJSON_CreateNull());
+    add(b, o, "cause", cJSON_CreateString(smc_cause_str(j->cause)));
+    char *why = smc_judgement_reason(lib, j, &opt->targets[target], opt->driver_cuda);
+    char *warn = smc_judgement_warnings(j, opt->driver_cuda);
+    add(b, o, "reason", why ? cJSON_CreateString(why) : NULL);
+    add(b, o, "warnings", warn ? cJSON_CreateString(warn) : cJSON_CreateNull());
+    free(why);
+    free(warn);
     if (opt && opt->detail) {
         cJSON *fails = add(b, o, "failing_containers", cJSON_CreateArray());
         for (size_t i = 0; fails && i < j->failing_count; i++) {
@@ -101,8 +124,8 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
             if (!f) break;
             add(b, f, "offset", cJSON_CreateNumber((double)c->offset));
             add(b, f, "section", c->section ? cJSON_CreateString(c->section) : cJSON_CreateNull());
-            const char *k = j->failing_kernels ? j->failing_kernels[i] : NULL;
-            add(b, f, "kernels", k ? cJSON_CreateString(k) : cJSON_CreateNull());
+            add(b, f, "kernels",
+                c->kernel_names ? cJSON_CreateString(c->kernel_names) : cJSON_CreateNull());
         }
     }
     return o;
@@ -256,6 +279,15 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
                 opt->driver_cuda > 0 ? cJSON_CreateString(v) : cJSON_CreateNull());
             add(&b, drv, "source",
                 opt->driver_source ? cJSON_CreateString(opt->driver_source) : cJSON_CreateNull());
+        }
+    }
+    if (opt && opt->target_count && opt->overall) {
+        cJSON *all = add(&b, root, "overall", cJSON_CreateArray());
+        for (size_t t = 0; all && t < opt->target_count; t++) {
+            cJSON *v = add(&b, all, NULL, cJSON_CreateObject());
+            if (!v) break;
+            add(&b, v, "target", cJSON_CreateNumber((double)t));
+            add(&b, v, "status", cJSON_CreateString(smc_lib_status_str(opt->overall[t])));
         }
     }
     cJSON *ins = add(&b, root, "inputs", cJSON_CreateArray());

@@ -1,5 +1,8 @@
-/* report_text.c: the report for people. Prints the model and its summary as they are. */
+/* report_text.c: the report for people. Prints the model, its summary and its judgements (in
+ * describe.c's words) as they are; it decides nothing. */
 #include "internal.h"
+
+#include <stdlib.h>
 
 static void print_offset(FILE *out, uint64_t off)
 {
@@ -30,11 +33,12 @@ static void print_containers(FILE *out, const smc_library *lib)
 {
     for (size_t i = 0; i < lib->container_count; i++) {
         const smc_container *c = &lib->containers[i];
-        fprintf(out, "    container at 0x%llx, %llu bytes, %s%s\n", (unsigned long long)c->offset,
-                (unsigned long long)c->size,
+        fprintf(out, "    container at 0x%llx, %llu bytes, %s%s%s%s\n",
+                (unsigned long long)c->offset, (unsigned long long)c->size,
                 c->bare_cubin ? "the file is a cubin"
                 : c->section  ? c->section
                               : "no section",
+                c->member ? " of " : "", c->member ? c->member : "",
                 c->relocatable ? " (relocatable)" : "");
         for (size_t k = 0; k < c->image_count; k++)
             print_image(out, &lib->images[c->first_image + k]);
@@ -128,11 +132,13 @@ static void print_targets(FILE *out, const smc_report_options *opt)
 }
 
 /* Why a library fails a target, and which containers (with --detail). */
-static void print_why(FILE *out, const smc_library *lib, const smc_judgement *j,
-                      const smc_report_options *opt, const char *indent)
+static smc_status print_why(FILE *out, const smc_library *lib, const smc_judgement *j,
+                            const smc_report_options *opt, const char *indent)
 {
-    if (j->warnings) fprintf(out, "%swarning: %s\n", indent, j->warnings);
-    if (!opt->detail) return;
+    char *warn = smc_judgement_warnings(j, opt->driver_cuda);
+    if (warn) fprintf(out, "%swarning: %s\n", indent, warn);
+    free(warn);
+    if (!opt->detail) return SMC_OK;
     for (size_t f = 0; f < j->failing_count; f++) {
         const smc_container *c = &lib->containers[j->failing[f]];
         fprintf(out, "%s  fails: container at 0x%llx (%s):", indent, (unsigned long long)c->offset,
@@ -144,26 +150,35 @@ static void print_why(FILE *out, const smc_library *lib, const smc_judgement *j,
             fprintf(out, " %s", smc_image_token(&lib->images[i], tok));
         }
         fputc('\n', out);
-        if (j->failing_kernels && j->failing_kernels[f])
-            fprintf(out, "%s    kernels: %s\n", indent, j->failing_kernels[f]);
+        if (c->kernel_names) fprintf(out, "%s    kernels: %s\n", indent, c->kernel_names);
     }
+    return SMC_OK;
 }
 
-static void print_judged(FILE *out, const smc_library *lib, const smc_report_options *opt)
+/* "sm_90 partial: 1 of 3 containers ...", then why. */
+static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
+                                const smc_report_options *opt, const char *indent)
+{
+    const smc_judgement *j = &lib->judgements[t];
+    char *why = smc_judgement_reason(lib, j, &opt->targets[t], opt->driver_cuda);
+    if (!why) return SMC_ERR_NOMEM;
+    print_status(out, opt, j->status, 0);
+    fprintf(out, ": %s\n", why);
+    free(why);
+    return print_why(out, lib, j, opt, indent);
+}
+
+static smc_status print_judged(FILE *out, const smc_library *lib, const smc_report_options *opt)
 {
     if (opt->target_count == 1 && lib->judgement_count == 0) {
         fprintf(out, "%s: no container could be read\n", lib->path);
-        return;
+        return SMC_OK;
     }
     if (opt->target_count == 1) {
-        const smc_judgement *j = &lib->judgements[0];
         char tok[16];
         target_token(tok, &opt->targets[0]);
         fprintf(out, "%s: %s ", lib->path, tok);
-        print_status(out, opt, j->status, 0);
-        fprintf(out, ": %s\n", j->reason);
-        print_why(out, lib, j, opt, "  ");
-        return;
+        return print_verdict(out, lib, 0, opt, "  ");
     }
     /* A library with no container (only findings) has no verdicts: "-". */
     for (size_t t = 0; t < opt->target_count; t++)
@@ -172,16 +187,16 @@ static void print_judged(FILE *out, const smc_library *lib, const smc_report_opt
         else
             fprintf(out, "%-8s", "-");
     fprintf(out, "%s\n", lib->path);
-    for (size_t t = 0; t < lib->judgement_count && opt->detail; t++) {
+    smc_status st = SMC_OK;
+    for (size_t t = 0; t < lib->judgement_count && opt->detail && st == SMC_OK; t++) {
         const smc_judgement *j = &lib->judgements[t];
         if (j->status == SMC_STATUS_OK && !j->warnings) continue;
         char tok[16];
         target_token(tok, &opt->targets[t]);
         fprintf(out, "    %s ", tok);
-        print_status(out, opt, j->status, 0);
-        fprintf(out, ": %s\n", j->reason);
-        print_why(out, lib, j, opt, "      ");
+        st = print_verdict(out, lib, t, opt, "      ");
     }
+    return st;
 }
 
 smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
@@ -223,11 +238,7 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                 if (dist ? lib->distribution != d : lib->distribution != SMC_NONE) continue;
                 if (!dist && in->distribution_count && unowned++ == 0)
                     fputs("no distribution claims these:\n", out);
-                if (judging) {
-                    print_judged(out, lib, opt);
-                    continue;
-                }
-                smc_status st = print_library(out, lib, opt);
+                smc_status st = judging ? print_judged(out, lib, opt) : print_library(out, lib, opt);
                 if (st != SMC_OK) return st;
             }
         }
@@ -241,11 +252,8 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
             files == 1 ? "" : "s", libraries, libraries == 1 ? "y" : "ies");
     if (errors) fprintf(out, ", %zu error%s", errors, errors == 1 ? "" : "s");
     fputc('\n', out);
-    for (size_t t = 0; judging && t < opt->target_count; t++) {
-        smc_lib_status worst = SMC_STATUS_OK;
-        for (size_t i = 0; i < n; i++)
-            if (t < inputs[i]->status_count && inputs[i]->statuses[t] > worst)
-                worst = inputs[i]->statuses[t];
+    for (size_t t = 0; judging && opt->overall && t < opt->target_count; t++) {
+        smc_lib_status worst = opt->overall[t];
         char tok[16];
         target_token(tok, &opt->targets[t]);
         fprintf(out, "%s %s ", t ? "," : "overall:", tok);

@@ -1,6 +1,7 @@
 /* scan.c: where bytes come from for a scan: paths given by the user, files mapped from disk and
- * buffers in memory. It recognises inputs by their first bytes, never by their names, and maps a
- * file only when those bytes say it can hold device code. */
+ * buffers in memory, handed to the finder as one window; and the pool of threads that scans the
+ * items of all inputs. It recognises inputs by their first bytes, never by their names, and maps
+ * a file only when those bytes say it can hold device code. It judges nothing (verdict.c). */
 #include "internal.h"
 
 #include <errno.h>
@@ -15,147 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { SIG_NONE, SIG_ELF, SIG_AR, SIG_FATBIN };
-
-static int signature(const uint8_t *p, uint64_t n)
+/* One file's bytes, all at hand, through the finder. */
+static smc_status scan_window(smc_input *in, const char *name, const uint8_t *buf, uint64_t len,
+                              const smc_options *opt)
 {
-    if (n >= 4 && memcmp(p, "\177ELF", 4) == 0) return SIG_ELF;
-    if (n >= 8 && memcmp(p, "!<arch>\n", 8) == 0) return SIG_AR;
-    if (smc_fatbin_at(p, n, 0)) return SIG_FATBIN;
-    return SIG_NONE;
-}
-
-bool smc_scan_signature(const uint8_t *p, uint64_t n)
-{
-    int sig = signature(p, n);
-    return sig == SIG_ELF || sig == SIG_AR || sig == SIG_FATBIN;
-}
-
-smc_status smc_scan_bytes(smc_input *in, const char *name, uint8_t *buf, uint64_t len,
-                          const smc_options *opt, unsigned depth)
-{
-    switch (signature(buf, len)) {
-    case SIG_ELF:
-    case SIG_AR:
-        return smc_elf_scan(in, name, buf, len, opt, depth);
-    case SIG_FATBIN: {
-        smc_library *lib = smc_library_new(name);
-        if (!lib) return SMC_ERR_NOMEM;
-        smc_library_limits(lib, opt);
-        smc_status st = smc_fatbin_walk(lib, buf, 0, len, NULL, false);
-        return smc_library_finish(in, lib, buf, len, opt, st == SMC_ERR_LIMIT ? SMC_OK : st);
-    }
-    default:
-        return SMC_OK; /* no device code: skipped quietly */
-    }
-}
-
-typedef struct bytes {
-    const uint8_t *buf;
-    uint64_t len;
-} bytes;
-
-/* Reads the cubin of image i of container c: SMC_OK with info, or another status when it cannot
- * be read (decompressed, parsed). */
-static smc_status read_cubin(const bytes *b, const smc_container *c, const smc_image *img,
-                             smc_cubin_info *info)
-{
-    smc_fatbin_error err;
-    if (c->bare_cubin) /* the cubin is the container's bytes (an archive member too) */
-        return smc_in_range(b->len, c->offset, c->size)
-                   ? smc_cubin_inspect(b->buf + c->offset, c->size, info, &err)
-                   : SMC_ERR_FORMAT;
-    uint8_t *data = NULL;
-    smc_status st = smc_image_payload(b->buf, b->len, img, &data, &err);
-    if (st == SMC_OK) st = smc_cubin_inspect(data, img->size, info, &err);
-    free(data);
+    smc_finder *f = smc_finder_new(name, opt, true);
+    if (!f) return SMC_ERR_NOMEM;
+    smc_status st = len > SIZE_MAX ? SMC_ERR_ARG : smc_finder_feed(f, buf, (size_t)len);
+    if (st == SMC_OK) st = smc_finder_finish(f, in);
+    smc_finder_free(f);
     return st;
-}
-
-/* Does the container hold a kernel: a cubin with a .text.* section? Asked by the judge only of
- * containers that would fail, so the decompression stays rare. */
-static bool has_kernels(void *ctx, const smc_library *lib, size_t index)
-{
-    const smc_container *c = &lib->containers[index];
-    for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
-        smc_cubin_info info;
-        if (lib->images[i].kind != SMC_IMAGE_CUBIN) continue;
-        /* what cannot be read is assumed to count */
-        if (read_cubin(ctx, c, &lib->images[i], &info) != SMC_OK || info.has_kernels) return true;
-    }
-    return false;
-}
-
-/* The kernels of a container's first readable cubin, for --detail; NULL when there is none. */
-static char *kernel_names(const bytes *b, const smc_library *lib, size_t index)
-{
-    const smc_container *c = &lib->containers[index];
-    for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
-        smc_cubin_info info;
-        if (lib->images[i].kind != SMC_IMAGE_CUBIN ||
-            read_cubin(b, c, &lib->images[i], &info) != SMC_OK || !info.kernels)
-            continue;
-        if (info.kernels <= 3) return smc_strdup(info.names);
-        return smc_asprintf("%s (+%zu more)", info.names, info.kernels - 3);
-    }
-    return NULL;
-}
-
-/* Names the kernels of every failing container, each container read once. */
-static smc_status name_kernels(smc_library *lib, const bytes *b)
-{
-    char **cache = calloc(lib->container_count, sizeof *cache);
-    bool *done = calloc(lib->container_count, sizeof *done);
-    smc_status st = cache && done ? SMC_OK : SMC_ERR_NOMEM;
-    for (size_t t = 0; t < lib->judgement_count && st == SMC_OK; t++) {
-        smc_judgement *j = &lib->judgements[t];
-        if (!j->failing_count) continue;
-        if (!(j->failing_kernels = calloc(j->failing_count, sizeof *j->failing_kernels))) {
-            st = SMC_ERR_NOMEM;
-            break;
-        }
-        for (size_t k = 0; k < j->failing_count; k++) {
-            size_t c = j->failing[k];
-            if (!done[c]) {
-                cache[c] = kernel_names(b, lib, c);
-                done[c] = true;
-            }
-            if (cache[c] && !(j->failing_kernels[k] = smc_strdup(cache[c]))) st = SMC_ERR_NOMEM;
-        }
-    }
-    for (size_t c = 0; cache && c < lib->container_count; c++)
-        free(cache[c]);
-    free(cache);
-    free(done);
-    return st;
-}
-
-smc_status smc_library_finish_with(smc_input *in, smc_library *lib, const smc_options *opt,
-                                   smc_kernel_probe probe, void *ctx, smc_status st)
-{
-    if (opt && opt->cuda_hint > lib->cudart_major) lib->cudart_major = opt->cuda_hint;
-    if (st == SMC_OK && opt && opt->target_count && lib->container_count)
-        st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, probe, ctx);
-    if (st != SMC_OK) {
-        smc_library_free(lib);
-        return st;
-    }
-    return smc_input_take_library(in, lib);
-}
-
-smc_status smc_library_finish(smc_input *in, smc_library *lib, const uint8_t *buf, uint64_t len,
-                              const smc_options *opt, smc_status st)
-{
-    bytes b = {buf, len};
-    if (opt && opt->cuda_hint > lib->cudart_major) lib->cudart_major = opt->cuda_hint;
-    if (st == SMC_OK && opt && opt->verify) st = smc_library_verify(lib, buf, len);
-    if (st == SMC_OK && opt && opt->target_count && lib->container_count) {
-        st = smc_library_judge(lib, opt->targets, opt->target_count, opt->driver_cuda, has_kernels,
-                               &b);
-        if (st == SMC_OK && opt->kernel_names) st = name_kernels(lib, &b);
-        opt = NULL; /* judged */
-    }
-    return smc_library_finish_with(in, lib, opt, NULL, NULL, st);
 }
 
 smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, size_t len,
@@ -163,12 +33,7 @@ smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, siz
 {
     if (!in || !name || (!buf && len)) return SMC_ERR_ARG;
     in->files++;
-    uint8_t *copy = malloc(len ? len : 1); /* libelf may write to the bytes it is given */
-    if (!copy) return SMC_ERR_NOMEM;
-    if (len) memcpy(copy, buf, len);
-    smc_status st = smc_scan_bytes(in, name, copy, len, opt, 0);
-    free(copy);
-    return st;
+    return scan_window(in, name, buf, len, opt);
 }
 
 /* A file can shrink while it is mapped (another process truncates it); touching a page past its
@@ -221,15 +86,15 @@ static void install_bus(void)
     sigaction(SIGBUS, &sa, &previous_bus);
 }
 
-smc_status smc_scan_mapped(smc_input *in, const char *path, uint8_t *map, uint64_t len,
+smc_status smc_scan_mapped(smc_input *in, const char *path, const uint8_t *map, uint64_t len,
                            const smc_options *opt)
 {
     pthread_once(&bus_once, install_bus);
-    guard.start = map;
-    guard.end = map + len;
+    guard.start = (uint8_t *)(uintptr_t)map;
+    guard.end = guard.start + len;
     guard.hit = 0;
     size_t before = in->library_count;
-    smc_status st = smc_scan_bytes(in, path, map, len, opt, 0);
+    smc_status st = scan_window(in, path, map, len, opt);
     bool cut = guard.hit;
     guard.start = guard.end = NULL;
     for (size_t i = before; i < in->library_count; i++)
@@ -250,12 +115,12 @@ smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_option
     uint8_t head[8];
     ssize_t got = pread(fd, head, sizeof head, 0);
     if (got < 0) return smc_input_add_error(in, path, "%s", strerror(errno));
-    if (signature(head, (uint64_t)got) == SIG_NONE) return SMC_OK;
+    if (!smc_finder_signature(head, (uint64_t)got)) return SMC_OK;
 
     uint64_t len = (uint64_t)sb.st_size;
     if (len > SIZE_MAX) return smc_input_add_error(in, path, "too large to map");
-    /* Private and writable: libelf may convert headers in place, and nothing reaches the file. */
-    void *map = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    /* Private: a page that the file loses meanwhile can be replaced (see on_bus). */
+    void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) return smc_input_add_error(in, path, "cannot map: %s", strerror(errno));
     smc_status st = smc_scan_mapped(in, path, map, len, opt);
     munmap(map, (size_t)len);
@@ -413,19 +278,6 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     return atomic_load(&p.failed) ? SMC_ERR_NOMEM : SMC_OK;
 }
 
-/* An input takes the worst status of its libraries, per target. */
-static smc_status worst_statuses(smc_input *in, size_t targets)
-{
-    in->statuses = calloc(targets, sizeof *in->statuses);
-    if (!in->statuses) return SMC_ERR_NOMEM;
-    in->status_count = targets;
-    for (size_t l = 0; l < in->library_count; l++)
-        for (size_t t = 0; t < targets && t < in->libraries[l].judgement_count; t++)
-            if (in->libraries[l].judgements[t].status > in->statuses[t])
-                in->statuses[t] = in->libraries[l].judgements[t].status;
-    return SMC_OK;
-}
-
 static bool zip_named(const char *path)
 {
     size_t n = strlen(path);
@@ -526,13 +378,11 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
     if (st == SMC_OK) st = parts ? scan_items(items, n, count, opt, parts) : SMC_ERR_NOMEM;
     if (st == SMC_OK) first[count] = n;
-    size_t targets = opt ? opt->target_count : 0;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
         for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++)
             st = merge(out[i], parts[k]);
         if (st == SMC_OK) st = smc_env_attribute(out[i], envs[i]);
-        if (st == SMC_OK) st = smc_distributions_finish(out[i], targets);
-        if (st == SMC_OK && targets) st = worst_statuses(out[i], targets);
+        if (st == SMC_OK) st = smc_distributions_finish(out[i]);
     }
     for (size_t k = 0; parts && k < n; k++)
         smc_input_free(parts[k]);

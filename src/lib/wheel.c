@@ -1,9 +1,10 @@
 /* wheel.c: wheels and other zip archives, read with libzip and never extracted. Planning reads
  * the archive's directory and its metadata (METADATA, WHEEL, RECORD, a version.py) and turns each
- * member into an item for the thread pool; scanning a member inflates it once: small members
- * whole, like a file, large ones through the stream reader, so memory stays bounded whatever a
- * member claims or holds. Archives are untrusted: names are only reported (nothing is written),
- * encrypted members are not read, and inflation stops at a cap. */
+ * member into an item for the thread pool; scanning a member inflates it into the finder: small
+ * members whole, as one window, large ones window by window, so memory stays bounded whatever a
+ * member claims or holds (a second inflation only when the finder asks for one). Archives are
+ * untrusted: names are only reported (nothing is written), encrypted members are not read, and
+ * inflation stops at a cap. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -228,7 +229,6 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     smc_status st = read_metadata(in, za, path, count, d);
     d = &in->distributions[dist];
     smc_distribution_sanitize(d);
-    unsigned hint = d->cuda ? (unsigned)strtoul(d->cuda, NULL, 10) : 0;
 
     /* RECORD beside WHEEL, when there is a dist-info. */
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
@@ -278,7 +278,6 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         it->nofollow = proto->nofollow;
         it->member = i;
         it->dist = dist;
-        it->cuda_hint = hint;
         /* Progress counts inflated bytes, but never more than deflate can make of the member:
          * a claimed size is not believed (at most 1032 to 1). */
         uint64_t most = (zs.valid & ZIP_STAT_COMP_SIZE) ? zs.comp_size * 1032 + 1024 : 0;
@@ -321,6 +320,37 @@ static size_t read_full(zip_file_t *zf, uint8_t *buf, size_t n, bool *bad)
     return got;
 }
 
+/* Inflates the member into the finder: at most member_max bytes, and the input's cap; the first
+ * got bytes are in buf already. *total counts what came out; *stopped says a cap was reached. */
+static smc_status inflate_into(smc_finder *f, zip_file_t *zf, uint8_t *buf, size_t got,
+                               size_t cap, uint64_t member_max, uint64_t input_max,
+                               const smc_ticker *tk, const char *name, uint64_t *total,
+                               bool *stopped, bool *bad)
+{
+    smc_status st = got ? smc_finder_feed(f, buf, got) : SMC_OK;
+    *total = got;
+    while (st == SMC_OK && !*bad) {
+        uint64_t left = member_max - *total;
+        size_t room = cap < left ? cap : (size_t)left;
+        if (room == 0) { /* at the cap: one byte more says whether there is more */
+            uint8_t probe;
+            if (read_full(zf, &probe, 1, bad) == 1) *stopped = true;
+            break;
+        }
+        size_t r = read_full(zf, buf, room, bad);
+        if (r == 0) break;
+        *total += r;
+        st = smc_finder_feed(f, buf, r);
+        if (tk && tk->input_bytes &&
+            atomic_fetch_add(tk->input_bytes, (uint_fast64_t)r) + r > input_max) {
+            *stopped = true;
+            break;
+        }
+        if (tk && tk->tick) tk->tick(tk->ctx, r, name);
+    }
+    return st;
+}
+
 smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
                             const smc_options *opt, const smc_ticker *tk)
 {
@@ -357,60 +387,59 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         return st;
     }
     uint64_t input_max = opt && opt->max_input_bytes ? opt->max_input_bytes : DEFAULT_INPUT_MAX;
-    smc_options mopt = opt ? *opt : (smc_options){0};
-    if (it->cuda_hint > mopt.cuda_hint) mopt.cuda_hint = it->cuda_hint;
 
-    /* Inflate into a buffer; a member that outgrows it continues through the stream reader. */
-    size_t cap = SMALL_MEMBER;
-    uint8_t *buf = malloc(cap);
+    /* Inflate into a buffer; a member that outgrows it is read window by window. */
+    uint8_t *buf = malloc(SMALL_MEMBER);
     bool bad = false, stopped = false;
     size_t got = buf ? read_full(zf, buf, 4096, &bad) : 0; /* enough for any signature */
     smc_status st = buf ? SMC_OK : SMC_ERR_NOMEM;
     size_t before = part->library_count;
     uint64_t total = got;
-    bool scan = st == SMC_OK && (smc_scan_signature(buf, got));
+    bool scan = st == SMC_OK && smc_finder_signature(buf, got);
     if (st == SMC_OK && !scan && pe_at(buf, got))
         st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
-    smc_stream *s = NULL;
-    while (scan && st == SMC_OK && !bad) {
-        uint8_t *space;
-        size_t room;
-        if (!s && got == cap) { /* large: stream from here on */
-            if (!(s = smc_stream_new(&mopt, (zs.valid & ZIP_STAT_SIZE) ? zs.size : UINT64_MAX))) {
-                st = SMC_ERR_NOMEM;
-                break;
-            }
-            st = smc_stream_feed(s, buf, got);
-            free(buf);
-            buf = NULL;
-            if (st != SMC_OK) break;
-        }
-        if (s) {
-            space = smc_stream_space(s, &room);
-        } else {
-            space = buf + got;
-            room = cap - got;
-        }
+    bool whole = true;
+    while (scan && st == SMC_OK && !bad && whole) { /* small: whole, as one window */
         uint64_t left = member_max - total;
-        if (room > left) room = (size_t)left;
-        if (room == 0) { /* at the cap: one byte more says whether there is more */
-            uint8_t probe;
-            if (read_full(zf, &probe, 1, &bad) == 1) stopped = true;
+        size_t room = SMALL_MEMBER - got < left ? SMALL_MEMBER - got : (size_t)left;
+        if (room == 0) {
+            if (total < member_max) { /* the buffer is full: a large member */
+                whole = false;
+            } else { /* at the cap: one byte more says whether there is more */
+                uint8_t probe;
+                if (read_full(zf, &probe, 1, &bad) == 1) stopped = true;
+            }
             break;
         }
-        size_t r = read_full(zf, space, room < TICK_BYTES ? room : TICK_BYTES, &bad);
+        size_t r = read_full(zf, buf + got, room < TICK_BYTES ? room : TICK_BYTES, &bad);
         if (r == 0) break;
+        got += r;
         total += r;
-        if (s)
-            st = smc_stream_commit(s, r);
-        else
-            got += r;
         if (tk && tk->input_bytes &&
             atomic_fetch_add(tk->input_bytes, (uint_fast64_t)r) + r > input_max) {
             stopped = true;
             break;
         }
         if (tk && tk->tick) tk->tick(tk->ctx, r, name);
+    }
+    smc_finder *f = scan && st == SMC_OK ? smc_finder_new(name, opt, whole) : NULL;
+    if (scan && st == SMC_OK && !f) st = SMC_ERR_NOMEM;
+    if (f && whole) {
+        st = smc_finder_feed(f, buf, got);
+    } else if (f) {
+        st = inflate_into(f, zf, buf, got, SMALL_MEMBER, member_max, input_max, tk, name, &total,
+                          &stopped, &bad);
+        /* Section names that went by before the section table: the member once more. */
+        if (st == SMC_OK && !bad && !stopped && smc_finder_again(f)) {
+            zip_file_t *again = zip_fopen_index(zc->za, (zip_uint64_t)it->member, 0);
+            uint64_t second = 0;
+            bool bad2 = false, stopped2 = false;
+            if (again) {
+                st = inflate_into(f, again, buf, 0, SMALL_MEMBER, total, input_max, tk, name,
+                                  &second, &stopped2, &bad2);
+                zip_fclose(again);
+            }
+        }
     }
     if (st == SMC_OK && bad)
         st = smc_input_add_error(part, name, "cannot inflate: %s", zip_file_strerror(zf));
@@ -427,14 +456,11 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                  (unsigned long long)zs.size, (unsigned long long)total);
     zip_fclose(zf);
     /* What was read is scanned, even when the rest could not be. */
-    if (st == SMC_OK && scan)
-        st = s ? smc_stream_finish(s, part, name) : smc_scan_bytes(part, name, buf, got, &mopt, 0);
-    smc_stream_free(s);
+    if (st == SMC_OK && f) st = smc_finder_finish(f, part);
+    smc_finder_free(f);
     free(buf);
-    for (size_t i = before; i < part->library_count; i++) {
-        part->libraries[i].file_size = total;
+    for (size_t i = before; i < part->library_count; i++)
         part->libraries[i].distribution = it->dist;
-    }
     free(name);
     return st;
 }

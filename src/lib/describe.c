@@ -1,0 +1,170 @@
+/* describe.c: the sentences that explain judgements, for the reports: the judge (verdict.c)
+ * leaves a cause code and its numbers, and this turns them into words. Works on the model only. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void label(char *buf, size_t n, const smc_target *t)
+{
+    if (t->name[0])
+        snprintf(buf, n, "%s (%u.%u)", t->name, t->cc_major, t->cc_minor);
+    else
+        snprintf(buf, n, "a GPU of compute capability %u.%u", t->cc_major, t->cc_minor);
+}
+
+static void cuda_str(char *buf, size_t n, int cuda)
+{
+    snprintf(buf, n, "%d.%d", cuda / 1000, cuda % 1000 / 10);
+}
+
+/* "needs a driver for CUDA 13.0 (R580) or newer". */
+static void needs_driver(char *buf, size_t n, int cuda)
+{
+    int branch = smc_driver_branch_for_cuda(cuda);
+    char v[16];
+    cuda_str(v, sizeof v, cuda);
+    if (branch)
+        snprintf(buf, n, "needs a driver for CUDA %s (R%d) or newer", v, branch);
+    else
+        snprintf(buf, n, "needs a driver for CUDA %s or newer", v);
+}
+
+/* Why some or all counted containers fail, beyond "built for other GPUs". */
+static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgement *j,
+                   int driver_cuda)
+{
+    char drv[16], need[96];
+    cuda_str(drv, sizeof drv, driver_cuda);
+    buf[0] = '\0';
+    switch (j->cause) {
+    case SMC_CAUSE_BUILT_NEWER: {
+        char evidence[64];
+        switch (j->built_by) {
+        case SMC_EVIDENCE_CUBIN_ABI:
+            snprintf(evidence, sizeof evidence, "cubin ABI 1.8");
+            break;
+        case SMC_EVIDENCE_PTX_ISA:
+            snprintf(evidence, sizeof evidence, "PTX ISA 9.x");
+            break;
+        case SMC_EVIDENCE_CUDART:
+            snprintf(evidence, sizeof evidence, "it needs libcudart.so.%u", lib->cudart_major);
+            break;
+        default:
+            snprintf(evidence, sizeof evidence, "its distribution says so");
+            break;
+        }
+        needs_driver(need, sizeof need, (int)j->built_major * 1000);
+        snprintf(buf, n, "built by CUDA %u (%s); the driver supports %s; %s", j->built_major,
+                 evidence, drv, need);
+        break;
+    }
+    case SMC_CAUSE_CUBIN_ABI:
+        needs_driver(need, sizeof need, 13000);
+        snprintf(buf, n, "built by CUDA 13 (cubin ABI 1.8); the driver supports %s; %s", drv, need);
+        break;
+    case SMC_CAUSE_PTX_ISA:
+        needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10));
+        snprintf(buf, n, "its PTX (ISA %u.%u) is newer than a driver for CUDA %s can compile; %s",
+                 j->isa / 10, j->isa % 10, drv, need);
+        break;
+    case SMC_CAUSE_TEGRA:
+        snprintf(buf, n,
+                 "a cubin for a lower minor does not run on Jetson (no binary compatibility on "
+                 "Tegra; JetPack 7 users report otherwise)");
+        break;
+    default:
+        break;
+    }
+}
+
+char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
+                           int driver_cuda)
+{
+    const size_t *by = j->containers_by_verdict;
+    char who[192], because[256], need[96];
+    label(who, sizeof who, t);
+    clause(because, sizeof because, lib, j, driver_cuda);
+    bool driver = j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI ||
+                  j->cause == SMC_CAUSE_PTX_ISA;
+    bool ptx;
+    char *toks, *out = NULL;
+    switch (j->status) {
+    case SMC_STATUS_OK:
+        if (j->cause == SMC_CAUSE_NOTHING)
+            return smc_asprintf("no container to judge (%zu gated, %zu without kernels, %zu "
+                                "relocatable)",
+                                by[SMC_VERDICT_GATED], by[SMC_VERDICT_NO_KERNELS],
+                                by[SMC_VERDICT_RELOCATABLE]);
+        return smc_asprintf("%zu native, %zu compatible of %zu containers", by[SMC_VERDICT_NATIVE],
+                            by[SMC_VERDICT_COMPATIBLE], j->counted);
+    case SMC_STATUS_JIT:
+        if (driver_cuda) {
+            char drv[16];
+            cuda_str(drv, sizeof drv, driver_cuda);
+            snprintf(need, sizeof need, "the driver (CUDA %s) can compile it", drv);
+        } else {
+            needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10));
+        }
+        return smc_asprintf("%zu of %zu containers rely on PTX (up to ISA %u.%u), compiled by the "
+                            "driver at first launch; %s",
+                            by[SMC_VERDICT_JIT], j->counted, j->isa / 10, j->isa % 10, need);
+    case SMC_STATUS_PARTIAL:
+        if (!(toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx))) return NULL;
+        if (!because[0])
+            out = smc_asprintf("%zu of %zu containers have no usable image (they carry %s); "
+                               "usually per-architecture specialisations, --detail names them",
+                               j->failing_count, j->counted, toks);
+        else
+            out = smc_asprintf("%zu of %zu containers have no usable image (they carry %s): %s",
+                               j->failing_count, j->counted, toks, because);
+        free(toks);
+        return out;
+    case SMC_STATUS_NONE:
+        if (!(toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx))) return NULL;
+        if (driver)
+            out = smc_strdup(because); /* the driver, not the GPU, is what fails */
+        else if (j->cause == SMC_CAUSE_TEGRA)
+            out = smc_asprintf("has %s: %s; %s needs an sm_%u%u cubin or PTX", toks, because, who,
+                               t->cc_major, t->cc_minor);
+        else
+            out = smc_asprintf("has %s%s; %s needs an sm_%u%u cubin or PTX", toks,
+                               ptx ? ", none for it" : " and no PTX", who, t->cc_major,
+                               t->cc_minor);
+        free(toks);
+        return out;
+    }
+    return NULL;
+}
+
+char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
+{
+    char buf[1024], drv[16];
+    size_t len = 0;
+    buf[0] = '\0';
+    cuda_str(drv, sizeof drv, driver_cuda);
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (len < sizeof buf)                                                                      \
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s", len ? "; " : "");           \
+        if (len < sizeof buf) len += (size_t)snprintf(buf + len, sizeof buf - len, __VA_ARGS__);   \
+    } while (0)
+    if (j->warnings & SMC_WARN_THOR)
+        ADD("sm_101 images count on Thor (11.0) as PyTorch's table says; NVIDIA does not say so");
+    if (j->warnings & SMC_WARN_NEWER_MINOR) {
+        char b[16];
+        cuda_str(b, sizeof b, j->built_cuda);
+        unsigned isa = j->newest_isa;
+        ADD("built by CUDA %s (PTX ISA %u.%u) and the driver supports %s: cubins from a newer "
+            "minor toolkit usually load, but some drivers reject them",
+            b, isa / 10, isa % 10, drv);
+    }
+    if (j->warnings & SMC_WARN_ZSTD)
+        ADD("Zstandard-compressed images need a driver of 550.54.14 (CUDA 12.4) or newer, per "
+            "RAPIDS' documentation (not confirmed by NVIDIA)");
+    if (j->warnings & SMC_WARN_LZ4)
+        ADD("LZ4-compressed images need a driver of 525.60.13 (CUDA 12.0) or newer, per "
+            "RAPIDS' documentation (not confirmed by NVIDIA)");
+#undef ADD
+    return len ? smc_strdup(buf) : NULL;
+}
