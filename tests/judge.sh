@@ -115,6 +115,23 @@ check "json: targets" has "$out" '"token":	"sm_120"'
 check "json: verdicts per library" has "$out" '"containers_by_verdict":'
 check "json: every verdict key" has "$out" '"no-kernels":	1'
 check "json: input status" has "$out" '"status":	"partial"'
+check "json: a cause code beside the sentence" has "$out" '"cause":	"arch"'
+check "json: the overall verdict per target" has "$out" '"overall":'
+
+# What the reader records, whatever the layout (issue 8 fixtures).
+run scan --detail gen/extnum_be.so gen/extnum_le.so gen/unaligned.so gen/far_names.so
+check "extended numbering, big-endian: the section is named" has "$out" \
+    "container at 0x50, 824 bytes, .nv_fatbin"
+check "a fatbin section off 8-alignment is walked" has "$out" "container at 0x38c, 560 bytes, .nv_fatbin"
+check "section names far before the table" has "$out" "container at 0x50, 560 bytes, .nv_fatbin"
+run scan --format json gen/cudart11.so gen/mentions_cudart.so
+check "DT_NEEDED libcudart.so.11.0 is CUDA 11" has "$out" '"cudart":	11,'
+check "a string that only mentions libcudart.so.13 is not DT_NEEDED" has "$out" '"cudart":	12,'
+run scan --detail gen/archive_offsets.a
+check "an archive is one library, its containers name their member" has "$out" \
+    ".ldata of a_member_with_a_long_name.o"
+run --gpu 9.0 --driver 12.8 gen/cudart11.so
+check "a CUDA 11 build on a CUDA 12 driver is not too new" has "$out" "gen/cudart11.so: sm_90 none: has sm_80 and no PTX"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -156,10 +156,55 @@ def wheels(out):
     worst = worst_of(inp, dist["libraries"])
     check([v["status"] for v in dist["verdicts"]] == worst,
           "demo wheel: its status is the worst of its libraries per target (%s)" % worst)
+    layouts(out)
 
 
 ORDER = ["ok", "jit", "partial", "none"]
 
+
+def pad_member(data, mib=9):
+    """The fixture grown past the 8 MiB that are read whole, so that it streams: zeros after an
+    ELF file's last byte, or an archive member of zeros."""
+    if data[:8] == b"!<arch>\n":
+        pad = b"\0" * (mib << 20)
+        hdr = ("%-16s%-12s%-6s%-6s%-8s%-10d`\n" % ("pad.bin/", "0", "0", "0", "644", len(pad)))
+        return data + (b"\n" if len(data) % 2 else b"") + hdr.encode() + pad
+    return data + b"\0" * (mib << 20)
+
+
+def layouts(out):
+    """Every fixture, and each grown past 8 MiB: in a wheel and unpacked, judged with --detail,
+    the same libraries, containers, sections, members, images, findings, runtimes and verdicts."""
+    fixtures = os.path.join(os.path.dirname(HERE), "fixtures")
+    files = {}
+    for sub in ("nvcc", "gen"):
+        for name in sorted(os.listdir(os.path.join(fixtures, sub))):
+            with open(os.path.join(fixtures, sub, name), "rb") as f:
+                data = f.read()
+            files["layouts/%s/%s" % (sub, name)] = data
+            if sub == "gen" and name in ("far_names.so", "unaligned.so", "archive_offsets.a",
+                                         "extnum_be.so", "garbage_many.so", "cudart11.so",
+                                         "mentions_cudart.so", "hostile_nested.so", "ldata.so"):
+                files["layouts/big/" + name] = pad_member(data)
+    path = os.path.join(out, "layouts.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    unpacked = os.path.join(out, "layouts-unpacked")
+    with zipfile.ZipFile(path) as z:
+        z.extractall(unpacked)
+    judge = ("--gpu", "7.5,8.0,9.0,12.0", "--driver", "12.8", "--detail", "--verify",
+             "--format", "json")
+    rc1, o1, _ = run(*judge, path)
+    rc2, o2, _ = run(*judge, unpacked)
+    a = {l["path"].split("!", 1)[1]: l for l in json.loads(o1)["inputs"][0]["libraries"]}
+    b = {l["path"][len(unpacked) + 1:]: l for l in json.loads(o2)["inputs"][0]["libraries"]}
+    for l in list(a.values()) + list(b.values()):
+        l.pop("path")
+    differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    check(rc1 == rc2 and not differ and len(a) > 40,
+          "fixtures in a zip and unpacked, 9 grown past 8 MiB: the same judged detail JSON "
+          "(%d libraries%s)" % (len(a), "; differ: " + ", ".join(differ[:5]) if differ else ""))
 
 def worst_of(inp, paths):
     libs = {l["path"]: l for l in inp["libraries"]}

@@ -207,6 +207,10 @@ smc_status smc_elf_sections(const uint8_t *head, size_t head_len, const uint8_t 
     if (count == 0) count = smc_elf_word(&h, table + (h.is64 ? 0x20 : 0x14), w);
     if (strndx == SHN_XINDEX) strndx = smc_elf_word(&h, table + (h.is64 ? 0x28 : 0x18), 4);
     if (count > table_len / h.shentsize) count = table_len / h.shentsize;
+    /* Counts that fit the header go there: libelf 0.188 misreads extended numbering in a
+     * big-endian image in memory. */
+    if (count < SHN_LORESERVE) put_word(&h, mini + (h.is64 ? 0x3c : 0x30), count, 2);
+    if (strndx < SHN_LORESERVE) put_word(&h, mini + (h.is64 ? 0x3e : 0x32), strndx, 2);
     if (strndx < count) {
         uint8_t *sh = mini + ehsize + strndx * h.shentsize;
         put_word(&h, sh + (h.is64 ? 0x18 : 0x10), names_len ? ehsize + table_len : 0, w);
@@ -217,8 +221,8 @@ smc_status smc_elf_sections(const uint8_t *head, size_t head_len, const uint8_t 
     smc_status st = SMC_OK;
     (void)elf_errno();
     Elf *e = open_memory(mini, mini_len);
-    size_t shstrndx = 0;
-    bool named = e && names_len && elf_getshdrstrndx(e, &shstrndx) == 0;
+    size_t shstrndx = (size_t)strndx;
+    bool named = e && names_len && strndx < count;
     for (size_t i = 1; e && i < count && st == SMC_OK; i++) {
         GElf_Shdr sh;
         Elf_Scn *scn = elf_getscn(e, i);

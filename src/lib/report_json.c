@@ -142,6 +142,11 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
     if (o) {
         add(b, o, "path", cJSON_CreateString(lib->path));
         add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
+        add(b, o, "cudart",
+            lib->cudart_major ? cJSON_CreateNumber(lib->cudart_major) : cJSON_CreateNull());
+        add(b, o, "release",
+            lib->release ? version_json(lib->release / 1000, lib->release % 1000 / 10)
+                         : cJSON_CreateNull());
         cJSON *imgs = add(b, o, "images", cJSON_CreateObject());
         for (size_t i = 0; imgs && i < sum.token_count; i++)
             add(b, imgs, sum.tokens[i].token, cJSON_CreateNumber((double)sum.tokens[i].count));

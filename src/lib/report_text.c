@@ -65,6 +65,11 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
                 *sum.sets[i].tokens ? sum.sets[i].tokens : "(no images)",
                 sum.sets[i].relocatable ? "  [relocatable]" : "");
     smc_summary_free(&sum);
+    if (opt && opt->detail && lib->cudart_major)
+        fprintf(out, "  needs libcudart.so.%u (DT_NEEDED)\n", lib->cudart_major);
+    if (opt && opt->detail && lib->release)
+        fprintf(out, "  cubins written by CUDA %u.%u (.note.nv.tkinfo)\n", lib->release / 1000,
+                lib->release % 1000 / 10);
     if (opt && opt->detail) print_containers(out, lib);
     for (size_t i = 0; i < lib->finding_count; i++) {
         print_offset(out, lib->findings[i].offset);

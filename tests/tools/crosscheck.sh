@@ -2,7 +2,8 @@
 # crosscheck.sh SMCHECK PATH...
 # Runs `SMCHECK scan --format json PATH...` and the independent reader
 # fatbin_ref.py on the same paths, and compares, per library path, the
-# container count and the images map. Prints one line per library ("ok" or
+# container count and the images map (a static archive's members added up: smcheck reads it as
+# one library). Prints one line per library ("ok" or
 # the difference) and "N passed, M failed"; exits 1 on any difference.
 set -euo pipefail
 
@@ -28,6 +29,7 @@ if [ -s "$tmp/ref.err" ]; then
 fi
 
 PYTHONPATH="$here" python3 - "$tmp/smcheck.json" "$tmp/ref.json" <<'PY'
+import re
 import sys
 
 from compare import key, load
@@ -45,8 +47,26 @@ def index(libs, who):
                   {t: int(n) for t, n in lib.get("images", {}).items() if int(n)})
     return out
 
+def archives_whole(libs):
+    # smcheck reads a static archive as one library, as it will be once linked; the reference
+    # lists its members: add them up under the archive's name.
+    out, whole = [], {}
+    for lib in libs:
+        m = re.match(r"^(.*\.a)\((.*)\)$", lib["path"])
+        if not m:
+            out.append(lib)
+            continue
+        w = whole.setdefault(m.group(1), {"path": m.group(1), "containers": 0, "images": {}})
+        if not whole.get(m.group(1) + "\0"):
+            whole[m.group(1) + "\0"] = True
+            out.append(w)
+        w["containers"] += int(lib.get("containers", 0))
+        for t, n in lib.get("images", {}).items():
+            w["images"][t] = w["images"].get(t, 0) + int(n)
+    return out
+
 a = index([l for inp in sm.get("inputs", []) for l in inp.get("libraries", [])], "smcheck")
-b = index(ref["libraries"], "the reference")
+b = index(archives_whole(ref["libraries"]), "the reference")
 empty = (None, 0, {})
 passed = failed = 0
 for k in sorted(set(a) | set(b)):
