@@ -1149,7 +1149,7 @@ static smc_status build(rules *r)
 {
     smc_finder *f = r->f;
     smc_library *lib = r->lib;
-    qsort_r(r->taken, r->taken_count, sizeof *r->taken, by_start, f->hits);
+    if (r->taken_count > 1) qsort_r(r->taken, r->taken_count, sizeof *r->taken, by_start, f->hits);
     smc_status st = SMC_OK;
     for (size_t i = 0; i < r->taken_count && st == SMC_OK; i++) {
         hit *h = &f->hits[r->taken[i]];

@@ -1,5 +1,6 @@
-/* fuzz_fatbin.c: the fatbin parser on a buffer: walked as a fatbin section, searched for
- * candidates, verified (payloads decompressed and checked), summarised and judged. */
+/* fuzz_fatbin.c: the container parser on a buffer read as a raw fat binary (a container header
+ * is put in front, so that the buffer is walked as a fatbin section is), verified, inspected,
+ * summarised and judged. */
 #include "../../src/lib/internal.h"
 
 #include <stdlib.h>
@@ -8,20 +9,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    smc_library *lib = smc_library_new("fuzz");
-    if (!lib) return 0;
-    smc_fatbin_walk(lib, data, 0, size, ".nv_fatbin", false);
-    for (uint64_t p = smc_fatbin_find(data, 0, size); p < size;
-         p = smc_fatbin_find(data, p + 8, size)) {
-        uint64_t end;
-        smc_fatbin_error err;
-        smc_fatbin_parse(lib, data, size, p, SMC_FATBIN_CANDIDATE, &end, &err);
+    static const uint8_t head[16] = {0x50, 0xED, 0x55, 0xBA, 1, 0, 16, 0}; /* fatSize 0 */
+    uint8_t *buf = malloc(size + sizeof head);
+    smc_input *in = buf ? smc_input_new("fuzz", SMC_INPUT_FILE) : NULL;
+    if (!in) {
+        free(buf);
+        return 0;
     }
-    smc_library_verify(lib, data, size);
-    smc_summary sum;
-    if (smc_library_summarize(lib, &sum) == SMC_OK) smc_summary_free(&sum);
+    memcpy(buf, head, sizeof head);
+    memcpy(buf + sizeof head, data, size);
+    smc_options opt = {.verify = true, .inspect = true};
     smc_target t[2] = {{.cc_major = 9, .cc_minor = 0}, {.cc_major = 8, .cc_minor = 7}};
-    smc_library_judge(lib, t, 2, 12080, NULL, NULL);
-    smc_library_free(lib);
+    if (smc_scan_memory(in, "fuzz", buf, size + sizeof head, &opt) == SMC_OK &&
+        smc_judge(&in, 1, t, 2, 12080, NULL) == SMC_OK) {
+        for (size_t i = 0; i < in->library_count; i++) {
+            smc_summary sum;
+            if (smc_library_summarize(&in->libraries[i], &sum) == SMC_OK) smc_summary_free(&sum);
+        }
+    }
+    smc_input_free(in);
+    free(buf);
     return 0;
 }

@@ -1,23 +1,68 @@
-/* fuzz_stream.c: the stream reader (wheel members) on an in-memory file fed in pieces whose sizes
- * the first bytes choose, verified and judged. */
+/* fuzz_stream.c: the finder on an in-memory file read twice, as one window and as a stream fed
+ * in pieces whose size the first two bytes choose (1 byte to 64 KiB), with the second pass when
+ * it asks; both judged and reported as detailed JSON, which must be the same: a difference
+ * aborts. */
 #include "../../src/lib/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char *report(smc_input *in)
+{
+    smc_target t[2] = {{.cc_major = 12, .cc_minor = 0}, {.cc_major = 8, .cc_minor = 0}};
+    smc_lib_status overall[2];
+    if (smc_judge(&in, 1, t, 2, 12080, overall) != SMC_OK) return NULL;
+    smc_report_options ro = {.detail = true, .targets = t, .target_count = 2,
+                             .driver_cuda = 12080, .overall = overall};
+    char *text = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&text, &n);
+    if (!out) return NULL;
+    smc_status st = smc_report_json(out, &in, 1, &ro);
+    fclose(out);
+    if (st != SMC_OK) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static smc_status feed(smc_finder *f, const uint8_t *data, size_t size, size_t piece)
+{
+    smc_status st = SMC_OK;
+    for (size_t at = 0; at < size && st == SMC_OK; at += piece)
+        st = smc_finder_feed(f, data + at, size - at < piece ? size - at : piece);
+    return st;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 2) return 0;
-    size_t piece = (size_t)data[0] * 7 + 1;
-    data++, size--;
-    smc_target t[1] = {{.cc_major = 12, .cc_minor = 0}};
-    smc_options opt = {.verify = true, .targets = t, .target_count = 1};
-    smc_input *in = smc_input_new("fuzz", SMC_INPUT_FILE);
-    smc_stream *s = in ? smc_stream_new(&opt, size) : NULL;
-    smc_status st = s ? SMC_OK : SMC_ERR_NOMEM;
-    for (size_t at = 0; at < size && st == SMC_OK; at += piece)
-        st = smc_stream_feed(s, data + at, size - at < piece ? size - at : piece);
-    if (st == SMC_OK) smc_stream_finish(s, in, "fuzz");
-    smc_stream_free(s);
-    smc_input_free(in);
+    if (size < 3) return 0;
+    size_t piece = ((size_t)data[0] | (size_t)data[1] << 8) + 1;
+    data += 2, size -= 2;
+    smc_options opt = {.verify = true, .inspect = true};
+    smc_input *whole = smc_input_new("fuzz", SMC_INPUT_FILE);
+    smc_input *stream = smc_input_new("fuzz", SMC_INPUT_FILE);
+    smc_finder *f = stream ? smc_finder_new("fuzz", &opt, false) : NULL;
+    smc_status st = whole && f ? smc_scan_memory(whole, "fuzz", data, size, &opt) : SMC_ERR_NOMEM;
+    if (st == SMC_OK) st = feed(f, data, size, piece);
+    if (st == SMC_OK && smc_finder_again(f)) st = feed(f, data, size, piece);
+    if (st == SMC_OK) st = smc_finder_finish(f, stream);
+    if (st == SMC_OK) {
+        stream->files = 1;
+        char *a = report(whole), *b = report(stream);
+        if (a && b && strcmp(a, b) != 0) {
+            fprintf(stderr, "one window and a stream of %zu-byte pieces disagree:\n%s\n---\n%s\n",
+                    piece, a, b);
+            abort();
+        }
+        free(a);
+        free(b);
+    }
+    smc_finder_free(f);
+    smc_input_free(whole);
+    smc_input_free(stream);
     return 0;
 }

@@ -17,13 +17,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         smc_target t[1] = {{.cc_major = 9, .cc_minor = 0}};
         smc_options opt = {.verify = true,
-                           .targets = t,
-                           .target_count = 1,
+                           .inspect = true,
                            .jobs = 1,
                            .max_member_bytes = 64u << 20,
                            .max_input_bytes = 256u << 20};
         smc_input *in = NULL;
-        if (smc_scan_path(path, &opt, &in) == SMC_OK) smc_input_free(in);
+        if (smc_scan_path(path, &opt, &in) == SMC_OK) {
+            smc_judge(&in, 1, t, 1, 12080, NULL);
+            smc_input_free(in);
+        }
     }
     close(fd);
     return 0;
