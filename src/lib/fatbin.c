@@ -334,8 +334,8 @@ static bool target_word(const char *w, size_t n, unsigned *arch, smc_variant *va
     while (i < n && w[i] >= '0' && w[i] <= '9' && a < 100000)
         a = a * 10 + (unsigned)(w[i++] - '0');
     if (i == 3) return false;
-    *variant = i < n && w[i] == 'a' ? SMC_VARIANT_A : i < n && w[i] == 'f' ? SMC_VARIANT_F
-                                                                       : SMC_VARIANT_NONE;
+    char v = i < n ? w[i] : '\0';
+    *variant = v == 'a' ? SMC_VARIANT_A : v == 'f' ? SMC_VARIANT_F : SMC_VARIANT_NONE;
     *arch = a;
     return true;
 }

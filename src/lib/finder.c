@@ -377,8 +377,7 @@ static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img
     uint64_t len = cp->pay_verify ? img->stored_size : 0;
     if (f->inspect && img->kind == SMC_IMAGE_PTX) {
         cp->pay_facts = true;
-        uint64_t p = img->stored_size < PTX_PREFIX ? img->stored_size : PTX_PREFIX;
-        if (p > len) len = p;
+        if (!cp->pay_verify) len = img->stored_size < PTX_PREFIX ? img->stored_size : PTX_PREFIX;
     } else if (f->inspect && img->kind == SMC_IMAGE_CUBIN && h->kernels != 1) {
         if (img->stored_size <= CUBIN_FACTS_MAX &&
             cp->kept + img->stored_size <= CONTAINER_FACTS_MAX) {
@@ -661,16 +660,17 @@ static void stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t
     find_cudart(f, base, p, n, n);
     watch_ends(f, base, p, n);
     /* The new tail: the last bytes of tail and window, and the last non-zero byte before it. */
-    size_t total = f->tail_len + n, keep_n = total < sizeof f->tail ? total : sizeof f->tail;
-    uint64_t start = base + n - keep_n;
-    f->tail_prev = prev_nonzero(f, p, start);
-    uint8_t next[sizeof f->tail];
-    for (size_t i = 0; i < keep_n; i++) {
-        uint64_t off = start + i;
-        next[i] = off >= base ? p[off - base] : f->tail[f->tail_len - (size_t)(base - off)];
+    if (n >= sizeof f->tail) {
+        f->tail_prev = prev_nonzero(f, p, base + n - sizeof f->tail);
+        memcpy(f->tail, p + n - sizeof f->tail, sizeof f->tail);
+        f->tail_len = sizeof f->tail;
+    } else {
+        size_t old = f->tail_len + n > sizeof f->tail ? sizeof f->tail - n : f->tail_len;
+        f->tail_prev = prev_nonzero(f, p, base - old);
+        memmove(f->tail, f->tail + f->tail_len - old, old);
+        memcpy(f->tail + old, p, n);
+        f->tail_len = old + n;
     }
-    memcpy(f->tail, next, keep_n);
-    f->tail_len = keep_n;
 }
 
 /* Archives (ar) -------------------------------------------------------------------------------- */
@@ -977,7 +977,6 @@ typedef struct rules {
     smc_library *lib;
     const smc_section *secs;
     size_t nsecs;
-    uint64_t len;
     uint64_t base; /* where 8-alignment counts from outside sections */
     size_t *taken; /* hits taken, in order */
     size_t taken_count;
@@ -1297,7 +1296,7 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
         s->fatbin = false;
         s->size = s->offset < f->len ? f->len - s->offset : 0;
     }
-    rules r = {.f = f, .lib = lib, .secs = secs, .nsecs = nsecs, .len = f->len};
+    rules r = {.f = f, .lib = lib, .secs = secs, .nsecs = nsecs};
     uint64_t covered = 0;
     for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
         if (!secs[i].fatbin || secs[i].offset < covered) continue;
@@ -1315,7 +1314,7 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
 
 static smc_status resolve_raw(smc_finder *f, smc_library *lib)
 {
-    rules r = {.f = f, .lib = lib, .len = f->len};
+    rules r = {.f = f, .lib = lib};
     smc_status st = walk(&r, 0, f->len, NULL);
     if (st == SMC_OK) st = f->failed ? f->failed : build(&r);
     free(r.taken);

@@ -116,7 +116,7 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", warn ? cJSON_CreateString(warn) : cJSON_CreateNull());
     free(why);
     free(warn);
-    if (opt && opt->detail) {
+    if (opt->detail) {
         cJSON *fails = add(b, o, "failing_containers", cJSON_CreateArray());
         for (size_t i = 0; fails && i < j->failing_count; i++) {
             const smc_container *c = &lib->containers[j->failing[i]];
@@ -165,7 +165,7 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             add(b, f, "offset", offset_json(lib->findings[i].offset));
             add(b, f, "message", cJSON_CreateString(lib->findings[i].message));
         }
-        if (lib->judgement_count) {
+        if (lib->judgement_count && opt && opt->target_count >= lib->judgement_count) {
             cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
             for (size_t t = 0; vs && t < lib->judgement_count; t++)
                 add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));

@@ -193,7 +193,8 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_repo
             fprintf(out, "%-8s", "-");
     fprintf(out, "%s\n", lib->path);
     smc_status st = SMC_OK;
-    for (size_t t = 0; t < lib->judgement_count && opt->detail && st == SMC_OK; t++) {
+    for (size_t t = 0; t < lib->judgement_count && t < opt->target_count && opt->detail && st == SMC_OK;
+         t++) {
         const smc_judgement *j = &lib->judgements[t];
         if (j->status == SMC_STATUS_OK && !j->warnings) continue;
         char tok[16];
