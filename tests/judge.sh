@@ -52,13 +52,16 @@ check "jit says which driver it needs" has "$out" "needs a driver for CUDA 13.0 
 run --gpu sm_120 --fail-on jit nvcc/comp_default.so
 check "--fail-on jit fails it" [ "$status" -eq 1 ]
 run --gpu sm_120 --driver 11.4 gen/lz4_old.so
+check "no driver before R570 runs an RTX 50: none" has "$out" \
+    "sm_120 none: no driver before CUDA 12.8 runs this GPU: the driver supports 11.4; needs a driver for CUDA 12.8 (R570) or newer"
+run --gpu sm_87 --driver 11.4 gen/lz4_old.so
 check "PTX ISA 7.8 on an 11.4 driver: none" [ "$status" -eq 1 ]
 check "blocked JIT names the driver it needs" has "$out" \
     "its PTX (ISA 7.8) is newer than a driver for CUDA 11.4 can compile; needs a driver for CUDA 11.8 (R520) or newer"
 check "LZ4 on an 11.x driver is a warning naming its weak source" has "$out" "LZ4-compressed images need a driver of 525.60.13 (CUDA 12.0) or newer, per RAPIDS' documentation"
 check "a newer minor toolkit than the driver is a warning" has "$out" "warning: built by CUDA 11.8 (PTX ISA 7.8) and the driver supports 11.4"
 run --gpu sm_86 --driver 570.124.06 nvcc/plain.o
-check "a CUDA 13 cubin on R570: none" has "$out" "sm_86 none: built by CUDA 13 (cubin ABI 1.8); the driver supports 12.8; needs a driver for CUDA 13.0 (R580) or newer"
+check "a CUDA 13 cubin on R570: none" has "$out" "sm_86 none: built by CUDA 13 (its cubins' ptxas: release 13.0); the driver supports 12.8; needs a driver for CUDA 13.0 (R580) or newer"
 run --gpu sm_120 --driver 12.8 nvcc/ptx_only.so
 check "CUDA 13 PTX on a 12.8 driver: none" has "$out" "built by CUDA 13 (PTX ISA 9.x); the driver supports 12.8"
 run --gpu sm_80 --driver 12.4 gen/zstd_gen.so

@@ -142,7 +142,7 @@ static void test_rules(void)
 static smc_library *library(const char *spec)
 {
     smc_library *lib = smc_library_new("lib.so");
-    char copy[1024];
+    char copy[8192];
     snprintf(copy, sizeof copy, "%s", spec);
     char *save = NULL;
     for (char *c = strtok_r(copy, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
@@ -192,7 +192,10 @@ static smc_judgement judge(smc_library *lib, const char *name, unsigned cc, int 
     smc_status st = smc_judge(&in, 1, &t, 1, driver, &overall);
     CHECK(st == SMC_OK && lib->judgement_count == 1);
     last = lib->judgements[0];
-    CHECK(overall == last.status && in->statuses[0] == last.status);
+    /* One library that no distribution claims: the input's status is its own, but a gated one
+     * cannot run here at all. */
+    smc_lib_status want = last.status == SMC_STATUS_GATED ? SMC_STATUS_NONE : last.status;
+    CHECK(overall == want && in->verdict_count == 1 && in->verdicts[0].status == want);
     char *why = smc_judgement_reason(lib, &last, &t, driver);
     char *warn = smc_judgement_warnings(&last, driver);
     snprintf(reason, sizeof reason, "%s", why ? why : "");
@@ -249,8 +252,8 @@ static void test_statuses(void)
     j = judge(lib, "", 90, 12080);
     CHECK(j.status == SMC_STATUS_NONE);
     CHECK(j.containers_by_verdict[SMC_VERDICT_NONE] == 2);
-    CHECK(says(&j, "built by CUDA 13 (cubin ABI 1.8); the driver supports 12.8; needs a driver for "
-                   "CUDA 13.0 (R580) or newer"));
+    CHECK(says(&j, "built by CUDA 13 (cubin ABI 1.8 below sm_100); the driver supports 12.8; needs "
+                   "a driver for CUDA 13.0 (R580) or newer"));
     CHECK(j.cause == SMC_CAUSE_BUILT_NEWER && j.built_major == 13 &&
           j.built_by == SMC_EVIDENCE_CUBIN_ABI);
     smc_library_free(lib);
@@ -273,7 +276,7 @@ static void test_statuses(void)
     lib = library("sm_90:1.7|sm_90:1.8|sm_80:1.7 compute_80:8.0");
     j = judge(lib, "", 90, 12080);
     CHECK(j.status == SMC_STATUS_NONE && j.containers_by_verdict[SMC_VERDICT_NONE] == 3);
-    CHECK(says(&j, "built by CUDA 13 (cubin ABI 1.8); the driver supports 12.8"));
+    CHECK(says(&j, "built by CUDA 13 (cubin ABI 1.8 below sm_100); the driver supports 12.8"));
     smc_library_free(lib);
     lib = library("sm_90:1.7|sm_80:1.7 compute_80:9.0");
     j = judge(lib, "", 90, 12080);
@@ -297,12 +300,70 @@ static void test_statuses(void)
     CHECK(j.containers_by_verdict[SMC_VERDICT_NATIVE] == 1);
     smc_library_free(lib);
 
-    /* A gated-only library: nothing counts, so it is not a failure (DESIGN.md). */
+    /* A gated-only library (FlashAttention-3 style): neither ok nor none, and it says which GPUs
+     * it serves. Alone in its input it cannot run at all (see judge()). */
     lib = library("sm_90a:1.8 compute_90a:9.0");
-    j = judge(lib, "", 80, 0);
-    CHECK(j.status == SMC_STATUS_OK && j.containers_by_verdict[SMC_VERDICT_GATED] == 1);
-    CHECK(says(&j, "no container to judge (1 gated"));
-    CHECK(j.cause == SMC_CAUSE_NOTHING);
+    j = judge(lib, "A100", 80, 0);
+    CHECK(j.status == SMC_STATUS_GATED && j.containers_by_verdict[SMC_VERDICT_GATED] == 1);
+    CHECK(says(&j, "it runs on 9.0 only, not on A100 (8.0)"));
+    CHECK(j.cause == SMC_CAUSE_GATED);
+    smc_library_free(lib);
+    lib = library("sm_100f:1.8|sm_100a:1.8");
+    j = judge(lib, "", 90, 0);
+    CHECK(j.status == SMC_STATUS_GATED && says(&j, "it runs on the 10.0 family, 10.0 only"));
+    smc_library_free(lib);
+
+    /* A CUDA 12.8 build: ABI 7 below sm_100, ABI 8 for Blackwell (whose ptxas says 12.8): not
+     * CUDA 13, so it runs on a 12.8 driver; the same ABI 8 cubin from CUDA 13.0 does not. */
+    lib = library("sm_80:1.7 sm_90:1.7 sm_100:1.8 sm_120:1.8 compute_120:8.7");
+    lib->images[3].release = 12080;
+    lib->release = 12080;
+    j = judge(lib, "RTX 5090", 120, 12080);
+    CHECK(j.status == SMC_STATUS_OK && j.containers_by_verdict[SMC_VERDICT_NATIVE] == 1);
+    CHECK(j.built_major == 12 && j.built_cuda == 12080 && j.built_by == SMC_EVIDENCE_TKINFO);
+    j = judge(lib, "RTX 5090", 120, 12040);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_DRIVER_GPU && j.gpu_cuda == 12080);
+    CHECK(says(&j, "no driver before CUDA 12.8 runs this GPU: the driver supports 12.4; needs a "
+                   "driver for CUDA 12.8 (R570) or newer"));
+    lib->images[3].release = 13000;
+    lib->release = 13000;
+    j = judge(lib, "RTX 5090", 120, 12080);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_BUILT_NEWER &&
+          says(&j, "built by CUDA 13 (its cubins' ptxas: release 13.0)"));
+    smc_library_free(lib);
+    /* Without the note, an ABI 8 cubin for Blackwell proves nothing; one below sm_100 does. */
+    lib = library("sm_120:1.8");
+    j = judge(lib, "", 120, 12080);
+    CHECK(j.status == SMC_STATUS_OK && j.built_major == 0);
+    smc_library_free(lib);
+
+    /* PTX is for what its .target says: sm_90a PTX under an entry without the 'a' flag does not
+     * JIT on Blackwell. */
+    lib = library("compute_90:8.4");
+    lib->images[0].text_arch = 90;
+    lib->images[0].text_variant = SMC_VARIANT_A;
+    j = judge(lib, "", 120, 0);
+    CHECK(j.status == SMC_STATUS_GATED);
+    lib->images[0].text_variant = SMC_VARIANT_NONE;
+    j = judge(lib, "", 120, 0);
+    CHECK(j.status == SMC_STATUS_JIT);
+    smc_library_free(lib);
+
+    /* The build pattern: 43 of 44 containers share an architecture list without 6.1, so the
+     * library does not run there (vllm's _C); per-architecture modules make it partial. */
+    char spec[4096] = "";
+    for (int i = 0; i < 43; i++)
+        strcat(spec, "sm_70:1.7 sm_75:1.7 sm_80:1.7 sm_86:1.7 sm_90:1.7|");
+    strcat(spec, "sm_61:1.7");
+    lib = library(spec);
+    j = judge(lib, "GTX 1080 Ti", 61, 0);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_MAIN_ARCH && j.main_set == 43);
+    CHECK(says(&j, "43 of 44 containers have no usable image: it is built for sm_70 sm_75 sm_80 "
+                   "sm_86 sm_90 (43 containers)"));
+    smc_library_free(lib);
+    lib = library("sm_80:1.7|sm_86:1.7|sm_90:1.7|sm_90:1.7 sm_100:1.7");
+    j = judge(lib, "", 90, 0);
+    CHECK(j.status == SMC_STATUS_PARTIAL && j.failing_count == 2);
     smc_library_free(lib);
 
     /* A newer minor toolkit than the driver: a warning, not a failure. */

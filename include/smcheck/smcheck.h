@@ -67,15 +67,19 @@ typedef enum smc_verdict {
 
 const char *smc_verdict_str(smc_verdict v);
 
-/* A library's status for a target, best first; a distribution or input takes its worst. */
+/* A status for a target, best first (the roll-up rules are smc_judge's, see README). */
 typedef enum smc_lib_status {
     SMC_STATUS_OK,      /* every counted container native or compatible */
     SMC_STATUS_JIT,     /* some need the driver to compile PTX */
-    SMC_STATUS_PARTIAL, /* some counted containers have no usable image */
-    SMC_STATUS_NONE,    /* no counted container has a usable image */
+    SMC_STATUS_PARTIAL, /* it runs, but some modules built only for other GPUs do not */
+    SMC_STATUS_GATED,   /* a library of only 'a'/'f' code for other GPUs: runs only on those */
+    SMC_STATUS_NONE,    /* it has no code for the GPU, or the driver cannot run it */
+    SMC_STATUS_NO_CODE, /* an input or distribution without device code: nothing judged */
 } smc_lib_status;
 
 const char *smc_lib_status_str(smc_lib_status s);
+/* Whether a status fails a gate (--fail-on): as bad as gate or worse; no device code never. */
+bool smc_status_fails(smc_lib_status s, smc_lib_status gate);
 
 /* Why a library has its status for a target: a stable code, with the numbers in smc_judgement
  * that explain it. smc_judgement_reason() turns it into the sentence the reports print. */
@@ -88,6 +92,9 @@ typedef enum smc_cause {
     SMC_CAUSE_CUBIN_ABI,   /* partial or none: CUDA 13 cubins (ABI 1.8) on an older driver */
     SMC_CAUSE_PTX_ISA,     /* partial or none: PTX newer than the driver compiles */
     SMC_CAUSE_BUILT_NEWER, /* none: built by a newer CUDA major than the driver supports */
+    SMC_CAUSE_MAIN_ARCH,   /* none: most containers share one architecture list without the GPU */
+    SMC_CAUSE_GATED,       /* gated: only 'a'/'f' code for other GPUs */
+    SMC_CAUSE_DRIVER_GPU,  /* none: the driver is older than the first CUDA for the GPU */
     SMC_CAUSE_COUNT
 } smc_cause;
 
@@ -97,7 +104,8 @@ const char *smc_cause_str(smc_cause c);
 /* What says which CUDA built a library (SMC_CAUSE_BUILT_NEWER). */
 typedef enum smc_evidence {
     SMC_EVIDENCE_NONE,
-    SMC_EVIDENCE_CUBIN_ABI, /* cubins of entry version 1.8 */
+    SMC_EVIDENCE_TKINFO,    /* the ptxas release in its cubins' .note.nv.tkinfo */
+    SMC_EVIDENCE_CUBIN_ABI, /* cubins of entry version 1.8 below sm_100 (CUDA 13's format) */
     SMC_EVIDENCE_PTX_ISA,   /* PTX ISA 9.x */
     SMC_EVIDENCE_CUDART,    /* DT_NEEDED libcudart.so.N */
     SMC_EVIDENCE_WHEEL,     /* the distribution says so (Requires-Dist, version.py) */
@@ -121,11 +129,14 @@ typedef struct smc_judgement {
     size_t failing_count;
     unsigned isa;           /* PTX ISA, major*10+minor: the newest a jit container relies on,
                              * or the newest the driver cannot compile */
-    unsigned built_major;   /* SMC_CAUSE_BUILT_NEWER: the CUDA major that built it */
+    unsigned built_major;   /* the CUDA major that built it, when its bytes say; else 0 */
     smc_evidence built_by;  /* and what says so */
+    int built_cuda;         /* the toolkit that built it (1000*major + 10*minor), 0 unknown */
     unsigned warnings;      /* SMC_WARN_ bits */
-    int built_cuda;         /* SMC_WARN_NEWER_MINOR: the toolkit (1000*major + 10*minor) */
-    unsigned newest_isa;    /* SMC_WARN_NEWER_MINOR: its newest PTX ISA, major*10+minor */
+    unsigned newest_isa;    /* its newest PTX ISA, major*10+minor */
+    size_t main_set;        /* SMC_CAUSE_MAIN_ARCH: how many containers share the list, */
+    size_t main_example;    /* and one of them */
+    int gpu_cuda;           /* SMC_CAUSE_DRIVER_GPU: the first CUDA for the GPU's architecture */
 } smc_judgement;
 
 /* One entry of a container. Offsets count from the start of the library's bytes (for an archive
@@ -182,6 +193,22 @@ typedef struct smc_finding {
     char *message;
 } smc_finding;
 
+/* A library's part in its distribution, from its path: vendored (auditwheel's *.libs/, or a
+ * library another project makes, such as libcusparseLt in torch/lib), one of alternatives of which
+ * one is loaded at run time (libbitsandbytes_cuda118.so ... _cuda128.so), or its own code. */
+typedef enum smc_role { SMC_ROLE_MAIN, SMC_ROLE_VENDORED, SMC_ROLE_ALTERNATIVE } smc_role;
+
+/* How a distribution or an input comes to its status for one target. */
+typedef struct smc_rollup {
+    smc_lib_status status;
+    size_t library;  /* the library that decides it (index into the input's), or SMC_NONE */
+    bool vendored;   /* that library is vendored: what it cannot do makes it partial */
+    bool all_gated;  /* every library with device code is gated for the GPU */
+    size_t serving;  /* alternatives: how many of the choice serve the GPU, */
+    size_t choices;  /* of how many */
+    bool chosen;     /* the alternative was chosen by the installed torch's CUDA */
+} smc_rollup;
+
 /* An ELF file (or static archive, raw fatbin, bare cubin) that holds device code. A static
  * archive is one library, as it will be once linked: its containers name their member. */
 typedef struct smc_library {
@@ -198,6 +225,7 @@ typedef struct smc_library {
     size_t judgement_count;
     uint64_t file_size;        /* of the file (or wheel member) it came from */
     size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
+    smc_role role;       /* its part in its distribution, from its path (smc_judge) */
 } smc_library;
 
 #define SMC_NONE SIZE_MAX
@@ -214,7 +242,7 @@ typedef struct smc_distribution {
     char *cuda_source;   /* what says so */
     size_t *libraries;   /* indices into its input's libraries */
     size_t library_count;
-    smc_lib_status *statuses; /* per target, from smc_judge(): the worst of its libraries */
+    smc_rollup *verdicts; /* per target, from smc_judge() (as many as its input's) */
 } smc_distribution;
 
 /* A file or directory that could not be read at all. */
@@ -241,8 +269,8 @@ typedef struct smc_input {
     size_t library_count;
     smc_error *errors;
     size_t error_count;
-    smc_lib_status *statuses; /* per target, from smc_judge(): the worst of its libraries */
-    size_t status_count;
+    smc_rollup *verdicts; /* per target, from smc_judge(); none when nothing could be read */
+    size_t verdict_count;
     smc_distribution *distributions;
     size_t distribution_count;
     char **notes; /* what was left aside on purpose ("3 PE files not scanned") */
@@ -324,8 +352,9 @@ void smc_input_free(smc_input *in);
 
 /* Judges every library of the inputs against the targets, with a driver of this CUDA version
  * (1000*major + 10*minor; 0 unknown): a pure pass over the model that fills the libraries'
- * judgements and the statuses of distributions and inputs; overall (target_count entries, or
- * NULL) receives the worst status of all inputs per target. Scan with smc_options.inspect. */
+ * judgements and the verdicts of distributions and inputs; overall (target_count entries, or
+ * NULL) receives the worst status of all inputs that have one, per target (SMC_STATUS_NO_CODE
+ * when none has device code). Scan with smc_options.inspect. */
 smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
                      size_t target_count, int driver_cuda, smc_lib_status *overall);
 
@@ -334,6 +363,8 @@ smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targe
 char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
                            int driver_cuda);
 char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda);
+/* How a distribution or input of in came to its status for target t, in new memory. */
+char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t);
 
 /* The local driver and GPUs, through the CUDA Driver API loaded at run time. ------------------ */
 

@@ -407,6 +407,13 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         cfg->report.driver_cuda = d.cuda_version;
         cfg->report.driver_source = "the local driver";
     }
+    if (!*n && cfg->gpus) { /* --gpu auto asked for the local GPUs: there are none */
+        char why[320];
+        snprintf(why, sizeof why, "--gpu auto: no local GPU (%s)",
+                 d.message[0] ? d.message : "none found");
+        smc_driver_free(&d);
+        return usage_error("%s", why);
+    }
     if (!*n) {
         fprintf(stderr,
                 "smcheck: no local GPU (%s); judging against one representative GPU per "
@@ -479,7 +486,7 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
     size_t partial = 0;
     bool fail = false;
     for (size_t t = 0; t < ntargets; t++)
-        fail |= overall[t] >= cfg->fail_on;
+        fail |= smc_status_fails(overall[t], cfg->fail_on);
     for (size_t i = 0; i < n; i++)
         for (size_t l = 0; l < inputs[i]->library_count; l++) {
             const smc_library *lib = &inputs[i]->libraries[l];

@@ -41,8 +41,12 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
     case SMC_CAUSE_BUILT_NEWER: {
         char evidence[64];
         switch (j->built_by) {
+        case SMC_EVIDENCE_TKINFO:
+            snprintf(evidence, sizeof evidence, "its cubins' ptxas: release %d.%d",
+                     j->built_cuda / 1000, j->built_cuda % 1000 / 10);
+            break;
         case SMC_EVIDENCE_CUBIN_ABI:
-            snprintf(evidence, sizeof evidence, "cubin ABI 1.8");
+            snprintf(evidence, sizeof evidence, "cubin ABI 1.8 below sm_100");
             break;
         case SMC_EVIDENCE_PTX_ISA:
             snprintf(evidence, sizeof evidence, "PTX ISA 9.x");
@@ -68,6 +72,14 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
         snprintf(buf, n, "its PTX (ISA %u.%u) is newer than a driver for CUDA %s can compile; %s",
                  j->isa / 10, j->isa % 10, drv, need);
         break;
+    case SMC_CAUSE_DRIVER_GPU: {
+        char first[16];
+        cuda_str(first, sizeof first, j->gpu_cuda);
+        needs_driver(need, sizeof need, j->gpu_cuda);
+        snprintf(buf, n, "no driver before CUDA %s runs this GPU: the driver supports %s; %s",
+                 first, drv, need);
+        break;
+    }
     case SMC_CAUSE_TEGRA:
         snprintf(buf, n,
                  "a cubin for a lower minor does not run on Jetson (no binary compatibility on "
@@ -78,6 +90,46 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
     }
 }
 
+/* "only sm_90a compute_90a code: it runs on 9.0 only, not on A100 (8.0)". */
+static char *gated_reason(const smc_library *lib, const smc_target *t)
+{
+    char who[192], runs[256] = "";
+    label(who, sizeof who, t);
+    size_t *every = malloc((lib->container_count ? lib->container_count : 1) * sizeof *every);
+    if (!every) return NULL;
+    for (size_t i = 0; i < lib->container_count; i++)
+        every[i] = i;
+    bool ptx;
+    char *toks = smc_failing_tokens(lib, every, lib->container_count, &ptx);
+    free(every);
+    if (!toks) return NULL;
+    /* The GPUs it serves: an 'a' image its own, an 'f' image its family. */
+    size_t len = 0, shown = 0;
+    char seen[8][48];
+    for (size_t i = 0; i < lib->image_count; i++) {
+        const smc_image *img = &lib->images[i];
+        smc_variant v = img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_variant
+                                                                      : img->variant;
+        unsigned a = img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_arch : img->arch;
+        if (img->kind == SMC_IMAGE_LTO || v == SMC_VARIANT_NONE) continue;
+        char one[48];
+        snprintf(one, sizeof one, v == SMC_VARIANT_A ? "%u.%u" : "the %u.%u family", a / 10,
+                 a % 10);
+        bool again = false;
+        for (size_t k = 0; k < shown; k++)
+            again |= strcmp(seen[k], one) == 0;
+        if (again || shown == 8) continue;
+        memcpy(seen[shown++], one, sizeof one);
+        if (len + strlen(one) + 3 < sizeof runs)
+            len += (size_t)snprintf(runs + len, sizeof runs - len, "%s%s", len ? ", " : "", one);
+    }
+    char *out = smc_asprintf("only arch- or family-specific code (%s): it runs on %s only, not "
+                             "on %s; its host code chooses by GPU",
+                             toks, runs[0] ? runs : "other GPUs", who);
+    free(toks);
+    return out;
+}
+
 char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
                            int driver_cuda)
 {
@@ -86,7 +138,7 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
     label(who, sizeof who, t);
     clause(because, sizeof because, lib, j, driver_cuda);
     bool driver = j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI ||
-                  j->cause == SMC_CAUSE_PTX_ISA;
+                  j->cause == SMC_CAUSE_PTX_ISA || j->cause == SMC_CAUSE_DRIVER_GPU;
     bool ptx;
     char *toks, *out = NULL;
     switch (j->status) {
@@ -120,7 +172,23 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
                                j->failing_count, j->counted, toks, because);
         free(toks);
         return out;
+    case SMC_STATUS_GATED:
+        return gated_reason(lib, t);
+    case SMC_STATUS_NO_CODE:
+        return smc_strdup("no device code");
     case SMC_STATUS_NONE:
+        if (j->cause == SMC_CAUSE_MAIN_ARCH) {
+            bool p2;
+            char *list = smc_failing_tokens(lib, &j->main_example, 1, &p2);
+            if (!list) return NULL;
+            out = smc_asprintf("%zu of %zu containers have no usable image: it is built for %s "
+                               "(%zu containers), none of it for %s; %s needs an sm_%u%u cubin "
+                               "or PTX",
+                               j->failing_count, j->counted, list, j->main_set, who, who,
+                               t->cc_major, t->cc_minor);
+            free(list);
+            return out;
+        }
         if (!(toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx))) return NULL;
         if (driver)
             out = smc_strdup(because); /* the driver, not the GPU, is what fails */
@@ -155,9 +223,14 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
         char b[16];
         cuda_str(b, sizeof b, j->built_cuda);
         unsigned isa = j->newest_isa;
-        ADD("built by CUDA %s (PTX ISA %u.%u) and the driver supports %s: cubins from a newer "
-            "minor toolkit usually load, but some drivers reject them",
-            b, isa / 10, isa % 10, drv);
+        char by[48];
+        if (isa && smc_cuda_for_ptx_isa(isa / 10, isa % 10) == j->built_cuda)
+            snprintf(by, sizeof by, "PTX ISA %u.%u", isa / 10, isa % 10);
+        else
+            snprintf(by, sizeof by, "its cubins' ptxas");
+        ADD("built by CUDA %s (%s) and the driver supports %s: cubins from a newer minor "
+            "toolkit usually load, but some drivers reject them",
+            b, by, drv);
     }
     if (j->warnings & SMC_WARN_ZSTD)
         ADD("Zstandard-compressed images need a driver of 550.54.14 (CUDA 12.4) or newer, per "
@@ -167,4 +240,36 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
             "RAPIDS' documentation (not confirmed by NVIDIA)");
 #undef ADD
     return len ? smc_strdup(buf) : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *bang = strrchr(path, '!');
+    const char *b = slash && (!bang || slash > bang) ? slash : bang;
+    return b ? b + 1 : path;
+}
+
+char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
+{
+    if (r->status == SMC_STATUS_NO_CODE) return smc_strdup("no device code");
+    if (r->all_gated)
+        return smc_strdup("every library with device code is gated: only arch-specific code for "
+                          "other GPUs, so nothing in it runs here");
+    if (r->library >= in->library_count) return smc_strdup(smc_lib_status_str(r->status));
+    const smc_library *lib = &in->libraries[r->library];
+    smc_lib_status own = t < lib->judgement_count ? lib->judgements[t].status : r->status;
+    const char *name = base_name(lib->path);
+    if (r->vendored)
+        return smc_asprintf("its own code runs; %s, which it ships from another project, is %s "
+                            "here",
+                            name, smc_lib_status_str(own));
+    if (r->choices)
+        return r->chosen
+                   ? smc_asprintf("%s, the one of %zu alternatives that the installed torch's "
+                                  "CUDA picks, is %s (%zu of them serve this GPU)",
+                                  name, r->choices, smc_lib_status_str(own), r->serving)
+                   : smc_asprintf("one of %zu alternatives is loaded at run time; %zu serve this "
+                                  "GPU (%s is %s)",
+                                  r->choices, r->serving, name, smc_lib_status_str(own));
+    return smc_asprintf("%s is %s", name, smc_lib_status_str(own));
 }

@@ -205,6 +205,9 @@ int smc_image_compare(const void *a, const void *b);
 
 /* The first CUDA version (1000*major + 10*minor) whose compiler emits this PTX ISA; 0 unknown. */
 int smc_cuda_for_ptx_isa(unsigned major, unsigned minor);
+/* The first CUDA version whose driver runs a GPU of compute capability cc (major*10+minor); 0
+ * unknown. */
+int smc_cuda_for_arch(unsigned cc);
 /* The driver branch (580 for CUDA 13.0) that first supports a CUDA version; 0 unknown. */
 int smc_driver_branch_for_cuda(int cuda_version);
 

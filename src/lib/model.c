@@ -122,7 +122,7 @@ void smc_distribution_clear(smc_distribution *d)
     free(d->cuda);
     free(d->cuda_source);
     free(d->libraries);
-    free(d->statuses);
+    free(d->verdicts);
     *d = (smc_distribution){0};
 }
 
@@ -209,7 +209,7 @@ void smc_input_free(smc_input *in)
     free(in->notes);
     free(in->libraries);
     free(in->errors);
-    free(in->statuses);
+    free(in->verdicts);
     free(in->path);
     free(in);
 }

@@ -166,6 +166,8 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             add(b, f, "message", cJSON_CreateString(lib->findings[i].message));
         }
         if (lib->judgement_count && opt && opt->target_count >= lib->judgement_count) {
+            static const char *const roles[] = {"main", "vendored", "alternative"};
+            add(b, o, "role", cJSON_CreateString(roles[lib->role % 3]));
             cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
             for (size_t t = 0; vs && t < lib->judgement_count; t++)
                 add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
@@ -185,6 +187,35 @@ static cJSON *string_or_null(const char *s)
     return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+/* {target, status, reason, library, vendored, all_gated, alternatives}: how a distribution or an
+ * input came to its status. */
+static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, size_t t)
+{
+    cJSON *v = cJSON_CreateObject();
+    if (!v) return NULL;
+    add(b, v, "target", cJSON_CreateNumber((double)t));
+    add(b, v, "status", cJSON_CreateString(smc_lib_status_str(r->status)));
+    char *why = smc_rollup_reason(in, r, t);
+    add(b, v, "reason", why ? cJSON_CreateString(why) : NULL);
+    free(why);
+    add(b, v, "library",
+        r->library < in->library_count ? cJSON_CreateString(in->libraries[r->library].path)
+                                       : cJSON_CreateNull());
+    add(b, v, "vendored", cJSON_CreateBool(r->vendored));
+    add(b, v, "all_gated", cJSON_CreateBool(r->all_gated));
+    if (r->choices) {
+        cJSON *alt = add(b, v, "alternatives", cJSON_CreateObject());
+        if (alt) {
+            add(b, alt, "choices", cJSON_CreateNumber((double)r->choices));
+            add(b, alt, "serving", cJSON_CreateNumber((double)r->serving));
+            add(b, alt, "chosen_by_torch", cJSON_CreateBool(r->chosen));
+        }
+    } else {
+        add(b, v, "alternatives", cJSON_CreateNull());
+    }
+    return v;
+}
+
 static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distribution *d)
 {
     cJSON *o = cJSON_CreateObject();
@@ -201,14 +232,10 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < d->library_count; i++)
         add(b, libs, NULL, cJSON_CreateString(in->libraries[d->libraries[i]].path));
-    if (d->statuses) {
+    if (d->verdicts) {
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
-        for (size_t t = 0; vs && t < in->status_count; t++) {
-            cJSON *v = add(b, vs, NULL, cJSON_CreateObject());
-            if (!v) break;
-            add(b, v, "target", cJSON_CreateNumber((double)t));
-            add(b, v, "status", cJSON_CreateString(smc_lib_status_str(d->statuses[t])));
-        }
+        for (size_t t = 0; vs && t < in->verdict_count; t++)
+            add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
     }
     return o;
 }
@@ -227,14 +254,10 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
         add(b, e, "path", cJSON_CreateString(in->errors[i].path));
         add(b, e, "message", cJSON_CreateString(in->errors[i].message));
     }
-    if (in->status_count) {
+    if (in->verdict_count) {
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
-        for (size_t t = 0; vs && t < in->status_count; t++) {
-            cJSON *v = add(b, vs, NULL, cJSON_CreateObject());
-            if (!v) break;
-            add(b, v, "target", cJSON_CreateNumber((double)t));
-            add(b, v, "status", cJSON_CreateString(smc_lib_status_str(in->statuses[t])));
-        }
+        for (size_t t = 0; vs && t < in->verdict_count; t++)
+            add(b, vs, NULL, rollup_json(b, in, &in->verdicts[t], t));
     }
     if (in->distribution_count || in->kind == SMC_INPUT_ENVIRONMENT) {
         cJSON *dists = add(b, o, "distributions", cJSON_CreateArray());

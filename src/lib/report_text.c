@@ -22,8 +22,25 @@ static void print_image(FILE *out, const smc_image *img)
                  (unsigned long long)img->size);
     fprintf(out, "      %-14s %-6s %-5s %-24s", smc_image_token(img, tok),
             smc_image_kind_str(img->kind), smc_compression_str(img->compression), sizes);
-    if (img->kind == SMC_IMAGE_PTX)
+    if (img->kind == SMC_IMAGE_PTX) {
         fprintf(out, " PTX ISA %u.%u", img->version_major, img->version_minor);
+        /* The text, where it says otherwise than the entry: the text is what counts. */
+        bool target = img->text_arch && (img->text_arch != img->arch ||
+                                          img->text_variant != img->variant);
+        bool isa = img->text_isa &&
+                   img->text_isa != img->version_major * 10 + img->version_minor;
+        if (target || isa) {
+            fputs(" (its text says", out);
+            if (target)
+                fprintf(out, " .target sm_%u%s", img->text_arch,
+                        img->text_variant == SMC_VARIANT_A   ? "a"
+                        : img->text_variant == SMC_VARIANT_F ? "f"
+                                                             : "");
+            if (isa) fprintf(out, "%s .version %u.%u", target ? "," : "", img->text_isa / 10,
+                             img->text_isa % 10);
+            fputc(')', out);
+        }
+    }
     else if (img->kind == SMC_IMAGE_CUBIN)
         fprintf(out, " cubin ABI %u.%u", img->version_major, img->version_minor);
     fputc('\n', out);
@@ -82,9 +99,10 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
  * red none. */
 static void print_status(FILE *out, const smc_report_options *opt, smc_lib_status s, int width)
 {
-    static const char *const colors[] = {"\033[32m", "\033[33m", "\033[33m", "\033[31m"};
-    const char *name = smc_lib_status_str(s);
-    bool color = opt && opt->color && (unsigned)s < 4;
+    static const char *const colors[] = {"\033[32m", "\033[33m", "\033[33m", "\033[33m",
+                                         "\033[31m"};
+    const char *name = s == SMC_STATUS_NO_CODE ? "no device code" : smc_lib_status_str(s);
+    bool color = opt && opt->color && (unsigned)s < 5;
     fprintf(out, "%s%s%s%*s", color ? colors[s] : "", name, color ? "\033[0m" : "",
             width > (int)strlen(name) ? width - (int)strlen(name) : 0, "");
 }
@@ -96,12 +114,13 @@ static void target_token(char buf[16], const smc_target *t)
 
 /* "demo-cuda 1.0+cu130 (wheel cp312-cp312-manylinux_2_28_x86_64; CUDA 13.0 per version.py)",
  * and with targets its worst status per target. */
-static void print_distribution(FILE *out, const smc_distribution *d, const smc_report_options *opt)
+static smc_status print_distribution(FILE *out, const smc_input *in, const smc_distribution *d,
+                                     const smc_report_options *opt)
 {
     if (opt && opt->target_count > 1) {
         for (size_t t = 0; t < opt->target_count; t++)
-            if (d->statuses)
-                print_status(out, opt, d->statuses[t], 8);
+            if (d->verdicts && d->verdicts[t].status != SMC_STATUS_NO_CODE)
+                print_status(out, opt, d->verdicts[t].status, 8);
             else
                 fprintf(out, "%-8s", "-");
     }
@@ -110,13 +129,28 @@ static void print_distribution(FILE *out, const smc_distribution *d, const smc_r
     if (d->tag) fprintf(out, " %s", d->tag);
     if (d->cuda) fprintf(out, "; CUDA %s (%s)", d->cuda, d->cuda_source);
     fprintf(out, "; %zu librar%s", d->library_count, d->library_count == 1 ? "y" : "ies");
-    if (opt && opt->target_count == 1 && d->statuses) {
+    if (opt && opt->target_count == 1 && d->verdicts) {
         char tok[16];
         target_token(tok, &opt->targets[0]);
         fprintf(out, "; %s ", tok);
-        print_status(out, opt, d->statuses[0], 0);
+        print_status(out, opt, d->verdicts[0].status, 0);
     }
     fputc('\n', out);
+    /* Why, where it is not simply the worst library's word. */
+    for (size_t t = 0; opt && d->verdicts && t < opt->target_count; t++) {
+        const smc_rollup *r = &d->verdicts[t];
+        if (!r->vendored && !r->all_gated && !r->choices) continue;
+        if (opt->target_count > 1 && !opt->detail) continue;
+        char *why = smc_rollup_reason(in, r, t);
+        if (!why) return SMC_ERR_NOMEM;
+        char tok[16];
+        target_token(tok, &opt->targets[t]);
+        fprintf(out, "    %s ", tok);
+        print_status(out, opt, r->status, 0);
+        fprintf(out, ": %s\n", why);
+        free(why);
+    }
+    return SMC_OK;
 }
 
 static void print_targets(FILE *out, const smc_report_options *opt)
@@ -237,7 +271,10 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
             const smc_distribution *dist =
                 d < in->distribution_count ? &in->distributions[d] : NULL;
             if (dist && !dist->library_count && in->kind == SMC_INPUT_ENVIRONMENT) continue;
-            if (dist) print_distribution(out, dist, opt);
+            if (dist) {
+                smc_status st = print_distribution(out, in, dist, opt);
+                if (st != SMC_OK) return st;
+            }
             size_t unowned = 0;
             for (size_t k = 0; k < in->library_count; k++) {
                 const smc_library *lib = &in->libraries[k];
@@ -258,6 +295,13 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
             files == 1 ? "" : "s", libraries, libraries == 1 ? "y" : "ies");
     if (errors) fprintf(out, ", %zu error%s", errors, errors == 1 ? "" : "s");
     fputc('\n', out);
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        any |= inputs[i]->verdict_count > 0;
+    if (judging && !any) {
+        fputs("overall: nothing could be read\n", out);
+        return ferror(out) ? SMC_ERR_IO : SMC_OK;
+    }
     for (size_t t = 0; judging && opt->overall && t < opt->target_count; t++) {
         smc_lib_status worst = opt->overall[t];
         char tok[16];

@@ -43,9 +43,32 @@ static bool in_family(unsigned arch, unsigned cc)
     return major_of(cc) == major_of(arch) && cc >= arch;
 }
 
+/* What a PTX image is for: the .target and .version of its text when they were read (the text
+ * wins over the entry: tensorflow's kernel_gen PTX says .target sm_90a under entries without the
+ * 'a' flag), else the entry's. */
+static unsigned arch_of(const smc_image *img)
+{
+    return img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_arch : img->arch;
+}
+
+static smc_variant variant_of(const smc_image *img)
+{
+    return img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_variant : img->variant;
+}
+
 static unsigned isa_of(const smc_image *img)
 {
+    if (img->kind == SMC_IMAGE_PTX && img->text_isa) return img->text_isa;
     return img->version_major * 10 + img->version_minor;
+}
+
+/* A cubin in CUDA 13's format: ELF ABI v2 (entry version 1.8) below sm_100, or one whose ptxas
+ * says 13.x. CUDA 12.8 and 12.9 write ABI v2 for Blackwell cubins too (cuda-compat.md §5.2). */
+static bool cuda13_cubin(const smc_image *img)
+{
+    if (img->kind != SMC_IMAGE_CUBIN || img->version_major != 1 || img->version_minor < 8)
+        return false;
+    return img->release ? img->release >= 13000 : img->arch < 100;
 }
 
 smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *cause)
@@ -55,11 +78,12 @@ smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda
         *cause = SMC_WHY_LTO;
         return SMC_VERDICT_NONE;
     }
-    unsigned a = img->arch;
+    unsigned a = arch_of(img);
+    smc_variant variant = variant_of(img);
     bool cubin = img->kind == SMC_IMAGE_CUBIN, fits;
-    if (img->variant == SMC_VARIANT_A) {
+    if (variant == SMC_VARIANT_A) {
         fits = cc == a;
-    } else if (img->variant == SMC_VARIANT_F) {
+    } else if (variant == SMC_VARIANT_F) {
         fits = in_family(a, cc);
     } else if (cubin && a == 101 && cc == 110) {
         /* Thor was 10.1 in CUDA 12.8/12.9; PyTorch's table says a plain sm_101 cubin runs on
@@ -80,9 +104,8 @@ smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda
         return SMC_VERDICT_NONE;
     }
     if (cubin) {
-        /* Entry version 1.8 is ELF ABI v2, CUDA 13's cubin format: a 12.x driver rejects it. */
-        if (driver_cuda > 0 && driver_cuda < 13000 && img->version_major == 1 &&
-            img->version_minor >= 8) {
+        /* CUDA 13's cubin format: a 12.x driver rejects it. */
+        if (driver_cuda > 0 && driver_cuda < 13000 && cuda13_cubin(img)) {
             *cause = SMC_WHY_CUDA13;
             return SMC_VERDICT_NONE;
         }
@@ -119,7 +142,7 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
         smc_verdict v = smc_image_verdict(img, cc, driver_cuda, &why);
         any = true;
         has_ptx |= img->kind == SMC_IMAGE_PTX;
-        all_variants &= img->variant != SMC_VARIANT_NONE;
+        all_variants &= variant_of(img) != SMC_VARIANT_NONE;
         only_arch &= why == SMC_WHY_NONE || why == SMC_WHY_ARCH;
         here.cuda13 |= why == SMC_WHY_CUDA13;
         here.tegra |= why == SMC_WHY_TEGRA;
@@ -190,22 +213,32 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
     return out;
 }
 
-/* The CUDA major a library was built by, when its bytes say: cubins of entry version 1.8 (ELF
- * ABI v2) and PTX ISA 9.x come from CUDA 13, DT_NEEDED libcudart.so.N from CUDA N, and its
- * distribution may say so (a wheel's Requires-Dist or version.py). 0 when nothing says. */
-static unsigned built_by(const smc_library *lib, unsigned wheel_major, smc_evidence *why)
+/* The CUDA that built a library, from the best evidence (cuda-compat.md §5.2): the ptxas release
+ * in its cubins' .note.nv.tkinfo; CUDA 13 for cubins in its format (ABI v2 below sm_100) or PTX
+ * ISA 9.x; DT_NEEDED libcudart.so.N for CUDA N; what its distribution says. The newest major any
+ * of them names wins; *cuda is the full version when known (else major.0, or from the PTX ISA). */
+static unsigned built_by(const smc_library *lib, unsigned wheel_major, smc_evidence *why,
+                         int *cuda)
 {
-    unsigned major = 0;
+    unsigned major = 0, isa = 0;
     *why = SMC_EVIDENCE_NONE;
-    for (size_t i = 0; i < lib->image_count && major < 13; i++) {
+    if (lib->release) {
+        major = lib->release / 1000;
+        *why = SMC_EVIDENCE_TKINFO;
+    }
+    bool abi = false;
+    for (size_t i = 0; i < lib->image_count; i++) {
         const smc_image *img = &lib->images[i];
-        if (img->kind == SMC_IMAGE_CUBIN && img->version_major == 1 && img->version_minor >= 8) {
-            major = 13;
-            *why = SMC_EVIDENCE_CUBIN_ABI;
-        } else if (img->kind == SMC_IMAGE_PTX && img->version_major >= 9) {
-            major = 13;
-            *why = SMC_EVIDENCE_PTX_ISA;
-        }
+        abi |= cuda13_cubin(img) && !img->release;
+        if (img->kind == SMC_IMAGE_PTX && isa_of(img) > isa) isa = isa_of(img);
+    }
+    if (abi && major < 13) {
+        major = 13;
+        *why = SMC_EVIDENCE_CUBIN_ABI;
+    }
+    if (isa >= 90 && major < 13) {
+        major = 13;
+        *why = SMC_EVIDENCE_PTX_ISA;
     }
     if (lib->cudart_major > major) {
         major = lib->cudart_major;
@@ -215,16 +248,20 @@ static unsigned built_by(const smc_library *lib, unsigned wheel_major, smc_evide
         major = wheel_major;
         *why = SMC_EVIDENCE_WHEEL;
     }
+    int by_isa = isa ? smc_cuda_for_ptx_isa(isa / 10, isa % 10) : 0;
+    *cuda = lib->release && lib->release / 1000 >= major ? (int)lib->release
+            : by_isa && by_isa / 1000 >= (int)major      ? by_isa
+                                                         : (int)major * 1000;
     return major;
 }
 
-/* Cautions that do not change the status (cuda-compat.md §5.2, §5.4, §11). */
-static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen *s, int *built,
+/* Cautions that do not change the status (cuda-compat.md §5.2, §5.4, §11). built: the toolkit
+ * that built the library, 0 unknown: compression is a caution only where it is newer than the
+ * driver and than that toolkit (a driver reads what the toolkits it supports wrote). */
+static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen *s, int built,
                             unsigned *newest)
 {
     unsigned w = s->thor ? SMC_WARN_THOR : 0;
-    *built = 0;
-    if (driver_cuda <= 0) return w;
     unsigned isa = 0;
     bool zstd = false, lz4 = false;
     for (size_t i = 0; i < lib->image_count; i++) {
@@ -233,37 +270,91 @@ static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen 
         zstd |= img->compression == SMC_COMPRESS_ZSTD && img->kind != SMC_IMAGE_LTO;
         lz4 |= img->compression == SMC_COMPRESS_LZ4 && img->kind != SMC_IMAGE_LTO;
     }
-    int by = isa ? smc_cuda_for_ptx_isa(isa / 10, isa % 10) : 0;
-    if (by > driver_cuda && by / 1000 == driver_cuda / 1000) {
-        w |= SMC_WARN_NEWER_MINOR;
-        *built = by;
-        *newest = isa;
-    }
-    if (zstd && driver_cuda < 12040)
+    *newest = isa;
+    if (driver_cuda <= 0) return w;
+    if (built > driver_cuda && built / 1000 == driver_cuda / 1000) w |= SMC_WARN_NEWER_MINOR;
+    bool writer_newer = !built || built > driver_cuda;
+    if (zstd && driver_cuda < 12040 && writer_newer)
         w |= SMC_WARN_ZSTD;
-    else if (lz4 && driver_cuda < 12000)
+    else if (lz4 && driver_cuda < 12000 && writer_newer)
         w |= SMC_WARN_LZ4;
     return w;
 }
 
+/* The architecture lists of a library's containers (token sets, LTO IR left out), as group
+ * numbers: group[i] for container i, SMC_NONE for a relocatable or empty one. */
+typedef struct lists {
+    size_t *group;
+    size_t count;
+} lists;
+
+static int by_set(const void *a, const void *b, void *ctx)
+{
+    char *const *sets = ctx;
+    const size_t *x = a, *y = b;
+    int c = strcmp(sets[*x], sets[*y]);
+    return c ? c : (*x > *y) - (*x < *y);
+}
+
+static smc_status lists_of(const smc_library *lib, lists *m)
+{
+    size_t n = lib->container_count;
+    m->count = 0;
+    m->group = malloc((n ? n : 1) * sizeof *m->group);
+    char **sets = calloc(n ? n : 1, sizeof *sets);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    smc_status st = m->group && sets && order ? SMC_OK : SMC_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n && st == SMC_OK; i++) {
+        m->group[i] = SMC_NONE;
+        if (lib->containers[i].relocatable) continue;
+        bool ptx;
+        if (!(sets[i] = smc_failing_tokens(lib, &i, 1, &ptx)))
+            st = SMC_ERR_NOMEM;
+        else if (sets[i][0])
+            order[k++] = i;
+    }
+    if (st == SMC_OK && k) qsort_r(order, k, sizeof *order, by_set, sets);
+    for (size_t i = 0; st == SMC_OK && i < k; i++) {
+        if (i && strcmp(sets[order[i - 1]], sets[order[i]]) != 0) m->count++;
+        m->group[order[i]] = m->count;
+    }
+    if (k) m->count++;
+    for (size_t i = 0; sets && i < n; i++)
+        free(sets[i]);
+    free(sets);
+    free(order);
+    return st;
+}
+
 static smc_status judge_one(const smc_library *lib, const smc_target *t, int driver_cuda,
-                            unsigned wheel_major, smc_judgement *r)
+                            unsigned wheel_major, const lists *sets, smc_judgement *r)
 {
     unsigned cc = t->cc_major * 10 + t->cc_minor;
     seen s = {0};
     *r = (smc_judgement){0};
     /* Built by a newer CUDA major than the driver supports: its runtime stops before any kernel
-     * loads, even with cudart linked statically (cuda-compat.md §5.2, §11). */
-    smc_evidence why;
-    unsigned built = built_by(lib, wheel_major, &why);
+     * loads, even with cudart linked statically (cuda-compat.md §5.2, §11). No driver older than
+     * the first CUDA for the GPU runs it at all (§3.1, §5.1). */
+    unsigned built = built_by(lib, wheel_major, &r->built_by, &r->built_cuda);
+    r->built_major = built;
     bool too_new = built && driver_cuda > 0 && (int)built * 1000 > driver_cuda;
+    int gpu_cuda = smc_cuda_for_arch(cc);
+    bool driver_old = driver_cuda > 0 && gpu_cuda > driver_cuda;
+    smc_verdict *verdicts = malloc((lib->container_count ? lib->container_count : 1) *
+                                   sizeof *verdicts);
+    if (!verdicts) return SMC_ERR_NOMEM;
     for (size_t i = 0; i < lib->container_count; i++) {
         smc_verdict v = container_verdict(lib, i, cc, driver_cuda, &s);
-        if (too_new && v <= SMC_VERDICT_NONE) v = SMC_VERDICT_NONE;
+        if ((too_new || driver_old) && v <= SMC_VERDICT_NONE) v = SMC_VERDICT_NONE;
+        verdicts[i] = v;
         r->containers_by_verdict[v]++;
         if (v == SMC_VERDICT_NONE || v == SMC_VERDICT_JIT_BLOCKED) {
             size_t *slot = smc_push(&r->failing, r->failing_count, sizeof *slot);
-            if (!slot) return SMC_ERR_NOMEM;
+            if (!slot) {
+                free(verdicts);
+                return SMC_ERR_NOMEM;
+            }
             *slot = i;
             r->failing_count++;
         }
@@ -271,33 +362,65 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
     const size_t *by = r->containers_by_verdict;
     r->counted = by[SMC_VERDICT_NATIVE] + by[SMC_VERDICT_COMPATIBLE] + by[SMC_VERDICT_JIT] +
                  by[SMC_VERDICT_JIT_BLOCKED] + by[SMC_VERDICT_NONE];
-    r->status = r->counted == 0                  ? SMC_STATUS_OK
-                : r->failing_count == r->counted ? SMC_STATUS_NONE
-                : r->failing_count               ? SMC_STATUS_PARTIAL
-                : by[SMC_VERDICT_JIT]            ? SMC_STATUS_JIT
-                                                 : SMC_STATUS_OK;
+    /* A library built for other GPUs: its main architecture list (more than half of its counted
+     * containers share it) fails, whatever a few other containers do. */
+    bool main_fails = false;
+    size_t *per = calloc(sets->count ? sets->count : 1, sizeof *per);
+    bool *failed = calloc(sets->count ? sets->count : 1, sizeof *failed);
+    if (!per || !failed) {
+        free(per);
+        free(failed);
+        return SMC_ERR_NOMEM;
+    }
+    for (size_t i = 0, f = 0; i < lib->container_count; i++) {
+        bool fails = f < r->failing_count && r->failing[f] == i;
+        f += fails;
+        size_t g = sets->group[i];
+        smc_verdict v = verdicts[i];
+        if (g == SMC_NONE || v > SMC_VERDICT_NONE) continue; /* not counted */
+        per[g]++;
+        failed[g] |= fails;
+        if (per[g] * 2 > r->counted && failed[g]) {
+            main_fails = true;
+            r->main_set = per[g];
+            r->main_example = i;
+        }
+    }
+    for (size_t g = 0; main_fails && g < sets->count; g++) /* the largest, in the end */
+        if (per[g] > r->main_set) main_fails = false;
+    free(per);
+    free(failed);
+    free(verdicts);
+    r->status = r->counted == 0
+                    ? (by[SMC_VERDICT_GATED] ? SMC_STATUS_GATED : SMC_STATUS_OK)
+                : r->failing_count == r->counted || main_fails ? SMC_STATUS_NONE
+                : r->failing_count                             ? SMC_STATUS_PARTIAL
+                : by[SMC_VERDICT_JIT]                          ? SMC_STATUS_JIT
+                                                               : SMC_STATUS_OK;
     switch (r->status) {
     case SMC_STATUS_OK:
         r->cause = r->counted ? SMC_CAUSE_LOADS : SMC_CAUSE_NOTHING;
+        break;
+    case SMC_STATUS_GATED:
+        r->cause = SMC_CAUSE_GATED;
         break;
     case SMC_STATUS_JIT:
         r->cause = SMC_CAUSE_PTX_JIT;
         r->isa = s.jit_isa;
         break;
     default: /* what, beyond "built for other GPUs", makes containers fail */
-        r->cause = too_new    ? SMC_CAUSE_BUILT_NEWER
+        r->cause = driver_old  ? SMC_CAUSE_DRIVER_GPU
+                   : too_new   ? SMC_CAUSE_BUILT_NEWER
                    : s.cuda13  ? SMC_CAUSE_CUBIN_ABI
                    : s.ptx_isa ? SMC_CAUSE_PTX_ISA
                    : s.tegra   ? SMC_CAUSE_TEGRA
-                               : SMC_CAUSE_ARCH;
+                   : main_fails && r->failing_count < r->counted ? SMC_CAUSE_MAIN_ARCH
+                                                                 : SMC_CAUSE_ARCH;
         if (r->cause == SMC_CAUSE_PTX_ISA) r->isa = s.blocked_isa;
-        if (too_new) {
-            r->built_major = built;
-            r->built_by = why;
-        }
+        if (r->cause == SMC_CAUSE_DRIVER_GPU) r->gpu_cuda = gpu_cuda;
         break;
     }
-    r->warnings = warnings_of(lib, driver_cuda, &s, &r->built_cuda, &r->newest_isa);
+    r->warnings = warnings_of(lib, driver_cuda, &s, r->built_cuda, &r->newest_isa);
     return SMC_OK;
 }
 
@@ -311,12 +434,188 @@ static unsigned distribution_major(const smc_input *in, const smc_library *lib)
     return (unsigned)strtoul(d->cuda, NULL, 10);
 }
 
+/* Roll-up ------------------------------------------------------------------------------------ */
+
+/* How bad a status is for a roll-up: no device code is least, gated is not counted at all. */
+static int rank(smc_lib_status s)
+{
+    switch (s) {
+    case SMC_STATUS_NO_CODE:
+        return 0;
+    case SMC_STATUS_OK:
+        return 1;
+    case SMC_STATUS_JIT:
+        return 2;
+    case SMC_STATUS_PARTIAL:
+        return 3;
+    case SMC_STATUS_GATED:
+        return 4;
+    case SMC_STATUS_NONE:
+        return 5;
+    }
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *bang = strrchr(path, '!');
+    const char *b = slash && (!bang || slash > bang) ? slash : bang;
+    return b ? b + 1 : path;
+}
+
+/* Libraries other projects make, which a distribution ships beside its own code (torch/lib's
+ * libcusparseLt, libnccl): what they cannot do is a warning about the distribution. */
+static bool vendor_name(const char *name)
+{
+    static const char *const stems[] = {
+        "libcublas",  "libcudnn", "libcufft",    "libcurand", "libcusolver", "libcusparse",
+        "libnccl",    "libnvjpeg", "libnvrtc",   "libcupti",  "libcudart",   "libnvJitLink",
+        "libnvToolsExt", "libcufile", "libnpp",  "libnvblas", "libmagma",    "libcutensor",
+    };
+    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
+        if (strncmp(name, stems[i], strlen(stems[i])) == 0) return true;
+    return false;
+}
+
+/* "dir/libx_cuda118.so" -> 118, with *key_len the length of "dir/libx_cuda" (alternatives share
+ * it and what follows the digits); 0 when the name is no alternative. */
+static unsigned alternative_cuda(const char *path, size_t *key_len, const char **rest)
+{
+    const char *name = base_name(path);
+    const char *at = strstr(name, "_cuda");
+    if (!at || at[5] < '1' || at[5] > '9') return 0;
+    unsigned v = 0;
+    const char *p = at + 5;
+    while (*p >= '0' && *p <= '9' && v < 10000)
+        v = v * 10 + (unsigned)(*p++ - '0');
+    if (strstr(p, ".so") == NULL && strstr(p, ".dll") == NULL) return 0;
+    *key_len = (size_t)(at + 5 - path);
+    *rest = p;
+    return v;
+}
+
+static bool same_choice(const char *a, const char *b)
+{
+    size_t ka, kb;
+    const char *ra, *rb;
+    return alternative_cuda(a, &ka, &ra) && alternative_cuda(b, &kb, &rb) && ka == kb &&
+           strncmp(a, b, ka) == 0 && strcmp(ra, rb) == 0;
+}
+
+/* The roles of an input's libraries in their distributions. */
+static void assign_roles(smc_input *in)
+{
+    for (size_t l = 0; l < in->library_count; l++) {
+        smc_library *lib = &in->libraries[l];
+        size_t k;
+        const char *rest;
+        lib->role = SMC_ROLE_MAIN;
+        if (lib->distribution == SMC_NONE) continue;
+        if (alternative_cuda(lib->path, &k, &rest)) {
+            for (size_t o = 0; o < in->library_count; o++)
+                if (o != l && in->libraries[o].distribution == lib->distribution &&
+                    same_choice(lib->path, in->libraries[o].path))
+                    lib->role = SMC_ROLE_ALTERNATIVE;
+            if (lib->role == SMC_ROLE_ALTERNATIVE) continue;
+        }
+        if (strstr(lib->path, ".libs/") || vendor_name(base_name(lib->path)))
+            lib->role = SMC_ROLE_VENDORED;
+    }
+    /* A distribution made only of "vendored" libraries ships them as its own (nvidia-cublas). */
+    for (size_t d = 0; d < in->distribution_count; d++) {
+        bool own = false;
+        for (size_t l = 0; l < in->library_count; l++)
+            own |= in->libraries[l].distribution == d && in->libraries[l].role != SMC_ROLE_VENDORED &&
+                   in->libraries[l].container_count;
+        for (size_t l = 0; !own && l < in->library_count; l++)
+            if (in->libraries[l].distribution == d) in->libraries[l].role = SMC_ROLE_MAIN;
+    }
+}
+
+/* The CUDA of the installed torch (version.py, or the local version "cu121"), as the _cudaNNN
+ * digits name it (121), or 0. */
+static unsigned torch_cuda(const smc_input *in)
+{
+    for (size_t d = 0; d < in->distribution_count; d++) {
+        const smc_distribution *dist = &in->distributions[d];
+        if (!dist->name || strcmp(dist->name, "torch") != 0) continue;
+        unsigned major = 0, minor = 0;
+        if (dist->cuda && sscanf(dist->cuda, "%u.%u", &major, &minor) == 2) return major * 10 + minor;
+        if (dist->local_version && sscanf(dist->local_version, "cu%u", &major) == 1) return major;
+    }
+    return 0;
+}
+
+/* Folds one library's status for target t into a roll-up. */
+static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *any, bool *gated)
+{
+    const smc_library *lib = &in->libraries[l];
+    if (t >= lib->judgement_count) return;
+    smc_lib_status s = lib->judgements[t].status;
+    *any = true;
+    if (s == SMC_STATUS_GATED) return;
+    *gated = false;
+    bool vendored = lib->role == SMC_ROLE_VENDORED && rank(s) > rank(SMC_STATUS_PARTIAL);
+    if (vendored) s = SMC_STATUS_PARTIAL;
+    if (rank(s) > rank(r->status) || (r->library == SMC_NONE && rank(s) == rank(r->status))) {
+        r->status = s;
+        r->library = l;
+        r->vendored = vendored;
+    }
+}
+
+/* A group of libraries (a distribution's, or one unowned library) for target t: the worst of
+ * its own code and of each choice of alternatives, vendored libraries counting as partial at
+ * worst, gated ones not at all, unless every library is gated: then it cannot run (none). */
+static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t, unsigned torch)
+{
+    smc_rollup r = {.status = SMC_STATUS_OK, .library = SMC_NONE};
+    bool any = false, gated = true;
+    bool *done = calloc(in->library_count ? in->library_count : 1, sizeof *done);
+    for (size_t l = 0; done && l < in->library_count; l++) {
+        const smc_library *lib = &in->libraries[l];
+        if (done[l] || (only != SMC_NONE ? l != only : lib->distribution != dist)) continue;
+        done[l] = true;
+        if (lib->role != SMC_ROLE_ALTERNATIVE || only != SMC_NONE) {
+            fold(&r, in, l, t, &any, &gated);
+            continue;
+        }
+        /* One choice: the alternative torch's CUDA picks, else the best of them. */
+        size_t pick = SMC_NONE, best = SMC_NONE, serving = 0, choices = 0;
+        for (size_t o = l; o < in->library_count; o++) {
+            const smc_library *alt = &in->libraries[o];
+            if (alt->distribution != dist || (o != l && !same_choice(lib->path, alt->path))) continue;
+            done[o] = true;
+            if (t >= alt->judgement_count) continue;
+            choices++;
+            int s = rank(alt->judgements[t].status);
+            serving += s <= rank(SMC_STATUS_JIT);
+            if (best == SMC_NONE || s < rank(in->libraries[best].judgements[t].status)) best = o;
+            size_t k;
+            const char *rest;
+            if (torch && alternative_cuda(alt->path, &k, &rest) == torch) pick = o;
+        }
+        if (best == SMC_NONE) continue;
+        smc_rollup before = r;
+        fold(&r, in, pick != SMC_NONE ? pick : best, t, &any, &gated);
+        if (r.library != before.library) {
+            r.serving = serving;
+            r.choices = choices;
+            r.chosen = pick != SMC_NONE;
+        }
+    }
+    free(done);
+    if (!any) r.status = SMC_STATUS_NO_CODE;
+    else if (gated) {
+        r.status = SMC_STATUS_NONE;
+        r.all_gated = true;
+    }
+    return r;
+}
+
 static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n,
                               int driver_cuda)
 {
-    free(in->statuses);
-    if (!(in->statuses = calloc(n ? n : 1, sizeof *in->statuses))) return SMC_ERR_NOMEM;
-    in->status_count = n;
     for (size_t l = 0; l < in->library_count; l++) {
         smc_library *lib = &in->libraries[l];
         for (size_t i = 0; i < lib->judgement_count; i++)
@@ -325,26 +624,44 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         lib->judgements = NULL;
         lib->judgement_count = 0;
         if (!lib->container_count) continue; /* only findings: nothing to judge */
-        if (!(lib->judgements = calloc(n, sizeof *lib->judgements))) return SMC_ERR_NOMEM;
-        lib->judgement_count = n;
+        lists sets;
+        smc_status st = lists_of(lib, &sets);
+        if (st == SMC_OK && !(lib->judgements = calloc(n ? n : 1, sizeof *lib->judgements)))
+            st = SMC_ERR_NOMEM;
+        if (st == SMC_OK) lib->judgement_count = n;
         unsigned wheel = distribution_major(in, lib);
-        for (size_t t = 0; t < n; t++) {
-            smc_status st = judge_one(lib, &targets[t], driver_cuda, wheel, &lib->judgements[t]);
-            if (st != SMC_OK) return st;
-            if (lib->judgements[t].status > in->statuses[t])
-                in->statuses[t] = lib->judgements[t].status;
-        }
+        for (size_t t = 0; t < n && st == SMC_OK; t++)
+            st = judge_one(lib, &targets[t], driver_cuda, wheel, &sets, &lib->judgements[t]);
+        free(sets.group);
+        if (st != SMC_OK) return st;
     }
-    /* A distribution takes the worst status of its libraries. */
+    assign_roles(in);
+    unsigned torch = torch_cuda(in);
     for (size_t k = 0; k < in->distribution_count; k++) {
         smc_distribution *d = &in->distributions[k];
-        free(d->statuses);
-        if (!(d->statuses = calloc(n ? n : 1, sizeof *d->statuses))) return SMC_ERR_NOMEM;
-        for (size_t i = 0; i < d->library_count; i++) {
-            const smc_library *lib = &in->libraries[d->libraries[i]];
-            for (size_t t = 0; t < n && t < lib->judgement_count; t++)
-                if (lib->judgements[t].status > d->statuses[t])
-                    d->statuses[t] = lib->judgements[t].status;
+        free(d->verdicts);
+        if (!(d->verdicts = calloc(n ? n : 1, sizeof *d->verdicts))) return SMC_ERR_NOMEM;
+        for (size_t t = 0; t < n; t++)
+            d->verdicts[t] = roll(in, k, SMC_NONE, t, torch);
+    }
+    /* An input: the worst of its distributions and of the libraries none claims; none when
+     * nothing could be read at all. */
+    free(in->verdicts);
+    in->verdicts = NULL;
+    in->verdict_count = 0;
+    if (in->error_count && !in->library_count && !in->distribution_count) return SMC_OK;
+    if (!(in->verdicts = calloc(n ? n : 1, sizeof *in->verdicts))) return SMC_ERR_NOMEM;
+    in->verdict_count = n;
+    for (size_t t = 0; t < n; t++) {
+        smc_rollup *r = &in->verdicts[t];
+        *r = (smc_rollup){.status = SMC_STATUS_NO_CODE, .library = SMC_NONE};
+        for (size_t k = 0; k < in->distribution_count; k++)
+            if (rank(in->distributions[k].verdicts[t].status) > rank(r->status))
+                *r = in->distributions[k].verdicts[t];
+        for (size_t l = 0; l < in->library_count; l++) {
+            if (in->libraries[l].distribution != SMC_NONE) continue;
+            smc_rollup one = roll(in, SMC_NONE, l, t, torch);
+            if (rank(one.status) > rank(r->status)) *r = one;
         }
     }
     return SMC_OK;
@@ -355,14 +672,20 @@ smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targe
 {
     if ((n && !inputs) || (target_count && !targets)) return SMC_ERR_ARG;
     for (size_t t = 0; overall && t < target_count; t++)
-        overall[t] = SMC_STATUS_OK;
+        overall[t] = SMC_STATUS_NO_CODE;
     for (size_t i = 0; i < n; i++) {
         smc_status st = judge_input(inputs[i], targets, target_count, driver_cuda);
         if (st != SMC_OK) return st;
-        for (size_t t = 0; overall && t < target_count; t++)
-            if (inputs[i]->statuses[t] > overall[t]) overall[t] = inputs[i]->statuses[t];
+        for (size_t t = 0; overall && t < inputs[i]->verdict_count; t++)
+            if (rank(inputs[i]->verdicts[t].status) > rank(overall[t]))
+                overall[t] = inputs[i]->verdicts[t].status;
     }
     return SMC_OK;
+}
+
+bool smc_status_fails(smc_lib_status s, smc_lib_status gate)
+{
+    return s != SMC_STATUS_NO_CODE && rank(s) >= rank(gate);
 }
 
 const char *smc_verdict_str(smc_verdict v)
@@ -376,8 +699,9 @@ const char *smc_verdict_str(smc_verdict v)
 const char *smc_cause_str(smc_cause c)
 {
     static const char *const names[SMC_CAUSE_COUNT] = {
-        "loads", "nothing-to-judge", "ptx-jit", "arch", "tegra", "cubin-abi", "ptx-isa",
-        "built-newer",
+        "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
+        "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "gated",
+        "driver-gpu",
     };
     return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
 }
@@ -391,8 +715,12 @@ const char *smc_lib_status_str(smc_lib_status s)
         return "jit";
     case SMC_STATUS_PARTIAL:
         return "partial";
+    case SMC_STATUS_GATED:
+        return "gated";
     case SMC_STATUS_NONE:
         return "none";
+    case SMC_STATUS_NO_CODE:
+        return "no-device-code";
     }
     return "unknown";
 }

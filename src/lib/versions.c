@@ -58,6 +58,23 @@ int smc_cuda_for_ptx_isa(unsigned major, unsigned minor)
     return major >= 9 ? (int)((major + 4) * 1000 + minor * 10) : 0;
 }
 
+int smc_cuda_for_arch(unsigned cc)
+{
+    /* The first CUDA release whose driver runs a GPU of this architecture (cuda-compat.md §3.1;
+     * "≤ 7.0" taken as 7.0). */
+    static const struct {
+        unsigned short cc, cuda;
+    } first[] = {
+        {30, 70},  {32, 70},  {35, 70},   {37, 70},   {50, 70},   {52, 70},   {53, 70},
+        {60, 80},  {61, 80},  {62, 80},   {70, 90},   {72, 91},   {75, 100},  {80, 110},
+        {86, 111}, {87, 114}, {88, 130},  {89, 118},  {90, 118},  {100, 128}, {101, 128},
+        {103, 129}, {107, 134}, {110, 130}, {120, 128}, {121, 129},
+    };
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+        if (first[i].cc == cc) return first[i].cuda / 10 * 1000 + first[i].cuda % 10 * 10;
+    return 0;
+}
+
 int smc_driver_branch_for_cuda(int cuda)
 {
     unsigned short v = short_cuda(cuda);

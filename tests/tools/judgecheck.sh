@@ -6,7 +6,8 @@
 # driver (SMCHECK_LIBCUDA=/nonexistent, so no local driver takes part), and
 # compares the status and containers_by_verdict of every library x target.
 # Prints one line per difference (or "ok" per library and driver setting),
-# checks the exit status (1 exactly when some library is none; 2 not checked),
+# checks the exit status (1 exactly when some library is none, or gated: with no distribution
+# to own it, a library of only gated code cannot run at all; 2 not checked),
 # then "N passed, M failed"; exits 1 on any difference.
 # Environment: JUDGECHECK_TARGETS and JUDGECHECK_DRIVERS ("none 12.8 13.0")
 # override the lists.
@@ -93,7 +94,8 @@ for d in drivers:
     # DESIGN.md: exit 1 exactly when some library is none (default --fail-on
     # none); 2 (unreadable or malformed input) beats 1, so only 0/1 are checked
     rc = int(open(os.path.join(tmp, "smcheck.%s.rc" % d)).read())
-    want = 1 if any(v["status"] == "none" for l in ref["libraries"] for v in l["verdicts"]) else 0
+    want = 1 if any(v["status"] in ("none", "gated")
+                    for l in ref["libraries"] for v in l["verdicts"]) else 0
     if rc in (0, 1) and rc != want:
         failed += 1
         print("exit status [driver %s]: FAIL smcheck %d, expected %d" % (d, rc, want))

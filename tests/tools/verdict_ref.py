@@ -27,6 +27,11 @@ The rules, as applied here:
   (ABI v2, CUDA 13) is unusable (none) on a driver < 13.0; a library that
   needs libcudart.so.N with N*1000 > the driver's version has every container
   that would otherwise count judged none.
+* issue 9: PTX is for its text's .target/.version; a cubin of entry version 1.8 is CUDA 13's
+  only below sm_100 or when its .note.nv.tkinfo says 13.x; the build's CUDA also from the
+  notes; no driver older than the first CUDA for the GPU runs it (all counted none); a library
+  of gated containers only is "gated"; more than half of the counted containers sharing one
+  failing architecture list make it "none".
 * container: best of its images (native > compatible > jit > jit-blocked >
   none); __nv_relfatbin -> relocatable; no images or only LTO IR ->
   no-kernels; failing and every non-LTO image an a/f variant that fails only
@@ -211,13 +216,27 @@ def dt_needed(buf, base, size, elf):
 # Fatbin containers (fatbin-format §2, §3)
 
 class Entry:
-    __slots__ = ("kind", "arch", "flags", "major", "minor", "payload", "stored", "usize")
+    __slots__ = ("kind", "arch", "flags", "major", "minor", "payload", "stored", "usize",
+                 "text", "release")
 
     def variant(self):
         return "a" if self.flags & FLAG_A else "f" if self.flags & FLAG_F else ""
 
     def token(self):
         return "%s%d%s" % ({1: "compute_", 2: "sm_", 8: "lto_"}[self.kind], self.arch, self.variant())
+
+    # What a PTX image is for: the .target and .version lines of its text when read (issue 9:
+    # the text wins over the entry's flags), else the entry's fields.
+    def eff_arch(self):
+        return self.text[0] if self.kind == KIND_PTX and self.text else self.arch
+
+    def eff_variant(self):
+        return self.text[1] if self.kind == KIND_PTX and self.text else self.variant()
+
+    def eff_isa(self):
+        if self.kind == KIND_PTX and self.text and self.text[2]:
+            return self.text[2]
+        return (self.major, self.minor)
 
 
 class Container:
@@ -261,6 +280,8 @@ def parse_container(buf, p, limit):
         en.stored = csize if en.flags & (FLAG_LZ4 | FLAG_ZSTD) else ps
         if en.stored > ps:
             en.stored = ps
+        en.text = None
+        en.release = None
         entries.append(en)
         e += hs + ps
     return end, entries
@@ -344,7 +365,8 @@ def scan_elf(buf, base, size, path, do_search):
         en.arch = (elf["flags"] >> 8) & 0xff if v2 else elf["flags"] & 0xff
         en.flags = FLAG_A if (not v2 and elf["flags"] & 0x800) else 0
         en.major, en.minor = 1, (8 if v2 else 7)
-        en.payload, en.stored, en.usize = base, size, 0
+        en.payload, en.stored, en.usize = base, size, size
+        en.text, en.release = None, None
         lib.add(Container("<cubin>", base, [en], bare=True), base + size)
         return lib
     end = base + size
@@ -515,6 +537,77 @@ def check_kernel_free(lib, containers):
 
 
 # ----------------------------------------------------------------------------
+# What the payloads say (cuda-compat §5.2 corrections: .note.nv.tkinfo, PTX .target/.version)
+
+PTX_TARGET = re.compile(rb"^[ \t]*\.target[ \t]+sm_(\d+)([af]?)", re.M)
+PTX_VERSION = re.compile(rb"^[ \t]*\.version[ \t]+(\d+)\.(\d+)", re.M)
+RELEASE = re.compile(rb"release (\d+)\.(\d)")
+
+
+def decode(lib, entries):
+    """Payloads of entries, decompressed (None where that fails), as a list."""
+    buf, out, zs = lib.buf, [None] * len(entries), []
+    for i, en in enumerate(entries):
+        raw = bytes(buf[en.payload:en.payload + en.stored])
+        if en.flags & FLAG_ZSTD:
+            zs.append((i, raw, en.usize))
+        elif en.flags & FLAG_LZ4:
+            try:
+                out[i] = lz4_block(raw, en.usize)
+            except ParseError:
+                out[i] = None
+        else:
+            out[i] = raw
+    for start in range(0, len(zs), 512):
+        part = zs[start:start + 512]
+        for (i, _, _), data in zip(part, zstd_many([(r, u) for _, r, u in part])):
+            out[i] = data
+    return out
+
+
+def read_ptx_text(lib):
+    """Every PTX image's (arch, variant, (major, minor) or None) from its header lines."""
+    ptx = [en for c in lib.containers for en in c.entries if en.kind == KIND_PTX]
+    for en, data in zip(ptx, decode(lib, ptx)):
+        if data is None:
+            continue
+        head = data.split(b".entry", 1)[0]
+        t, v = PTX_TARGET.search(head), PTX_VERSION.search(head)
+        if t:
+            en.text = (int(t.group(1)), t.group(2).decode(),
+                       (int(v.group(1)), int(v.group(2))) if v else None)
+
+
+def cubin_release(lib, entries):
+    """Fill en.release ((major, minor) or False) of the cubins from their .note.nv.tkinfo."""
+    todo = [en for en in entries if en.kind == KIND_ELF and en.release is None]
+    for en, data in zip(todo, decode(lib, todo)):
+        en.release = False
+        if data is None:
+            continue
+        try:
+            elf = elf_parse(data, 0, len(data))
+        except (ParseError, struct.error):
+            continue
+        for name, t, o, sz, _ in elf["secs"]:
+            if name == ".note.nv.tkinfo" and t != SHT_NOBITS:
+                m = RELEASE.search(bytes(data[o:o + sz]))
+                if m:
+                    en.release = (int(m.group(1)), int(m.group(2)))
+
+
+def cuda13_format(lib, en):
+    """A cubin in CUDA 13's format: entry version 1.8 below sm_100, or one whose ptxas is 13.x
+    (CUDA 12.8/12.9 write version 1.8 for Blackwell too)."""
+    if en.kind != KIND_ELF or (en.major, en.minor) != (1, 8):
+        return False
+    if en.arch < 100:
+        return True
+    cubin_release(lib, [en])
+    return bool(en.release) and en.release >= (13, 0)
+
+
+# ----------------------------------------------------------------------------
 # The rules
 
 def max_isa(driver):
@@ -529,8 +622,8 @@ def arch_runs(en, cc):
     """Whether the image may run on CC cc judged by architecture alone, and
     the verdict it would have then."""
     M, N = cc
-    X, Y = divmod(en.arch, 10)
-    v = en.variant()
+    X, Y = divmod(en.eff_arch(), 10)
+    v = en.eff_variant()
     if v == "a":
         ok = (X, Y) == (M, N)
     elif v == "f":
@@ -543,7 +636,7 @@ def arch_runs(en, cc):
         else:
             ok = X == M and N >= Y
     else:
-        ok = M * 10 + N >= en.arch
+        ok = M * 10 + N >= en.eff_arch()
     if not ok:
         return False, "none"
     if en.kind == KIND_PTX:
@@ -551,20 +644,20 @@ def arch_runs(en, cc):
     return True, "native" if (X, Y) == (M, N) else "compatible"
 
 
-def image_verdict(en, cc, driver):
+def image_verdict(lib, en, cc, driver):
     """(verdict, fails_by_arch) for one non-LTO image."""
     ok, v = arch_runs(en, cc)
     if not ok:
         return "none", True
     if driver is not None:
-        if en.kind == KIND_PTX and (en.major, en.minor) > max_isa(driver):
+        if en.kind == KIND_PTX and en.eff_isa() > max_isa(driver):
             return "jit-blocked", False
-        if en.kind == KIND_ELF and (en.major, en.minor) == (1, 8) and driver < (13, 0):
+        if driver < (13, 0) and cuda13_format(lib, en):
             return "none", False
     return v, False
 
 
-def prelim(c, cc, driver):
+def prelim(lib, c, cc, driver):
     """Verdict before the kernel check: a final verdict, or ('?', best) when
     the container fails and might hold no kernels."""
     if c.section == RELFATBIN:
@@ -572,24 +665,35 @@ def prelim(c, cc, driver):
     imgs = [en for en in c.entries if en.kind != KIND_IR]
     if not imgs:
         return "no-kernels"
-    res = [image_verdict(en, cc, driver) for en in imgs]
+    res = [image_verdict(lib, en, cc, driver) for en in imgs]
     best = min((v for v, _ in res), key=RANK.get)
     if best in WORKS:
         return best
-    if all(en.variant() for en in imgs) and all(by_arch for _, by_arch in res):
+    if all(en.eff_variant() for en in imgs) and all(by_arch for _, by_arch in res):
         return "gated"
     if any(en.kind == KIND_PTX for en in imgs):
         return best
     return "?" + best
 
 
-def library_status(counts):
+def library_status(counts, lists=None):
+    """lists: for the counted containers, (architecture list, fails) pairs. The rule of issue 9:
+    none when more than half of them share one list and it fails (the library is built for
+    other GPUs, whatever a few other containers do)."""
     counted = sum(counts[v] for v in COUNTED)
     failing = counts["none"] + counts["jit-blocked"]
     if counted == 0:
-        return "ok"
+        return "gated" if counts["gated"] else "ok"
     if failing == counted:
         return "none"
+    if lists:
+        by = {}
+        for key, fails in lists:
+            n, f = by.get(key, (0, False))
+            by[key] = (n + 1, f or fails)
+        n, f = max(by.values(), key=lambda nf: nf[0])
+        if 2 * n > counted and f:
+            return "none"
     if failing:
         return "partial"
     if counts["jit"]:
@@ -598,41 +702,63 @@ def library_status(counts):
 
 
 def built_too_new(lib, driver):
-    """Issue 3 item 5, cuda-compat §5.2: a library built by CUDA 13 (a cubin of entry
-    version 1.8, PTX ISA 9.x, or DT_NEEDED libcudart.so.13) cannot run on a driver
-    older than 13.0 at all; likewise libcudart.so.N for any N above the driver's."""
+    """cuda-compat §5.2 (corrected): a library whose build is newer than the driver's major cannot
+    run at all. The build's CUDA: the ptxas release of its cubins (.note.nv.tkinfo), CUDA 13 for
+    a cubin of entry version 1.8 below sm_100 or PTX ISA 9.x, CUDA N for DT_NEEDED
+    libcudart.so.N; the newest of them."""
     if driver is None:
         return False
-    dv = driver[0] * 1000 + driver[1] * 10
     built = 0
-    for c in lib.containers:
-        for en in c.entries:
-            if en.kind == KIND_ELF and (en.major, en.minor) == (1, 8):
-                built = 13
-            elif en.kind == KIND_PTX and en.major >= 9:
-                built = 13
+    entries = [en for c in lib.containers for en in c.entries]
+    for en in entries:
+        if en.kind == KIND_ELF and (en.major, en.minor) == (1, 8) and en.arch < 100:
+            built = 13
+        elif en.kind == KIND_PTX and en.eff_isa()[0] >= 9:
+            built = 13
     for n in lib.needed:
         m = re.match(r"^libcudart\.so\.(\d+)", n)
         if m:
             built = max(built, int(m.group(1)))
-    return built * 1000 > dv
+    if built <= driver[0] and driver < (13, 0):  # only the notes can say more
+        cubin_release(lib, entries)
+        for en in entries:
+            if en.kind == KIND_ELF and en.release:
+                built = max(built, en.release[0])
+    return built > driver[0]
+
+
+# cuda-compat §3.1: the first CUDA release for each architecture ("<=7.0" read as 7.0); no older
+# driver runs such a GPU.
+FIRST_CUDA = {(3, 0): (7, 0), (3, 2): (7, 0), (3, 5): (7, 0), (3, 7): (7, 0), (5, 0): (7, 0),
+              (5, 2): (7, 0), (5, 3): (7, 0), (6, 0): (8, 0), (6, 1): (8, 0), (6, 2): (8, 0),
+              (7, 0): (9, 0), (7, 2): (9, 1), (7, 5): (10, 0), (8, 0): (11, 0), (8, 6): (11, 1),
+              (8, 7): (11, 4), (8, 8): (13, 0), (8, 9): (11, 8), (9, 0): (11, 8),
+              (10, 0): (12, 8), (10, 1): (12, 8), (10, 3): (12, 9), (10, 7): (13, 4),
+              (11, 0): (13, 0), (12, 0): (12, 8), (12, 1): (12, 9)}
 
 
 def judge(lib, targets, driver):
-    pre = [[prelim(c, cc, driver) for c in lib.containers] for cc in targets]
+    read_ptx_text(lib)
+    pre = [[prelim(lib, c, cc, driver) for c in lib.containers] for cc in targets]
     need = {i for row in pre for i, v in enumerate(row) if v.startswith("?")}
     check_kernel_free(lib, [lib.containers[i] for i in sorted(need)])
     too_new = built_too_new(lib, driver)
     out = []
     for t, row in enumerate(pre):
+        old_gpu = driver is not None and FIRST_CUDA.get(targets[t], (0, 0)) > driver
         counts = {v: 0 for v in VERDICTS}
+        lists = []
         for i, v in enumerate(row):
             if v.startswith("?"):
                 v = "no-kernels" if lib.containers[i].kernel_free else v[1:]
-            if too_new and v in COUNTED:
+            if (too_new or old_gpu) and v in COUNTED:
                 v = "none"
             counts[v] += 1
-        out.append({"target": t, "status": library_status(counts),
+            if v in COUNTED:
+                key = tuple(sorted({en.token() for en in lib.containers[i].entries
+                                    if en.kind != KIND_IR}))
+                lists.append((key, v in FAILS))
+        out.append({"target": t, "status": library_status(counts, lists),
                     "containers_by_verdict": counts})
     return out
 
