@@ -449,6 +449,43 @@ def make_envs(out, emit):
     os.chmod(os.path.join(root, "secret"), 0)
     emit(root)
 
+    # rollup_env/: torch built for CUDA 11.8, and a distribution with alternatives of which the
+    # one for torch's CUDA is loaded (bitsandbytes' shape).
+    root = os.path.join(out, "rollup_env")
+    site = venv(root, "3.12")
+    install_dist(site, "torch", "2.0.0+cu118", {"torch/__init__.py": b"",
+                                                "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so")})
+    install_dist(site, "alt", "1.0", alt_files())
+    emit(root)
+
+
+def alt_files():
+    """A library built once per CUDA, one loaded at run time: cuda118 for old GPUs only, cuda128
+    for the newer ones."""
+    return {"alt/__init__.py": b"", "alt/libalt_cuda118.so": fixture("gen/old.cubin"),
+            "alt/libalt_cuda128.so": fixture("gen/cuda128.so")}
+
+
+def make_rollup_wheels(out, emit):
+    """Wheels whose status is not simply their worst library's (issue 9's roll-up)."""
+    tag = "py3-none-manylinux_2_28_x86_64"
+    # vend: its own code, and a vendored library (auditwheel's vend.libs/) built for old GPUs.
+    p = os.path.join(out, "vend-1.0-%s.whl" % tag)
+    wheel(p, "vend", "1.0", tag, {"vend/__init__.py": b"", "vend/_C.so": fixture("gen/cuda128.so"),
+                                  "vend.libs/libcusparseLt-1a2b3c4d.so.0": fixture("gen/old.cubin")})
+    emit(p)
+    p = os.path.join(out, "alt-1.0-%s.whl" % tag)
+    wheel(p, "alt", "1.0", tag, alt_files())
+    emit(p)
+    # gated: its own code and a FlashAttention-3-like sm_90a library; gatedonly: only that.
+    p = os.path.join(out, "gated-1.0-%s.whl" % tag)
+    wheel(p, "gated", "1.0", tag, {"gated/_C.so": fixture("gen/cuda128.so"),
+                                   "gated/_flash_sm90a.so": fixture("gen/gated_only.so")})
+    emit(p)
+    p = os.path.join(out, "gatedonly-1.0-%s.whl" % tag)
+    wheel(p, "gatedonly", "1.0", tag, {"gatedonly/_flash_sm90a.so": fixture("gen/gated_only.so")})
+    emit(p)
+
 
 def remove_tree(path):
     if not os.path.lexists(path):
@@ -480,6 +517,7 @@ def main(argv):
         print("%s %s%s" % (kind, os.path.relpath(p, out), size))
 
     make_wheels(out, emit)
+    make_rollup_wheels(out, emit)
     make_envs(out, emit)
     return 0
 

@@ -56,6 +56,7 @@ def main():
                        capture_output=True)
         wheels(out)
         environments(out)
+        rollups(out)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", out])
         shutil.rmtree(out, ignore_errors=True)
@@ -283,6 +284,56 @@ def environments(out):
           "venv text report: grouped by distribution, then the unowned")
     rc, text, err = run("scan", os.path.join(out, "conda"))
     check("[cudatoolkit 12.4.1] conda" in text, "conda text report names the conda package")
+
+
+def judged(path, gpus, *extra):
+    rc, out, err = run("--gpu", gpus, "--format", "json", *extra, path)
+    return rc, json.loads(out)
+
+
+def dist_status(doc, name):
+    inp = doc["inputs"][0]
+    for d in inp.get("distributions", []):
+        if d["name"] == name:
+            return [v["status"] for v in d["verdicts"]], d["verdicts"]
+    return None, None
+
+
+def rollups(out):
+    """Issue 9's roll-up: a distribution is judged by its own code; vendored libraries make it
+    partial at worst, alternatives are one choice, gated libraries do not count unless they are
+    all it has; the exit status follows the distributions."""
+    tag = "py3-none-manylinux_2_28_x86_64"
+    rc, doc = judged(os.path.join(out, "vend-1.0-%s.whl" % tag), "9.0")
+    st, vs = dist_status(doc, "vend")
+    lib = {l["path"].split("!")[1]: l for l in doc["inputs"][0]["libraries"]}
+    check(lib["vend.libs/libcusparseLt-1a2b3c4d.so.0"]["verdicts"][0]["status"] == "none" and
+          lib["vend.libs/libcusparseLt-1a2b3c4d.so.0"]["role"] == "vendored" and
+          st == ["partial"] and vs[0]["vendored"] and rc == 0,
+          "a vendored library that cannot run makes its distribution partial, not none (exit 0)")
+    rc, doc = judged(os.path.join(out, "alt-1.0-%s.whl" % tag), "9.0,6.1")
+    st, vs = dist_status(doc, "alt")
+    check(st == ["ok", "none"] and vs[0]["alternatives"] == {"choices": 2, "serving": 1,
+                                                                   "chosen_by_torch": False},
+          "alternatives in a lone wheel: the best that serves the GPU (%s)" % st)
+    rc, doc = judged(os.path.join(out, "rollup_env"), "9.0")
+    st, vs = dist_status(doc, "alt")
+    check(st == ["none"] and vs[0]["alternatives"]["chosen_by_torch"] and rc == 1 and
+          vs[0]["library"].endswith("libalt_cuda118.so"),
+          "alternatives in an environment: the one torch's CUDA (cu118) picks, which is none (exit 1)")
+    rc, doc = judged(os.path.join(out, "gated-1.0-%s.whl" % tag), "8.0")
+    st, vs = dist_status(doc, "gated")
+    lib = {l["path"].split("!")[1]: l for l in doc["inputs"][0]["libraries"]}
+    check(lib["gated/_flash_sm90a.so"]["verdicts"][0]["status"] == "gated" and st == ["ok"] and
+          rc == 0, "a gated library beside the distribution's own code does not fail it")
+    rc, doc = judged(os.path.join(out, "gatedonly-1.0-%s.whl" % tag), "8.0,9.0")
+    st, vs = dist_status(doc, "gatedonly")
+    check(st == ["none", "ok"] and vs[0]["all_gated"] and rc == 1,
+          "a distribution whose every library is gated cannot run: none on 8.0, ok on 9.0 (exit 1)")
+    rc, doc = judged(os.path.join(out, "nodevice-2.0-py3-none-any.whl"), "9.0")
+    st, _ = dist_status(doc, "nodevice")
+    check(st == ["no-device-code"] and doc["overall"][0]["status"] == "no-device-code" and rc == 0,
+          "a wheel without device code: no device code, not ok (exit 0)")
 
 
 if __name__ == "__main__":

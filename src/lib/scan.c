@@ -300,12 +300,18 @@ static bool zip_file(const char *path, bool nofollow)
 static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_options *opt,
                            smc_item **items, size_t *n)
 {
-    if (!it->error && (direct || zip_named(it->path)) && zip_file(it->path, it->nofollow)) {
+    bool named = zip_named(it->path);
+    if (!it->error && (direct || named) && zip_file(it->path, it->nofollow)) {
         smc_status st = smc_wheel_plan(in, it->path, it, opt, items, n);
         if (direct && st == SMC_OK) in->kind = SMC_INPUT_WHEEL;
         free(it->path);
         free(it->error);
         return st;
+    }
+    /* A wheel that is no zip archive is a broken input, not a file without device code. */
+    if (!it->error && named && !(it->error = smc_strdup("named like a wheel, but not a zip archive"))) {
+        free(it->path);
+        return SMC_ERR_NOMEM;
     }
     smc_item *slot = smc_push(items, *n, sizeof *slot);
     if (!slot) {

@@ -197,15 +197,22 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
     size_t len = 0, shown = 0;
     *has_ptx = false;
     out[0] = '\0';
+    char last[SMC_TOKEN_MAX] = "";
     for (size_t i = 0; i < k; i++) {
-        if (i && smc_image_compare(&v[i - 1], &v[i]) == 0) continue;
+        /* PTX by what its text says it is for (compute_90a for ".target sm_90a"). */
+        smc_image eff = *v[i];
+        eff.arch = arch_of(v[i]);
+        eff.variant = variant_of(v[i]);
+        char tok[SMC_TOKEN_MAX];
+        smc_image_token(&eff, tok);
+        if (strcmp(tok, last) == 0) continue;
+        memcpy(last, tok, sizeof tok);
         *has_ptx |= v[i]->kind == SMC_IMAGE_PTX;
         if (shown == 12) {
             len += (size_t)sprintf(out + len, " ...");
             shown++;
         } else if (shown < 12) {
-            char tok[SMC_TOKEN_MAX];
-            len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", smc_image_token(v[i], tok));
+            len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", tok);
             shown++;
         }
     }
