@@ -248,10 +248,11 @@ static void test_find(void)
     CHECK(smc_fatbin_at(b.b, b.n, 40) && !smc_fatbin_at(b.b, 44, 40));
 }
 
-static bool count_at(void *ctx, size_t at)
+static bool count_at(void *ctx, size_t at, bool also)
 {
     size_t *n = ctx;
-    *n += at == 3 || at == 41 ? 1 : 100; /* only where the headers are */
+    /* only where the headers are, and the needle at 60 */
+    *n += (!also && (at == 3 || at == 41)) || (also && at == 60) ? 1 : 100;
     return true;
 }
 
@@ -259,16 +260,23 @@ static void test_scan_any_offset(void)
 {
     buf b = {0};
     b.n = 3;
-    size_t c = container(&b); /* at 3: no alignment */
+    container(&b); /* at 3: no alignment */
     b.n = 41;
     container(&b);
-    (void)c;
+    memcpy(b.b + 60, "libcudart.so.12", 16);
+    b.n = 80;
     size_t n = 0;
-    smc_fatbin_scan(b.b, b.n, count_at, &n);
+    smc_fatbin_scan(b.b, b.n, NULL, 0, count_at, &n);
     CHECK(n == 2);
     n = 0;
-    smc_fatbin_scan(b.b, 10, count_at, &n); /* a header must lie whole in the bytes */
+    smc_fatbin_scan(b.b, b.n, (const uint8_t *)"libcudart.so.", 13, count_at, &n);
+    CHECK(n == 3);
+    n = 0;
+    smc_fatbin_scan(b.b, 10, NULL, 0, count_at, &n); /* a header must lie whole in the bytes */
     CHECK(n == 0);
+    n = 0;
+    smc_fatbin_scan(b.b + 60, 12, (const uint8_t *)"libcudart.so.", 13, count_at, &n);
+    CHECK(n == 0); /* and the needle too */
 }
 
 static void test_walk(void)

@@ -131,7 +131,7 @@ static void usage(FILE *f)
     fputs("\n"
           "exit status:\n"
           "  0   nothing fails the gate (always, when judging the representative matrix)\n"
-          "  1   some library is 'none' for some target (or worse than --fail-on allows)\n"
+          "  1   some input is 'none' for some target (or worse than --fail-on allows)\n"
           "  2   some input could not be read, or a library holds malformed device code\n"
           "  64  usage error\n",
           f);
@@ -572,8 +572,9 @@ int main(int argc, char **argv)
     }
     size_t n = (size_t)npaths;
     smc_lib_status *overall = calloc(ntargets ? ntargets : 1, sizeof *overall);
-    st = overall ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)
-                 : SMC_ERR_NOMEM;
+    st = !overall  ? SMC_ERR_NOMEM
+         : ntargets ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)
+                    : SMC_OK; /* scan: nothing to judge */
     if (st != SMC_OK) {
         fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
         for (size_t i = 0; i < n; i++)

@@ -51,36 +51,46 @@ uint64_t smc_fatbin_find(const uint8_t *buf, uint64_t from, uint64_t to)
     return to;
 }
 
-/* Sixteen positions at a time: the first two bytes of the magic side by side, then the whole
- * 8-byte prefix where both match. GCC and clang vector extensions: SSE2 or NEON, and portable C
+/* Sixteen positions at a time: the first two bytes of each needle side by side, then the whole
+ * needle where they match. GCC and clang vector extensions: SSE2 or NEON, and portable C
  * elsewhere. Streamed bytes are searched this way (at every offset, since the layout that says
- * where containers may start comes last), so it must run near memory speed. */
+ * where containers may start comes last), so it must run near memory speed: one pass for both
+ * needles. */
 typedef uint8_t v16 __attribute__((vector_size(16)));
 
-void smc_fatbin_scan(const uint8_t *buf, size_t len, bool (*found)(void *ctx, size_t at),
-                     void *ctx)
+void smc_fatbin_scan(const uint8_t *buf, size_t len, const uint8_t *also, size_t also_len,
+                     bool (*found)(void *ctx, size_t at, bool also), void *ctx)
 {
-    v16 m0, m1;
+    v16 m0, m1, a0, a1;
     memset(&m0, header_prefix[0], sizeof m0);
     memset(&m1, header_prefix[1], sizeof m1);
+    memset(&a0, also_len >= 2 ? also[0] : header_prefix[0], sizeof a0);
+    memset(&a1, also_len >= 2 ? also[1] : header_prefix[1], sizeof a1);
     size_t i = 0;
     for (; len >= 17 && i <= len - 17; i += 16) {
-        v16 a, b;
-        memcpy(&a, buf + i, sizeof a);
-        memcpy(&b, buf + i + 1, sizeof b);
-        v16 hit = (v16)((a == m0) & (b == m1));
+        v16 x, y;
+        memcpy(&x, buf + i, sizeof x);
+        memcpy(&y, buf + i + 1, sizeof y);
+        v16 hit = (v16)((x == m0) & (y == m1)) | (v16)((x == a0) & (y == a1));
         uint64_t w[2];
         memcpy(w, &hit, sizeof w);
         if (!(w[0] | w[1])) continue;
-        for (size_t k = 0; k < 16; k++)
-            if (hit[k] && len - (i + k) >= 8 && memcmp(buf + i + k, header_prefix, 8) == 0 &&
-                !found(ctx, i + k))
+        for (size_t k = 0; k < 16; k++) {
+            if (!hit[k]) continue;
+            size_t at = i + k;
+            if (len - at >= 8 && memcmp(buf + at, header_prefix, 8) == 0 && !found(ctx, at, false))
                 return;
+            if (also_len >= 2 && len - at >= also_len && memcmp(buf + at, also, also_len) == 0 &&
+                !found(ctx, at, true))
+                return;
+        }
     }
-    for (; len >= 8 && i <= len - 8; i++)
-        if (buf[i] == header_prefix[0] && memcmp(buf + i, header_prefix, 8) == 0 &&
-            !found(ctx, i))
+    for (; len >= 2 && i <= len - 2; i++) {
+        if (len - i >= 8 && memcmp(buf + i, header_prefix, 8) == 0 && !found(ctx, i, false)) return;
+        if (also_len >= 2 && len - i >= also_len && memcmp(buf + i, also, also_len) == 0 &&
+            !found(ctx, i, true))
             return;
+    }
 }
 
 static smc_status fail(smc_fatbin_error *err, uint64_t offset, const char *fmt, ...)

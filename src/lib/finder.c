@@ -63,7 +63,8 @@ typedef struct hit {
     size_t image_count;
     note *notes; /* --verify's findings on its images */
     size_t note_count;
-    smc_fatbin_error err;
+    uint64_t err_offset; /* why the parse failed, */
+    char *err;           /* or NULL: kept apart, since most hits never fail */
 } hit;
 
 /* Following one container as its bytes pass. */
@@ -201,6 +202,7 @@ smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
 
 static void hit_clear(hit *h)
 {
+    free(h->err);
     for (size_t i = 0; i < h->note_count; i++)
         free(h->notes[i].message);
     free(h->notes);
@@ -395,11 +397,19 @@ static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img
     cp->pay_img = h->image_count - 1;
 }
 
-static bool parse_fail(hit *h, uint64_t offset, const char *msg, uint64_t n)
+static bool fail_with(smc_finder *f, hit *h, const smc_fatbin_error *e)
 {
-    h->err.offset = offset;
-    snprintf(h->err.message, sizeof h->err.message, msg, (unsigned long long)n);
+    free(h->err);
+    h->err_offset = e->offset;
+    if (!(h->err = smc_strdup(e->message))) nomem(f);
     return true;
+}
+
+static bool parse_fail(smc_finder *f, hit *h, uint64_t offset, const char *msg, uint64_t n)
+{
+    smc_fatbin_error e = {.offset = offset};
+    snprintf(e.message, sizeof e.message, msg, (unsigned long long)n);
+    return fail_with(f, h, &e);
 }
 
 /* A header is complete. Returns true when the parse has ended (failed: h->err says why). */
@@ -410,7 +420,9 @@ static bool header_done(smc_finder *f, cparse *cp)
     if (!cp->in_entries) {
         h->hsize = smc_le16(cp->hdr + 6);
         h->fatsize = smc_le64(cp->hdr + 8);
-        if (smc_fatbin_header(cp->hdr, h->start, &next, &h->end, &h->err) != SMC_OK) return true;
+        smc_fatbin_error e;
+        if (smc_fatbin_header(cp->hdr, h->start, &next, &h->end, &e) != SMC_OK)
+            return fail_with(f, h, &e);
         h->header_ok = true;
         h->strict = h->fatsize > 0; /* an empty container counts only in a fatbin section */
         cp->in_entries = true;
@@ -422,8 +434,11 @@ static bool header_done(smc_finder *f, cparse *cp)
         }
     } else {
         smc_image img;
-        if (smc_fatbin_entry(cp->hdr, cp->next, h->end, &img, &next, &h->err) != SMC_OK)
-            return true;
+        smc_fatbin_error e;
+        if (smc_fatbin_entry(cp->hdr, cp->next, h->end, &img, &next, &e) != SMC_OK) {
+            h = &f->hits[cp->hit];
+            return fail_with(f, h, &e);
+        }
         h->strict &= smc_le16(cp->hdr + 2) == 0x0101;
         smc_image *slot = smc_push(&h->images, h->image_count, sizeof *slot);
         if (!slot) return nomem(f), true;
@@ -439,7 +454,7 @@ static bool header_done(smc_finder *f, cparse *cp)
         return false;
     }
     if (h->end - next < 64)
-        return parse_fail(h, next, "entry header truncated: %llu bytes left in the container",
+        return parse_fail(f, h, next, "entry header truncated: %llu bytes left in the container",
                           h->end - next);
     return false;
 }
@@ -487,8 +502,9 @@ static void settle(smc_finder *f, cparse *cp)
 {
     hit *h = &f->hits[cp->hit];
     h->open = false;
-    if (!h->ok && !h->err.message[0])
-        parse_fail(h, h->start, "container runs past the end of the file (%llu bytes)", f->pos);
+    if (!h->ok && !h->err)
+        parse_fail(f, h, h->start, "container runs past the end of the file (%llu bytes)",
+                   f->pos);
     if (h->ok) {
         bool any_cubin = false;
         for (size_t i = 0; i < h->image_count; i++)
@@ -534,6 +550,8 @@ static hit *parse_at(smc_finder *f, uint64_t off)
 typedef struct window_ctx {
     smc_finder *f;
     uint64_t base; /* file offset of buf[0] */
+    const uint8_t *buf; /* what is searched: the window, or the seam before it */
+    size_t len;
     const uint8_t *win; /* the window, at file offset f->wbase */
     size_t wlen;
     bool seam; /* headers that start before the window and end in it */
@@ -553,11 +571,17 @@ static uint64_t prev_nonzero(const smc_finder *f, const uint8_t *win, uint64_t a
     return f->tail_prev;
 }
 
-static bool on_header(void *ctx, size_t i)
+static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t n);
+
+static bool on_header(void *ctx, size_t i, bool cudart)
 {
     window_ctx *w = ctx;
     smc_finder *f = w->f;
     uint64_t off = w->base + i;
+    if (cudart) {
+        cudart_seen_at(f, off, w->buf + i, w->len - i);
+        return !f->failed;
+    }
     if (w->seam && (off >= f->wbase || off + 8 <= f->wbase)) return true; /* seen elsewhere */
     size_t k = new_hit(f, off);
     if (k == SIZE_MAX) return false;
@@ -565,7 +589,7 @@ static bool on_header(void *ctx, size_t i)
     if (f->open_count >= OPEN_MAX) { /* hostile nesting: the rest are not followed */
         f->too_many_open = true;
         f->hits[k].open = false;
-        parse_fail(&f->hits[k], off, "more than %llu container headers open at once", OPEN_MAX);
+        parse_fail(f, &f->hits[k], off, "more than %llu container headers open at once", OPEN_MAX);
         return true;
     }
     cparse *cp = smc_push(&f->open, f->open_count, sizeof *cp);
@@ -599,26 +623,22 @@ static unsigned cudart_major(const uint8_t *p, size_t n)
 }
 
 /* Remembers every libcudart.so.N string: DT_NEEDED names one by its offset in .dynstr, which
- * goes by before .dynamic says where it is. */
-static void find_cudart(smc_finder *f, uint64_t base, const uint8_t *b, size_t n, size_t upto)
+ * goes by before .dynamic says where it is. p holds n bytes from file offset at on. */
+static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t n)
 {
-    for (const uint8_t *q = b; q < b + upto && (q = memchr(q, 'l', upto - (size_t)(q - b)));
-         q++) {
-        unsigned major = cudart_major(q, n - (size_t)(q - b));
-        uint64_t at = base + (uint64_t)(q - b);
-        if (!major || (f->cudart_count && f->cudart[f->cudart_count - 1].offset >= at)) continue;
-        if (f->cudart_count >= CUDART_MAX) {
-            f->cudart_over = true;
-            return;
-        }
-        cudart_seen *c = smc_push(&f->cudart, f->cudart_count, sizeof *c);
-        if (!c) {
-            nomem(f);
-            return;
-        }
-        *c = (cudart_seen){at, major};
-        f->cudart_count++;
+    unsigned major = cudart_major(p, n);
+    if (!major || (f->cudart_count && f->cudart[f->cudart_count - 1].offset >= at)) return;
+    if (f->cudart_count >= CUDART_MAX) {
+        f->cudart_over = true;
+        return;
     }
+    cudart_seen *c = smc_push(&f->cudart, f->cudart_count, sizeof *c);
+    if (!c) {
+        nomem(f);
+        return;
+    }
+    *c = (cudart_seen){at, major};
+    f->cudart_count++;
 }
 
 /* After a container, the first non-zero byte past its end (garbage, or the next container). */
@@ -653,11 +673,11 @@ static void stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t
     size_t lead = n < 31 ? n : 31;
     memcpy(seam, f->tail, f->tail_len);
     memcpy(seam + f->tail_len, p, lead);
-    window_ctx ws = {f, base - f->tail_len, p, n, true}, w = {f, base, p, n, false};
-    smc_fatbin_scan(seam, f->tail_len + lead, on_header, &ws);
-    smc_fatbin_scan(p, n, on_header, &w);
-    find_cudart(f, base - f->tail_len, seam, f->tail_len + lead, f->tail_len);
-    find_cudart(f, base, p, n, n);
+    static const uint8_t cudart[] = "libcudart.so.";
+    window_ctx ws = {f, base - f->tail_len, seam, f->tail_len + lead, p, n, true};
+    window_ctx w = {f, base, p, n, p, n, false};
+    smc_fatbin_scan(seam, ws.len, cudart, sizeof cudart - 1, on_header, &ws);
+    smc_fatbin_scan(p, n, cudart, sizeof cudart - 1, on_header, &w);
     watch_ends(f, base, p, n);
     /* The new tail: the last bytes of tail and window, and the last non-zero byte before it. */
     if (n >= sizeof f->tail) {
@@ -978,6 +998,7 @@ typedef struct rules {
     const smc_section *secs;
     size_t nsecs;
     uint64_t base; /* where 8-alignment counts from outside sections */
+    bool overlapping; /* some sections overlap */
     size_t *taken; /* hits taken, in order */
     size_t taken_count;
 } rules;
@@ -1089,15 +1110,15 @@ static smc_status walk(rules *r, uint64_t s, uint64_t e, const char *name)
                          (unsigned long long)(e - at > h->hsize ? e - at - h->hsize : 0));
             cursor = next_header(r, at + 1, e, s);
         } else if (!h->header_ok) {
-            st = finding(r->lib, h->err.offset, "container in %s at +0x%llx: %s", where,
-                         (unsigned long long)(at - s), h->err.message);
+            st = finding(r->lib, h->err_offset, "container in %s at +0x%llx: %s", where,
+                         (unsigned long long)(at - s), h->err ? h->err : "unreadable");
             cursor = next_header(r, at + 1, e, s);
         } else {
             if (h->ok)
                 st = take(r, (size_t)(h - r->f->hits));
             else
-                st = finding(r->lib, h->err.offset, "container in %s at +0x%llx: %s", where,
-                             (unsigned long long)(at - s), h->err.message);
+                st = finding(r->lib, h->err_offset, "container in %s at +0x%llx: %s", where,
+                             (unsigned long long)(at - s), h->err ? h->err : "unreadable");
             cursor = h->end;
             last = (size_t)(h - r->f->hits);
         }
@@ -1128,12 +1149,24 @@ static smc_status search(rules *r, uint64_t from, uint64_t to)
     return st;
 }
 
+/* The first section (in offset order) whose bytes hold off. Sections do not overlap in real
+ * files: the one that starts last at or before off is then the answer; with overlaps, every
+ * section before it is asked too. */
 static const smc_section *section_at(const rules *r, uint64_t off)
 {
-    for (size_t i = 0; i < r->nsecs; i++)
-        if (off >= r->secs[i].offset && off - r->secs[i].offset < r->secs[i].size)
-            return &r->secs[i];
-    return NULL;
+    size_t lo = 0, hi = r->nsecs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->secs[mid].offset <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) return NULL;
+    for (size_t i = 0; r->overlapping && i < lo; i++)
+        if (off - r->secs[i].offset < r->secs[i].size) return &r->secs[i];
+    const smc_section *s = &r->secs[lo - 1];
+    return off - s->offset < s->size ? s : NULL;
 }
 
 /* Moves the taken hits into the library, in offset order. */
@@ -1148,7 +1181,10 @@ static smc_status build(rules *r)
 {
     smc_finder *f = r->f;
     smc_library *lib = r->lib;
-    if (r->taken_count > 1) qsort_r(r->taken, r->taken_count, sizeof *r->taken, by_start, f->hits);
+    bool sorted = true; /* the rules take containers in file order, but for overlapping sections */
+    for (size_t i = 1; i < r->taken_count && sorted; i++)
+        sorted = f->hits[r->taken[i - 1]].start < f->hits[r->taken[i]].start;
+    if (!sorted) qsort_r(r->taken, r->taken_count, sizeof *r->taken, by_start, f->hits);
     smc_status st = SMC_OK;
     for (size_t i = 0; i < r->taken_count && st == SMC_OK; i++) {
         hit *h = &f->hits[r->taken[i]];
@@ -1297,6 +1333,8 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
         s->size = s->offset < f->len ? f->len - s->offset : 0;
     }
     rules r = {.f = f, .lib = lib, .secs = secs, .nsecs = nsecs};
+    for (size_t i = 1; i < nsecs; i++)
+        r.overlapping |= secs[i].offset - secs[i - 1].offset < secs[i - 1].size;
     uint64_t covered = 0;
     for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
         if (!secs[i].fatbin || secs[i].offset < covered) continue;

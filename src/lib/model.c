@@ -9,7 +9,7 @@ void *smc_push(void *arrayp, size_t n, size_t elsize)
 {
     void **array = arrayp;
     if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, 8 ...: full */
-        size_t cap = n < 4 ? 4 : 2 * n;
+        size_t cap = n ? 2 * n : 1;
         if (cap > SIZE_MAX / elsize) return NULL;
         void *grown = realloc(*array, cap * elsize);
         if (!grown) return NULL;

@@ -630,7 +630,7 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         free(lib->judgements);
         lib->judgements = NULL;
         lib->judgement_count = 0;
-        if (!lib->container_count) continue; /* only findings: nothing to judge */
+        if (!lib->container_count || !n) continue; /* only findings, or no target */
         lists sets;
         smc_status st = lists_of(lib, &sets);
         if (st == SMC_OK && !(lib->judgements = calloc(n ? n : 1, sizeof *lib->judgements)))
