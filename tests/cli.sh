@@ -162,6 +162,26 @@ check "--json is never coloured" [ "$(printf '%s' "$out" | grep -c "$esc")" -eq 
 run --color bogus "$fixtures/nvcc/kernel.cubin"
 check "--color takes auto, always or never (64)" [ "$status" -eq 64 ]
 
+# Nothing judged is not ok (issue 9).
+SMCHECK_LIBCUDA=/nonexistent run --gpu 9.0 "$fixtures/nvcc/nodevice.so"
+check "no device code: its own status, exit 0" [ "$status" -eq 0 ]
+check "no device code: said so" has "$out" "overall: sm_90 no device code"
+SMCHECK_LIBCUDA=/nonexistent run --gpu 9.0 "$tmp/does-not-exist"
+check "an input that cannot be read has no status: exit 2" [ "$status" -eq 2 ]
+check "an input that cannot be read: nothing was judged" has "$out" "overall: nothing could be read"
+printf 'not a zip' >"$tmp/fake.whl"
+SMCHECK_LIBCUDA=/nonexistent run --gpu 9.0 "$tmp/fake.whl"
+check "a .whl that is no zip is an error (exit 2)" [ "$status" -eq 2 ]
+check "a .whl that is no zip: one line" has "$err" "fake.whl: named like a wheel, but not a zip archive"
+printf '!<arch>\n' >"$tmp/libdl.a"
+printf '!<arch>\n/               0           0     0     644     4         `\n\0\0\0\0' >"$tmp/libsym.a"
+run scan "$tmp/libdl.a" "$tmp/libsym.a"
+check "empty ar archives (glibc's stubs), one with only a symbol table: no finding, exit 0" \
+    [ "$status:$err" = "0:" ]
+SMCHECK_LIBCUDA=/nonexistent run --gpu auto "$fixtures/nvcc/multi.so"
+check "--gpu auto without a GPU is a usage error (64)" [ "$status" -eq 64 ]
+check "--gpu auto without a GPU says why" has "$err" "--gpu auto: no local GPU (no NVIDIA driver"
+
 # The README's usage block is --help, word for word.
 run --help
 readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../README.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')

@@ -19,6 +19,7 @@ run() {
     out=$(cat "$tmp/out")
     err=$(cat "$tmp/err")
 }
+not_has() { ! printf '%s\n' "$1" | grep -qF -- "$2"; }
 has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
 
 run --gpu sm_120 nvcc/kernel.cubin
@@ -60,6 +61,8 @@ check "blocked JIT names the driver it needs" has "$out" \
     "its PTX (ISA 7.8) is newer than a driver for CUDA 11.4 can compile; needs a driver for CUDA 11.8 (R520) or newer"
 check "LZ4 on an 11.x driver is a warning naming its weak source" has "$out" "LZ4-compressed images need a driver of 525.60.13 (CUDA 12.0) or newer, per RAPIDS' documentation"
 check "a newer minor toolkit than the driver is a warning" has "$out" "warning: built by CUDA 11.8 (PTX ISA 7.8) and the driver supports 11.4"
+run --gpu sm_87 --driver 11.8 gen/lz4_old.so
+check "LZ4 written by a toolkit the driver supports is no caution" not_has "$out" "LZ4-compressed"
 run --gpu sm_86 --driver 570.124.06 nvcc/plain.o
 check "a CUDA 13 cubin on R570: none" has "$out" "sm_86 none: built by CUDA 13 (its cubins' ptxas: release 13.0); the driver supports 12.8; needs a driver for CUDA 13.0 (R580) or newer"
 run --gpu sm_120 --driver 12.8 nvcc/ptx_only.so
