@@ -633,7 +633,7 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         if (!lib->container_count || !n) continue; /* only findings, or no target */
         lists sets;
         smc_status st = lists_of(lib, &sets);
-        if (st == SMC_OK && !(lib->judgements = calloc(n ? n : 1, sizeof *lib->judgements)))
+        if (st == SMC_OK && !(lib->judgements = calloc(n, sizeof *lib->judgements)))
             st = SMC_ERR_NOMEM;
         if (st == SMC_OK) lib->judgement_count = n;
         unsigned wheel = distribution_major(in, lib);
