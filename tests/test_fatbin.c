@@ -248,13 +248,15 @@ static void test_find(void)
     CHECK(smc_fatbin_at(b.b, b.n, 40) && !smc_fatbin_at(b.b, 44, 40));
 }
 
-static bool count_at(void *ctx, size_t at, bool also)
+static bool count_at(void *ctx, size_t at, int which)
 {
     size_t *n = ctx;
     /* only where the headers are, and the needle at 60 */
-    *n += (!also && (at == 3 || at == 41)) || (also && at == 60) ? 1 : 100;
+    *n += (which < 0 && (at == 3 || at == 41)) || (which == 0 && at == 60) ? 1 : 100;
     return true;
 }
+
+static const smc_needle cudart = {(const uint8_t *)"libcudart.so.", 13};
 
 static void test_scan_any_offset(void)
 {
@@ -269,13 +271,13 @@ static void test_scan_any_offset(void)
     smc_fatbin_scan(b.b, b.n, NULL, 0, count_at, &n);
     CHECK(n == 2);
     n = 0;
-    smc_fatbin_scan(b.b, b.n, (const uint8_t *)"libcudart.so.", 13, count_at, &n);
+    smc_fatbin_scan(b.b, b.n, &cudart, 1, count_at, &n);
     CHECK(n == 3);
     n = 0;
     smc_fatbin_scan(b.b, 10, NULL, 0, count_at, &n); /* a header must lie whole in the bytes */
     CHECK(n == 0);
     n = 0;
-    smc_fatbin_scan(b.b + 60, 12, (const uint8_t *)"libcudart.so.", 13, count_at, &n);
+    smc_fatbin_scan(b.b + 60, 12, &cudart, 1, count_at, &n);
     CHECK(n == 0); /* and the needle too */
 }
 

@@ -183,7 +183,7 @@ def layouts(out):
             with open(os.path.join(fixtures, sub, name), "rb") as f:
                 data = f.read()
             files["layouts/%s/%s" % (sub, name)] = data
-            if sub == "gen" and name in ("far_names.so", "unaligned.so", "archive_offsets.a",
+            if sub == "gen" and name in ("far_names.so", "far_names_odd.so", "unaligned.so", "archive_offsets.a",
                                          "extnum_be.so", "garbage_many.so", "cudart11.so",
                                          "mentions_cudart.so", "hostile_nested.so", "ldata.so"):
                 files["layouts/big/" + name] = pad_member(data)

@@ -58,39 +58,45 @@ uint64_t smc_fatbin_find(const uint8_t *buf, uint64_t from, uint64_t to)
  * needles. */
 typedef uint8_t v16 __attribute__((vector_size(16)));
 
-void smc_fatbin_scan(const uint8_t *buf, size_t len, const uint8_t *also, size_t also_len,
-                     bool (*found)(void *ctx, size_t at, bool also), void *ctx)
+void smc_fatbin_scan(const uint8_t *buf, size_t len, const smc_needle *also, size_t nalso,
+                     bool (*found)(void *ctx, size_t at, int which), void *ctx)
 {
-    v16 m0, m1, a0, a1;
+    v16 m0, m1, a0[SMC_NEEDLES_MAX], a1[SMC_NEEDLES_MAX];
     memset(&m0, header_prefix[0], sizeof m0);
     memset(&m1, header_prefix[1], sizeof m1);
-    memset(&a0, also_len >= 2 ? also[0] : header_prefix[0], sizeof a0);
-    memset(&a1, also_len >= 2 ? also[1] : header_prefix[1], sizeof a1);
+    if (nalso > SMC_NEEDLES_MAX) nalso = SMC_NEEDLES_MAX;
+    for (size_t k = 0; k < nalso; k++) {
+        memset(&a0[k], also[k].bytes[0], sizeof a0[k]);
+        memset(&a1[k], also[k].bytes[1], sizeof a1[k]);
+    }
     size_t i = 0;
     for (; len >= 17 && i <= len - 17; i += 16) {
         v16 x, y;
         memcpy(&x, buf + i, sizeof x);
         memcpy(&y, buf + i + 1, sizeof y);
-        v16 hit = (v16)((x == m0) & (y == m1)) | (v16)((x == a0) & (y == a1));
+        v16 hit = (v16)((x == m0) & (y == m1));
+        for (size_t k = 0; k < nalso; k++)
+            hit |= (v16)((x == a0[k]) & (y == a1[k]));
         uint64_t w[2];
         memcpy(w, &hit, sizeof w);
         if (!(w[0] | w[1])) continue;
-        for (size_t k = 0; k < 16; k++) {
-            if (!hit[k]) continue;
-            size_t at = i + k;
-            if (len - at >= 8 && memcmp(buf + at, header_prefix, 8) == 0 && !found(ctx, at, false))
-                return;
-            if (also_len >= 2 && len - at >= also_len && memcmp(buf + at, also, also_len) == 0 &&
-                !found(ctx, at, true))
-                return;
-        }
+        for (size_t j = 0; j < 16; j++)
+            if (hit[j] && !smc_fatbin_scan_at(buf, len, i + j, also, nalso, found, ctx)) return;
     }
-    for (; len >= 2 && i <= len - 2; i++) {
-        if (len - i >= 8 && memcmp(buf + i, header_prefix, 8) == 0 && !found(ctx, i, false)) return;
-        if (also_len >= 2 && len - i >= also_len && memcmp(buf + i, also, also_len) == 0 &&
-            !found(ctx, i, true))
-            return;
-    }
+    for (; len >= 2 && i <= len - 2; i++)
+        if (!smc_fatbin_scan_at(buf, len, i, also, nalso, found, ctx)) return;
+}
+
+bool smc_fatbin_scan_at(const uint8_t *buf, size_t len, size_t at, const smc_needle *also,
+                        size_t nalso, bool (*found)(void *ctx, size_t at, int which), void *ctx)
+{
+    if (len - at >= 8 && memcmp(buf + at, header_prefix, 8) == 0 && !found(ctx, at, -1))
+        return false;
+    for (size_t k = 0; k < nalso; k++)
+        if (len - at >= also[k].len && memcmp(buf + at, also[k].bytes, also[k].len) == 0 &&
+            !found(ctx, at, (int)k))
+            return false;
+    return true;
 }
 
 static smc_status fail(smc_fatbin_error *err, uint64_t offset, const char *fmt, ...)

@@ -37,6 +37,9 @@
 #define CUBIN_FILE_MAX (64u << 20)    /* a bare cubin file */
 #define OPEN_MAX 4096u                /* containers followed at once in a stream */
 #define CUDART_MAX 4096u              /* "libcudart.so." strings remembered in a stream */
+#define BACK 16384u                   /* bytes kept before each window of a stream */
+#define NAMES_NEAR 16384u             /* kept around a ".shstrtab" string that passes by */
+#define NAME_GUESSES 4                /* places kept so, at most */
 #define ARCHIVE_DEPTH_MAX 4           /* archives inside archives: real ones have none */
 #define NOWHERE UINT64_MAX
 
@@ -136,6 +139,10 @@ struct smc_finder {
     size_t watch_count;
     uint8_t tail[32]; /* the last bytes before this window */
     size_t tail_len;
+    uint8_t back[BACK]; /* the last bytes before this window, for what is kept around a find */
+    size_t back_len;
+    capture guesses[NAME_GUESSES]; /* around each ".shstrtab" seen: the section names, perhaps */
+    size_t guess_count;
     uint64_t tail_prev; /* the last non-zero byte before the tail, NOWHERE when none */
     cudart_seen *cudart;
     size_t cudart_count;
@@ -235,6 +242,8 @@ void smc_finder_free(smc_finder *f)
     capture_clear(&f->phdrs);
     capture_clear(&f->dynamic);
     capture_clear(&f->file);
+    for (size_t i = 0; i < f->guess_count; i++)
+        capture_clear(&f->guesses[i]);
     free(f->members);
     free(f->longnames);
     free(f->hits);
@@ -572,14 +581,21 @@ static uint64_t prev_nonzero(const smc_finder *f, const uint8_t *win, uint64_t a
 }
 
 static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t n);
+static void names_seen_at(smc_finder *f, uint64_t at, const uint8_t *win, size_t n);
 
-static bool on_header(void *ctx, size_t i, bool cudart)
+enum { NEEDLE_CUDART, NEEDLE_NAMES };
+
+static bool on_header(void *ctx, size_t i, int which)
 {
     window_ctx *w = ctx;
     smc_finder *f = w->f;
     uint64_t off = w->base + i;
-    if (cudart) {
+    if (which == NEEDLE_CUDART) {
         cudart_seen_at(f, off, w->buf + i, w->len - i);
+        return !f->failed;
+    }
+    if (which == NEEDLE_NAMES) {
+        names_seen_at(f, off, w->win, w->wlen);
         return !f->failed;
     }
     if (w->seam && (off >= f->wbase || off + 8 <= f->wbase)) return true; /* seen elsewhere */
@@ -641,6 +657,49 @@ static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t 
     f->cudart_count++;
 }
 
+/* The section names are usually near the section table, but not always (tensorflow keeps them
+ * 9 MiB before it): their own name, ".shstrtab", going by is a hint of where they are, so the
+ * bytes around it are kept. When the table says they lie there, no second pass is needed; the
+ * bytes are the same either way. */
+static void names_seen_at(smc_finder *f, uint64_t at, const uint8_t *win, size_t n)
+{
+    for (size_t i = 0; i < f->guess_count; i++)
+        if (at >= f->guesses[i].from && at - f->guesses[i].from < f->guesses[i].len) return;
+    /* Every cubin has names of its own: those inside a container being read are not the file's. */
+    for (size_t i = 0; i < f->open_count; i++) {
+        const hit *h = &f->hits[f->open[i].hit];
+        if (h->header_ok && at >= h->start && at < h->end) return;
+    }
+    /* The last few are kept: the file's names come after its device code. */
+    capture *c;
+    if (f->guess_count < NAME_GUESSES) {
+        c = &f->guesses[f->guess_count++];
+    } else {
+        capture_clear(&f->guesses[0]);
+        memmove(f->guesses, f->guesses + 1, (NAME_GUESSES - 1) * sizeof *f->guesses);
+        c = &f->guesses[NAME_GUESSES - 1];
+    }
+    uint64_t from = at > NAMES_NEAR ? at - NAMES_NEAR : 0;
+    *c = (capture){.from = from, .len = at + NAMES_NEAR - from, .pass = f->pass};
+    if (!(c->bytes = malloc(c->len))) {
+        nomem(f);
+        return;
+    }
+    c->owned = true;
+    /* What went by already: the back buffer holds the bytes just before the window. */
+    uint64_t back_from = f->wbase - f->back_len;
+    if (from < back_from) { /* too far back: keep from where the back buffer starts */
+        c->len -= back_from - from;
+        c->from = from = back_from;
+    }
+    if (from < f->wbase) {
+        size_t k = (size_t)(f->wbase - from);
+        memcpy(c->bytes, f->back + f->back_len - k, k);
+        c->have = k;
+    }
+    keep(f, c, f->wbase, win, n);
+}
+
 /* After a container, the first non-zero byte past its end (garbage, or the next container). */
 static void watch_ends(smc_finder *f, uint64_t base, const uint8_t *b, size_t n)
 {
@@ -673,12 +732,25 @@ static void stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t
     size_t lead = n < 31 ? n : 31;
     memcpy(seam, f->tail, f->tail_len);
     memcpy(seam + f->tail_len, p, lead);
-    static const uint8_t cudart[] = "libcudart.so.";
+    static const smc_needle needles[] = {{(const uint8_t *)"libcudart.so.", 13},
+                                         {(const uint8_t *)".shstrtab", 10}};
     window_ctx ws = {f, base - f->tail_len, seam, f->tail_len + lead, p, n, true};
     window_ctx w = {f, base, p, n, p, n, false};
-    smc_fatbin_scan(seam, ws.len, cudart, sizeof cudart - 1, on_header, &ws);
-    smc_fatbin_scan(p, n, cudart, sizeof cudart - 1, on_header, &w);
+    for (size_t i = 0; i < f->guess_count; i++)
+        keep(f, &f->guesses[i], base, p, n);
+    smc_fatbin_scan(seam, ws.len, needles, 2, on_header, &ws);
+    smc_fatbin_scan(p, n, needles, 2, on_header, &w);
     watch_ends(f, base, p, n);
+    /* The back buffer: the last BACK bytes before the next window. */
+    if (n >= BACK) {
+        memcpy(f->back, p + n - BACK, BACK);
+        f->back_len = BACK;
+    } else {
+        size_t old = f->back_len + n > BACK ? BACK - n : f->back_len;
+        memmove(f->back, f->back + f->back_len - old, old);
+        memcpy(f->back + old, p, n);
+        f->back_len = old + n;
+    }
     /* The new tail: the last bytes of tail and window, and the last non-zero byte before it. */
     if (n >= sizeof f->tail) {
         f->tail_prev = prev_nonzero(f, p, base + n - sizeof f->tail);
@@ -986,6 +1058,14 @@ static void want_names(smc_finder *f)
         f->names = (capture){.bytes = t->bytes + (noff - t->from), .from = noff, .len = nlen,
                              .have = nlen};
         return;
+    }
+    for (size_t i = 0; i < f->guess_count; i++) {
+        const capture *g = &f->guesses[i];
+        if (g->from <= noff && smc_in_range(g->have, noff - g->from, nlen)) {
+            f->names = (capture){.bytes = g->bytes + (noff - g->from), .from = noff, .len = nlen,
+                                 .have = nlen};
+            return;
+        }
     }
     want(f, &f->names, noff, nlen);
 }

@@ -84,11 +84,21 @@ bool smc_fatbin_at(const uint8_t *buf, uint64_t len, uint64_t off);
 /* First offset in [from, to) with from + 8k that starts a container header, or to. */
 uint64_t smc_fatbin_find(const uint8_t *buf, uint64_t from, uint64_t to);
 
-/* Calls found(ctx, i, false) for every i in [0, len) where a container header starts, at any
- * alignment, and found(ctx, i, true) where the needle also (of also_len >= 2 bytes, or none when
- * 0) starts, in order, in one pass; stops early when found returns false. */
-void smc_fatbin_scan(const uint8_t *buf, size_t len, const uint8_t *also, size_t also_len,
-                     bool (*found)(void *ctx, size_t at, bool also), void *ctx);
+/* Other strings the finder looks for in the same pass: at least 2 bytes each. */
+typedef struct smc_needle {
+    const uint8_t *bytes;
+    size_t len;
+} smc_needle;
+#define SMC_NEEDLES_MAX 4
+
+/* Calls found(ctx, i, -1) for every i in [0, len) where a container header starts, at any
+ * alignment, and found(ctx, i, k) where needle k starts, in order, in one pass; stops early
+ * when found returns false. */
+void smc_fatbin_scan(const uint8_t *buf, size_t len, const smc_needle *also, size_t nalso,
+                     bool (*found)(void *ctx, size_t at, int which), void *ctx);
+/* The same at one offset; returns false when found did. */
+bool smc_fatbin_scan_at(const uint8_t *buf, size_t len, size_t at, const smc_needle *also,
+                        size_t nalso, bool (*found)(void *ctx, size_t at, int which), void *ctx);
 
 typedef struct smc_fatbin_error {
     uint64_t offset;
