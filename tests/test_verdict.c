@@ -365,6 +365,25 @@ static void test_statuses(void)
     j = judge(lib, "", 90, 0);
     CHECK(j.status == SMC_STATUS_PARTIAL && j.failing_count == 2);
     smc_library_free(lib);
+    /* Fewer than 1 in 20 serve it: no code for it, whatever the lists (libcusparseLt on a P100);
+     * 1 in 20 exactly is still partial. */
+    spec[0] = '\0';
+    for (int i = 0; i < 20; i++)
+        strcat(spec, i % 2 ? "sm_80:1.7 sm_86:1.7|" : "sm_86:1.7 sm_90:1.7|");
+    strcat(spec, "compute_52:7.8");
+    lib = library(spec);
+    j = judge(lib, "P100", 60, 0);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_FEW && j.failing_count == 20);
+    CHECK(says(&j, "fewer than 1 in 20 serve P100 (6.0), so it has no code for it"));
+    smc_library_free(lib);
+    spec[0] = '\0';
+    for (int i = 0; i < 19; i++)
+        strcat(spec, i % 2 ? "sm_80:1.7 sm_86:1.7|" : "sm_86:1.7 sm_90:1.7|");
+    strcat(spec, "compute_52:7.8");
+    lib = library(spec);
+    j = judge(lib, "P100", 60, 0);
+    CHECK(j.status == SMC_STATUS_PARTIAL);
+    smc_library_free(lib);
 
     /* A newer minor toolkit than the driver: a warning, not a failure. */
     lib = library("sm_90:1.7 compute_90:8.7");

@@ -93,6 +93,7 @@ typedef enum smc_cause {
     SMC_CAUSE_PTX_ISA,     /* partial or none: PTX newer than the driver compiles */
     SMC_CAUSE_BUILT_NEWER, /* none: built by a newer CUDA major than the driver supports */
     SMC_CAUSE_MAIN_ARCH,   /* none: most containers share one architecture list without the GPU */
+    SMC_CAUSE_FEW,         /* none: fewer than 1 in 20 of its containers serve the GPU */
     SMC_CAUSE_GATED,       /* gated: only 'a'/'f' code for other GPUs */
     SMC_CAUSE_DRIVER_GPU,  /* none: the driver is older than the first CUDA for the GPU */
     SMC_CAUSE_COUNT

@@ -190,7 +190,12 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
             return out;
         }
         if (!(toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx))) return NULL;
-        if (driver)
+        if (j->cause == SMC_CAUSE_FEW)
+            out = smc_asprintf("%zu of %zu containers have no usable image (they carry %s): "
+                               "fewer than 1 in 20 serve %s, so it has no code for it; it needs "
+                               "an sm_%u%u cubin or PTX",
+                               j->failing_count, j->counted, toks, who, t->cc_major, t->cc_minor);
+        else if (driver)
             out = smc_strdup(because); /* the driver, not the GPU, is what fails */
         else if (j->cause == SMC_CAUSE_TEGRA)
             out = smc_asprintf("has %s: %s; %s needs an sm_%u%u cubin or PTX", toks, because, who,

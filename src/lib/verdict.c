@@ -398,9 +398,12 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
     free(per);
     free(failed);
     free(verdicts);
+    /* Or so few serve it that it has no code for this GPU, only odd generic bits (libcusparseLt
+     * on a P100: 1 of 281; vendor libraries keep at least a quarter on a GPU they support). */
+    bool few = r->failing_count < r->counted && (r->counted - r->failing_count) * 20 < r->counted;
     r->status = r->counted == 0
                     ? (by[SMC_VERDICT_GATED] ? SMC_STATUS_GATED : SMC_STATUS_OK)
-                : r->failing_count == r->counted || main_fails ? SMC_STATUS_NONE
+                : r->failing_count == r->counted || main_fails || few ? SMC_STATUS_NONE
                 : r->failing_count                             ? SMC_STATUS_PARTIAL
                 : by[SMC_VERDICT_JIT]                          ? SMC_STATUS_JIT
                                                                : SMC_STATUS_OK;
@@ -422,6 +425,7 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
                    : s.ptx_isa ? SMC_CAUSE_PTX_ISA
                    : s.tegra   ? SMC_CAUSE_TEGRA
                    : main_fails && r->failing_count < r->counted ? SMC_CAUSE_MAIN_ARCH
+                   : few                                         ? SMC_CAUSE_FEW
                                                                  : SMC_CAUSE_ARCH;
         if (r->cause == SMC_CAUSE_PTX_ISA) r->isa = s.blocked_isa;
         if (r->cause == SMC_CAUSE_DRIVER_GPU) r->gpu_cuda = gpu_cuda;
@@ -707,8 +711,8 @@ const char *smc_cause_str(smc_cause c)
 {
     static const char *const names[SMC_CAUSE_COUNT] = {
         "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
-        "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "gated",
-        "driver-gpu",
+        "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "few",
+        "gated",       "driver-gpu",
     };
     return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
 }

@@ -31,7 +31,7 @@ The rules, as applied here:
   only below sm_100 or when its .note.nv.tkinfo says 13.x; the build's CUDA also from the
   notes; no driver older than the first CUDA for the GPU runs it (all counted none); a library
   of gated containers only is "gated"; more than half of the counted containers sharing one
-  failing architecture list make it "none".
+  failing architecture list, or fewer than 1 in 20 of them serving the GPU, make it "none".
 * container: best of its images (native > compatible > jit > jit-blocked >
   none); __nv_relfatbin -> relocatable; no images or only LTO IR ->
   no-kernels; failing and every non-LTO image an a/f variant that fails only
@@ -685,6 +685,8 @@ def library_status(counts, lists=None):
     if counted == 0:
         return "gated" if counts["gated"] else "ok"
     if failing == counted:
+        return "none"
+    if (counted - failing) * 20 < counted:  # fewer than 1 in 20 serve: no code for the GPU
         return "none"
     if lists:
         by = {}
