@@ -181,7 +181,8 @@ typedef struct smc_container {
     size_t first_image;  /* its images are library.images[first_image .. first_image+image_count) */
     size_t image_count;
     /* With smc_options.inspect: 1 when a cubin of it holds a kernel (a .text.* section), 0 when
-     * every cubin was read and none does, -1 when not known (a cubin not read counts as one). */
+     * every cubin was read and none does, -1 when not known: a cubin not read counts as one, and
+     * the cubins of a container with PTX are read only for kernel_names. */
     int kernels;
     char *kernel_names; /* the kernels of its first cubin that has any, or NULL */
 } smc_container;
@@ -289,6 +290,8 @@ typedef struct smc_options {
      * the toolkit release in cubins, the .version and .target lines of PTX. Judging itself reads
      * no bytes (smc_judge). */
     bool inspect;
+    /* Also name the kernels of every container (reads a cubin of each: --detail). */
+    bool kernel_names;
     /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;

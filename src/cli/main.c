@@ -558,6 +558,7 @@ int main(int argc, char **argv)
     }
     /* What judging needs is read with the bytes; so are the kernel names --detail shows. */
     cfg.scan.inspect = cfg.mode == MODE_JUDGE || cfg.report.detail;
+    cfg.scan.kernel_names = cfg.report.detail;
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);
     smc_status st =

@@ -83,8 +83,14 @@ typedef struct cparse {
     uint8_t *pay; /* a copy, when it spans windows */
     size_t pay_img;
     bool pay_verify, pay_facts;
-    uint64_t kept;     /* cubin bytes read for facts in this container */
-    bool all_read;     /* every cubin so far read for facts */
+    uint64_t kept;     /* cubin bytes kept for facts in this container */
+    bool all_read;     /* every cubin so far kept for facts */
+    struct kept_cubin {
+        size_t img;
+        const uint8_t *stored; /* its stored payload: in the one window, or a copy (owned) */
+        bool owned;
+    } *cubins;
+    size_t cubin_count;
 } cparse;
 
 /* Bytes wanted at a place in the file, kept as they pass. */
@@ -120,7 +126,7 @@ struct smc_finder {
     const uint8_t *window; /* whole: all the bytes */
     void *zctx;
     smc_status failed;
-    bool inspect, verify;
+    bool inspect, verify, want_names; /* want_names: every container's kernel names */
     uint64_t max_containers, max_images;
 
     /* ELF layout, as far as it is known */
@@ -193,7 +199,8 @@ smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
     f->whole = whole;
     f->pass = 1;
     f->len = NOWHERE;
-    f->inspect = opt && opt->inspect;
+    f->inspect = opt && (opt->inspect || opt->kernel_names);
+    f->want_names = opt && opt->kernel_names;
     f->verify = opt && opt->verify;
     f->max_containers = smc_limit(opt ? opt->max_containers : 0, 1000000);
     f->max_images = smc_limit(opt ? opt->max_images : 0, 10000000);
@@ -228,8 +235,13 @@ void smc_finder_free(smc_finder *f)
     if (!f) return;
     for (size_t i = 0; i < f->hit_count; i++)
         hit_clear(&f->hits[i]);
-    for (size_t i = 0; i < f->open_count; i++)
+    for (size_t i = 0; i < f->open_count; i++) {
         free(f->open[i].pay);
+        for (size_t k = 0; k < f->open[i].cubin_count; k++)
+            if (f->open[i].cubins[k].owned)
+                free((void *)(uintptr_t)f->open[i].cubins[k].stored);
+        free(f->open[i].cubins);
+    }
     for (size_t i = 0; i < f->member_count; i++) {
         free(f->members[i].name);
         smc_finder_free(f->members[i].f);
@@ -348,8 +360,10 @@ static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, const uint8_t *st
     return true;
 }
 
-/* A wanted payload is at hand: stored holds its first have stored bytes. */
-static void payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint64_t have)
+/* A wanted payload is at hand: stored holds its first have stored bytes; owned says the caller
+ * gives it up (a copy). Returns whether it was kept (then freed with the parse). */
+static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint64_t have,
+                         bool owned)
 {
     hit *h = &f->hits[cp->hit];
     smc_image *img = &h->images[cp->pay_img];
@@ -364,20 +378,44 @@ static void payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
         else if (st == SMC_ERR_NOMEM)
             nomem(f);
     }
-    if (!cp->pay_facts) return;
+    if (!cp->pay_facts) return false;
     if (img->kind == SMC_IMAGE_PTX) {
         uint8_t text[PTX_TEXT];
         long n = smc_payload_prefix(stored, have < PTX_PREFIX ? have : PTX_PREFIX, img, f->zctx,
                                     text, sizeof text);
         if (n > 0) smc_ptx_facts(img, text, (size_t)n);
-    } else if (h->kernels != 1 && !cubin_facts(f, h, img, stored)) {
-        cp->all_read = false;
+        return false;
     }
+    /* A cubin: read at the container's end, if it has to be (see inspect_cubins). */
+    struct kept_cubin *k = smc_push(&cp->cubins, cp->cubin_count, sizeof *k);
+    if (!k) return nomem(f), false;
+    *k = (struct kept_cubin){cp->pay_img, stored, owned};
+    cp->cubin_count++;
+    return owned;
+}
+
+/* At a whole container's end: its cubins, in order until one holds a kernel, are read where that
+ * matters: a container without PTX (the judge asks whether it holds kernels at all: nvlink's
+ * device-link module does not), or every container when their names are wanted (--detail). A
+ * container with PTX is taken to hold kernels without decompressing anything. */
+static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
+{
+    bool ptx = false, any_cubin = false;
+    for (size_t i = 0; i < h->image_count; i++) {
+        ptx |= h->images[i].kind == SMC_IMAGE_PTX;
+        any_cubin |= h->images[i].kind == SMC_IMAGE_CUBIN;
+    }
+    if (ptx && !f->want_names) return; /* kernels: not known (-1), which counts as holding them */
+    bool all_read = cp->all_read;
+    for (size_t i = 0; i < cp->cubin_count && h->kernels != 1; i++)
+        if (!cubin_facts(f, h, &h->images[cp->cubins[i].img], cp->cubins[i].stored))
+            all_read = false;
+    if (h->kernels != 1) h->kernels = !any_cubin || all_read ? 0 : -1;
 }
 
 /* What of an entry's payload is wanted: for --verify all of it, for facts a PTX prefix or a whole
- * small cubin of a container whose kernels are not found yet. Decided from the headers alone, in
- * entry order, so that one window and a stream decide alike. */
+ * small cubin (kept until the container's end). Decided from the headers alone, in entry order, so
+ * that one window and a stream decide alike. */
 static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img, uint64_t at)
 {
     cp->pay_verify = f->verify && img->kind != SMC_IMAGE_LTO && img->stored_size <= VERIFY_MAX;
@@ -389,7 +427,7 @@ static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img
     if (f->inspect && img->kind == SMC_IMAGE_PTX) {
         cp->pay_facts = true;
         if (!cp->pay_verify) len = img->stored_size < PTX_PREFIX ? img->stored_size : PTX_PREFIX;
-    } else if (f->inspect && img->kind == SMC_IMAGE_CUBIN && h->kernels != 1) {
+    } else if (f->inspect && img->kind == SMC_IMAGE_CUBIN) {
         if (img->stored_size <= CUBIN_FACTS_MAX &&
             cp->kept + img->stored_size <= CONTAINER_FACTS_MAX) {
             cp->pay_facts = true;
@@ -475,8 +513,9 @@ static bool advance(smc_finder *f, cparse *cp, uint64_t base, const uint8_t *p, 
     for (;;) {
         if (cp->payload) {
             uint64_t stop = cp->pay_start + cp->pay_len;
-            if (stop <= end && cp->pay_start >= base && !cp->pay) { /* whole in this window */
-                payload_done(f, cp, p + (cp->pay_start - base), cp->pay_len);
+            if (stop <= end && cp->pay_start >= base && !cp->pay && f->whole) {
+                /* in the one window, which stays: no copy */
+                payload_done(f, cp, p + (cp->pay_start - base), cp->pay_len, false);
             } else {
                 uint64_t at = cp->pay_start + cp->pay_have;
                 if (at < base || at >= end) return false;
@@ -486,8 +525,7 @@ static bool advance(smc_finder *f, cparse *cp, uint64_t base, const uint8_t *p, 
                 memcpy(cp->pay + cp->pay_have, p + (at - base), to - at);
                 cp->pay_have += to - at;
                 if (cp->pay_have < cp->pay_len) return false;
-                payload_done(f, cp, cp->pay, cp->pay_len);
-                free(cp->pay);
+                if (!payload_done(f, cp, cp->pay, cp->pay_len, true)) free(cp->pay);
                 cp->pay = NULL;
             }
             cp->payload = false;
@@ -514,12 +552,12 @@ static void settle(smc_finder *f, cparse *cp)
     if (!h->ok && !h->err)
         parse_fail(f, h, h->start, "container runs past the end of the file (%llu bytes)",
                    f->pos);
-    if (h->ok) {
-        bool any_cubin = false;
-        for (size_t i = 0; i < h->image_count; i++)
-            any_cubin |= h->images[i].kind == SMC_IMAGE_CUBIN;
-        if (h->kernels != 1) h->kernels = f->inspect && (!any_cubin || cp->all_read) ? 0 : -1;
-    }
+    if (h->ok && f->inspect) inspect_cubins(f, cp, h);
+    for (size_t i = 0; i < cp->cubin_count; i++)
+        if (cp->cubins[i].owned) free((void *)(uintptr_t)cp->cubins[i].stored);
+    free(cp->cubins);
+    cp->cubins = NULL;
+    cp->cubin_count = 0;
     free(cp->pay);
     cp->pay = NULL;
 }
