@@ -178,6 +178,16 @@ printf '!<arch>\n/               0           0     0     644     4         `\n\0
 run scan "$tmp/libdl.a" "$tmp/libsym.a"
 check "empty ar archives (glibc's stubs), one with only a symbol table: no finding, exit 0" \
     [ "$status:$err" = "0:" ]
+# Broken archives: one line each, and what could be read still is.
+printf '!<arch>\nbad.o/          0           0     0     644     abc       `\n' >"$tmp/badhdr.a"
+run scan "$tmp/badhdr.a"
+check "an archive member header that cannot be read: exit 2, one line" \
+    has "$err" "badhdr.a: at 0x8: archive member header cannot be read"
+head -c 2000 "$fixtures/nvcc/libperarch.a" >"$tmp/cut.a"
+run scan "$tmp/cut.a"
+check "an archive cut short: exit 2, one line" [ "$status" -eq 2 ]
+check "an archive cut short: the member that runs past its end is named" \
+    has "$err" "archive member runs past the end of the archive"
 SMCHECK_LIBCUDA=/nonexistent run --gpu auto "$fixtures/nvcc/multi.so"
 check "--gpu auto without a GPU is a usage error (64)" [ "$status" -eq 64 ]
 check "--gpu auto without a GPU says why" has "$err" "--gpu auto: no local GPU (no NVIDIA driver"
