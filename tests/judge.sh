@@ -133,6 +133,8 @@ check "section names far before the table" has "$out" "container at 0x50, 560 by
 run scan --format json gen/cudart11.so gen/mentions_cudart.so
 check "DT_NEEDED libcudart.so.11.0 is CUDA 11" has "$out" '"cudart":	11,'
 check "a string that only mentions libcudart.so.13 is not DT_NEEDED" has "$out" '"cudart":	12,'
+run scan --format json gen/cudart_flood.so
+check "5000 libcudart strings before .dynstr: DT_NEEDED still read" has "$out" '"cudart":	12,'
 run scan --detail gen/archive_offsets.a
 check "an archive is one library, its containers name their member" has "$out" \
     ".ldata of a_member_with_a_long_name.o"

@@ -185,7 +185,8 @@ def layouts(out):
             files["layouts/%s/%s" % (sub, name)] = data
             if sub == "gen" and name in ("far_names.so", "far_names_odd.so", "unaligned.so", "archive_offsets.a",
                                          "extnum_be.so", "garbage_many.so", "cudart11.so",
-                                         "mentions_cudart.so", "hostile_nested.so", "ldata.so"):
+                                         "mentions_cudart.so", "hostile_nested.so", "ldata.so",
+                                         "cudart_flood.so"):
                 files["layouts/big/" + name] = pad_member(data)
     path = os.path.join(out, "layouts.zip")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:

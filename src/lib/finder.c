@@ -133,6 +133,7 @@ struct smc_finder {
     smc_elf_header eh;
     bool elf_ok;
     capture table, names, phdrs, dynamic, file; /* file: a bare cubin */
+    capture needed; /* the DT_NEEDED strings, when a stream saw too many to remember */
     bool dyn_known;
 
     /* containers */
@@ -254,6 +255,7 @@ void smc_finder_free(smc_finder *f)
     capture_clear(&f->phdrs);
     capture_clear(&f->dynamic);
     capture_clear(&f->file);
+    capture_clear(&f->needed);
     for (size_t i = 0; i < f->guess_count; i++)
         capture_clear(&f->guesses[i]);
     free(f->members);
@@ -1016,6 +1018,7 @@ static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
         keep(f, &f->dynamic, base, p, n);
         keep(f, &f->table, base, p, n);
         keep(f, &f->names, base, p, n);
+        keep(f, &f->needed, base, p, n);
         if (f->pass == 1) stream_window(f, base, p, n);
     }
 }
@@ -1354,7 +1357,7 @@ static const uint8_t *bytes_of(const capture *c)
 
 /* DT_NEEDED libcudart.so.N (cuda-compat.md §11): the runtime a library needs, from the dynamic
  * section and the string table it points into (through the program headers' PT_LOAD). */
-static unsigned needed_cudart(smc_finder *f)
+static size_t needed_offsets(const smc_finder *f, uint64_t *out, size_t max)
 {
     const smc_elf_header *e = &f->eh;
     const uint8_t *dyn = bytes_of(&f->dynamic), *ph = bytes_of(&f->phdrs);
@@ -1378,19 +1381,55 @@ static unsigned needed_cudart(smc_finder *f)
             break;
         }
     }
-    unsigned major = 0;
+    size_t n = 0;
     for (uint64_t i = 0; stroff != NOWHERE && (i + 2) * (uint64_t)w <= f->dynamic.len; i += 2) {
         uint64_t tag = smc_elf_word(e, dyn + i * (uint64_t)w, w);
-        if (tag == 0) break;
+        if (tag == 0 || n == max) break;
         if (tag != 1) continue; /* DT_NEEDED */
         uint64_t at = stroff + smc_elf_word(e, dyn + (i + 1) * (uint64_t)w, w);
-        if (at < stroff || at >= f->len) continue;
+        if (at >= stroff && at < f->len) out[n++] = at;
+    }
+    return n;
+}
+
+#define NEEDED_MAX 256 /* DT_NEEDED entries looked at */
+
+/* A stream that saw more libcudart strings than it remembers reads the DT_NEEDED strings in the
+ * second pass instead (when they lie within 1 MiB of each other). */
+static void want_needed(smc_finder *f)
+{
+    uint64_t at[NEEDED_MAX];
+    size_t n = needed_offsets(f, at, NEEDED_MAX);
+    uint64_t lo = NOWHERE, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (at[i] < lo) lo = at[i];
+        if (at[i] > hi) hi = at[i];
+    }
+    if (!n || hi - lo > (1u << 20)) return;
+    uint64_t end = hi + 64 < f->len ? hi + 64 : f->len;
+    want(f, &f->needed, lo, end - lo);
+}
+
+/* DT_NEEDED libcudart.so.N (cuda-compat.md §11): the runtime a library needs, from the dynamic
+ * section and the string table it points into (through the program headers' PT_LOAD). */
+static unsigned needed_cudart(smc_finder *f, bool *unknown)
+{
+    uint64_t at[NEEDED_MAX];
+    size_t n = needed_offsets(f, at, NEEDED_MAX);
+    unsigned major = 0;
+    *unknown = false;
+    for (size_t i = 0; i < n; i++) {
         unsigned m = 0;
+        const capture *c = &f->needed;
         if (f->whole) {
-            m = cudart_major(f->window + at, (size_t)(f->len - at < 64 ? f->len - at : 64));
+            m = cudart_major(f->window + at[i],
+                             (size_t)(f->len - at[i] < 64 ? f->len - at[i] : 64));
+        } else if (captured(c) && at[i] >= c->from && at[i] - c->from < c->len) {
+            m = cudart_major(c->bytes + (at[i] - c->from), (size_t)(c->len - (at[i] - c->from)));
         } else {
             for (size_t k = 0; k < f->cudart_count; k++)
-                if (f->cudart[k].offset == at) m = f->cudart[k].major;
+                if (f->cudart[k].offset == at[i]) m = f->cudart[k].major;
+            *unknown |= f->cudart_over && !m;
         }
         if (m > major) major = m;
     }
@@ -1462,7 +1501,15 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
     }
     if (st == SMC_OK) st = search(&r, covered, f->len);
     if (st == SMC_OK) st = f->failed ? f->failed : build(&r);
-    if (st == SMC_OK && lib->container_count) lib->cudart_major = needed_cudart(f);
+    if (st == SMC_OK && lib->container_count) {
+        bool unknown;
+        lib->cudart_major = needed_cudart(f, &unknown);
+        if (unknown)
+            st = finding(lib, SMC_NO_OFFSET,
+                         "more than %u libcudart strings went by: the runtime it needs was not "
+                         "read",
+                         CUDART_MAX);
+    }
     free(r.taken);
     smc_sections_free(secs, nsecs);
     return st;
@@ -1584,6 +1631,7 @@ static void first_pass_done(smc_finder *f)
         want_dynamic(f);
     }
     if (f->kind == K_ELF && f->elf_ok) want_names(f);
+    if (f->kind == K_ELF && f->elf_ok && !f->whole && f->cudart_over) want_needed(f);
 }
 
 bool smc_finder_again(smc_finder *f)
@@ -1600,7 +1648,7 @@ bool smc_finder_again(smc_finder *f)
         for (size_t i = 0; i < f->member_count; i++)
             again |= smc_finder_again(f->members[i].f);
     else if (f->kind == K_ELF)
-        again = f->names.len && !captured(&f->names);
+        again = (f->names.len && !captured(&f->names)) || (f->needed.len && !captured(&f->needed));
     if (!again) return false;
     f->pass = 2;
     f->pos = 0;
