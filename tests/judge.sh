@@ -135,6 +135,8 @@ check "DT_NEEDED libcudart.so.11.0 is CUDA 11" has "$out" '"cudart":	11,'
 check "a string that only mentions libcudart.so.13 is not DT_NEEDED" has "$out" '"cudart":	12,'
 run scan --format json gen/cudart_flood.so
 check "5000 libcudart strings before .dynstr: DT_NEEDED still read" has "$out" '"cudart":	12,'
+run --gpu 9.0 --detail gen/long_kernel.so
+check "a kernel name over 255 bytes is named by its start" has "$out" "kernels: _Z30xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxIN4cute5tupleI"
 run scan --detail gen/archive_offsets.a
 check "an archive is one library, its containers name their member" has "$out" \
     ".ldata of a_member_with_a_long_name.o"

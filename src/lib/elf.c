@@ -80,6 +80,9 @@ static void add_kernel(smc_cubin_info *info, const char *name)
     if (info->kernels < 3 && len + strlen(name) + 3 < sizeof info->names) {
         snprintf(info->names + len, sizeof info->names - len, "%s%s", len ? ", " : "", name);
         smc_sanitize(info->names + len);
+    } else if (len == 0) { /* a first name too long for the room (templates): its start, "..." */
+        snprintf(info->names, sizeof info->names, "%.*s...", (int)(sizeof info->names - 4), name);
+        smc_sanitize(info->names);
     }
     info->kernels++;
 }

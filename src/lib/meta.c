@@ -85,7 +85,7 @@ void smc_metadata_free(smc_metadata *md)
 
 typedef struct tags {
     char *joined;
-    size_t len;
+    size_t len, cap;
 } tags;
 
 static smc_status tag_line(void *ctx, const char *line, size_t n, bool *stop)
@@ -95,9 +95,15 @@ static smc_status tag_line(void *ctx, const char *line, size_t n, bool *stop)
     const char *v;
     size_t vn;
     if (!header(line, n, "Tag", &v, &vn) || vn == 0 || vn > 256) return SMC_OK;
-    char *grown = realloc(t->joined, t->len + vn + 3);
-    if (!grown) return SMC_ERR_NOMEM;
-    t->joined = grown;
+    if (t->len + vn + 3 > t->cap) { /* doubling: one realloc a line would be quadratic */
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + vn + 3)
+            cap *= 2;
+        char *grown = realloc(t->joined, cap);
+        if (!grown) return SMC_ERR_NOMEM;
+        t->joined = grown;
+        t->cap = cap;
+    }
     if (t->len) {
         memcpy(t->joined + t->len, ", ", 2);
         t->len += 2;
@@ -110,7 +116,7 @@ static smc_status tag_line(void *ctx, const char *line, size_t n, bool *stop)
 
 smc_status smc_wheel_tags(const char *text, size_t len, char **joined, char **platform)
 {
-    tags t = {NULL, 0};
+    tags t = {NULL, 0, 0};
     *joined = *platform = NULL;
     smc_status st = each_line(text, len, tag_line, &t);
     if (st != SMC_OK || !t.joined) {
@@ -228,23 +234,31 @@ void smc_record_free(smc_record_row *rows, size_t n)
 /* A quoted version after "cuda" in a version.py: cuda = '12.8' or cuda: Optional[str] = "12.8". */
 char *smc_version_py_cuda(const char *text, size_t len)
 {
-    for (size_t i = 0; i + 4 < len; i++) {
-        if (memcmp(text + i, "cuda", 4) != 0 ||
-            (i && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')))
-            continue;
-        size_t j = i + 4;
-        if (j < len && (isalnum((unsigned char)text[j]) || text[j] == '_')) continue;
-        const char *eq = memchr(text + j, '=', len - j);
-        const char *nl = memchr(text + j, '\n', len - j);
-        if (!eq || (nl && nl < eq)) continue;
-        for (j = (size_t)(eq - text) + 1; j < len && (text[j] == ' ' || text[j] == '\t'); j++)
-            ;
-        if (j >= len || (text[j] != '\'' && text[j] != '"')) continue;
-        char q = text[j++];
-        size_t k = j;
-        while (k < len && k - j < 16 && (isdigit((unsigned char)text[k]) || text[k] == '.'))
-            k++;
-        if (k < len && text[k] == q && k > j) return strndup(text + j, k - j);
+    /* One pass: a "cuda" word marks the line until its next '='; then the quoted version that
+     * follows that '=' ("cuda = '12.8'", "cuda: Optional[str] = '12.8'"). Linear in the text,
+     * however many "cuda" words it holds. */
+    bool marked = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\n') {
+            marked = false;
+        } else if (c == '=' && marked) {
+            marked = false;
+            size_t j = i + 1;
+            while (j < len && (text[j] == ' ' || text[j] == '\t'))
+                j++;
+            if (j >= len || (text[j] != '\'' && text[j] != '"')) continue;
+            char q = text[j++];
+            size_t k = j;
+            while (k < len && k - j < 16 && (isdigit((unsigned char)text[k]) || text[k] == '.'))
+                k++;
+            if (k < len && text[k] == q && k > j) return strndup(text + j, k - j);
+        } else if (c == 'c' && len - i >= 4 && memcmp(text + i, "cuda", 4) == 0 &&
+                   !(i && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')) &&
+                   !(i + 4 < len && (isalnum((unsigned char)text[i + 4]) || text[i + 4] == '_'))) {
+            marked = true;
+            i += 3;
+        }
     }
     return NULL;
 }
