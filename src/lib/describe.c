@@ -108,9 +108,9 @@ static char *gated_reason(const smc_library *lib, const smc_target *t)
     char seen[8][48];
     for (size_t i = 0; i < lib->image_count; i++) {
         const smc_image *img = &lib->images[i];
-        smc_variant v = img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_variant
-                                                                      : img->variant;
-        unsigned a = img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_arch : img->arch;
+        smc_variant v;
+        unsigned a;
+        smc_image_target(img, &a, &v);
         if (img->kind == SMC_IMAGE_LTO || v == SMC_VARIANT_NONE) continue;
         char one[48];
         snprintf(one, sizeof one, v == SMC_VARIANT_A ? "%u.%u" : "the %u.%u family", a / 10,
@@ -247,13 +247,6 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
     return len ? smc_strdup(buf) : NULL;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/'), *bang = strrchr(path, '!');
-    const char *b = slash && (!bang || slash > bang) ? slash : bang;
-    return b ? b + 1 : path;
-}
-
 char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
 {
     if (r->status == SMC_STATUS_NO_CODE) return smc_strdup("no device code");
@@ -263,7 +256,7 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
     if (r->library >= in->library_count) return smc_strdup(smc_lib_status_str(r->status));
     const smc_library *lib = &in->libraries[r->library];
     smc_lib_status own = t < lib->judgement_count ? lib->judgements[t].status : r->status;
-    const char *name = base_name(lib->path);
+    const char *name = smc_base_name(lib->path);
     if (r->vendored)
         return smc_asprintf("its own code runs; %s, which it ships from another project, is %s "
                             "here",

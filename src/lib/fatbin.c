@@ -19,7 +19,6 @@
 
 #define CONTAINER_HEADER 16u
 #define ENTRY_HEADER 64u
-#define ENTRY_VERSION 0x0101u
 
 /* No real payload comes near this (the largest cubins in cuBLASLt are a few MB); it keeps a
  * hostile uncompressed-size field from asking for any amount of memory. */

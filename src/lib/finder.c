@@ -59,7 +59,6 @@ typedef struct hit {
     bool header_ok;        /* the 16-byte header is sound */
     bool ok;               /* every entry header read, up to the container's end */
     bool strict;           /* fit outside a fatbin section: not empty, entries of version 0x0101 */
-    bool open;             /* still being followed */
     int kernels;           /* as smc_container.kernels */
     char *kernel_names;
     smc_image *images;
@@ -141,7 +140,6 @@ struct smc_finder {
     size_t hit_count;
     cparse *open;
     size_t open_count;
-    bool too_many_open;
     size_t *watch; /* hits whose first non-zero byte past their end is not seen yet */
     size_t watch_count;
     uint8_t tail[32]; /* the last bytes before this window */
@@ -488,7 +486,7 @@ static bool header_done(smc_finder *f, cparse *cp)
             h = &f->hits[cp->hit];
             return fail_with(f, h, &e);
         }
-        h->strict &= smc_le16(cp->hdr + 2) == 0x0101;
+        h->strict &= smc_le16(cp->hdr + 2) == SMC_ENTRY_VERSION;
         smc_image *slot = smc_push(&h->images, h->image_count, sizeof *slot);
         if (!slot) return nomem(f), true;
         *slot = img;
@@ -550,7 +548,6 @@ static bool advance(smc_finder *f, cparse *cp, uint64_t base, const uint8_t *p, 
 static void settle(smc_finder *f, cparse *cp)
 {
     hit *h = &f->hits[cp->hit];
-    h->open = false;
     if (!h->ok && !h->err)
         parse_fail(f, h, h->start, "container runs past the end of the file (%llu bytes)",
                    f->pos);
@@ -571,7 +568,6 @@ static size_t new_hit(smc_finder *f, uint64_t at)
     *h = (hit){.start = at,
                .prev_nonzero = NOWHERE,
                .next_nonzero = NOWHERE,
-               .open = true,
                .kernels = -1};
     return f->hit_count++;
 }
@@ -643,8 +639,6 @@ static bool on_header(void *ctx, size_t i, int which)
     if (k == SIZE_MAX) return false;
     f->hits[k].prev_nonzero = prev_nonzero(f, w->win, off);
     if (f->open_count >= OPEN_MAX) { /* hostile nesting: the rest are not followed */
-        f->too_many_open = true;
-        f->hits[k].open = false;
         parse_fail(f, &f->hits[k], off, "more than %llu container headers open at once", OPEN_MAX);
         return true;
     }
@@ -1118,7 +1112,6 @@ typedef struct rules {
     smc_library *lib;
     const smc_section *secs;
     size_t nsecs;
-    uint64_t base; /* where 8-alignment counts from outside sections */
     bool overlapping; /* some sections overlap */
     size_t *taken; /* hits taken, in order */
     size_t taken_count;
@@ -1256,13 +1249,14 @@ static smc_status walk(rules *r, uint64_t s, uint64_t e, const char *name)
 static smc_status search(rules *r, uint64_t from, uint64_t to)
 {
     smc_status st = SMC_OK;
-    for (uint64_t p = next_header(r, from, to, r->base); p < to && st == SMC_OK;
-         p = next_header(r, p, to, r->base)) {
+    /* 8-aligned from the file's start: an archive member is a file of its own finder. */
+    for (uint64_t p = next_header(r, from, to, 0); p < to && st == SMC_OK;
+         p = next_header(r, p, to, 0)) {
         hit *h = hit_at(r, p);
         if (r->f->failed) return r->f->failed;
         if (h && h->ok && h->strict && h->end <= to) {
             st = take(r, (size_t)(h - r->f->hits));
-            p = align8(r->base, h->end);
+            p = align8(0, h->end);
         } else {
             p += 8;
         }

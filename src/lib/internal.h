@@ -45,6 +45,9 @@ static inline bool smc_ends_with(const char *s, const char *tail)
     return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
+/* The last part of a path: after its last '/' or, inside an archive, its '!'. */
+const char *smc_base_name(const char *path);
+
 /* Replaces control characters with '?' in place (names from untrusted files); returns s. */
 char *smc_sanitize(char *s);
 /* smc_strdup, then smc_sanitize. */
@@ -77,6 +80,7 @@ smc_status smc_input_take_library(smc_input *in, smc_library *lib);
 /* fatbin.c: the pure parser of container and entry headers over bytes, and of payloads. ----- */
 
 #define SMC_FATBIN_MAGIC 0xBA55ED50u
+#define SMC_ENTRY_VERSION 0x0101u /* every entry nvcc writes; asked of containers outside sections */
 
 /* True when the 8 bytes at off start a container header: magic, version 1, header size 16. */
 bool smc_fatbin_at(const uint8_t *buf, uint64_t len, uint64_t off);
@@ -234,6 +238,10 @@ enum {
     SMC_WHY_LTO,         /* LTO IR: never loadable */
     SMC_WHY_THOR_RENAMED /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
 };
+/* What an image is for: a PTX image's .target (when its text was read) wins over its entry's
+ * arch and variant. */
+void smc_image_target(const smc_image *img, unsigned *arch, smc_variant *variant);
+
 /* What one image is for a GPU of compute capability cc (major*10 + minor) and a driver (CUDA
  * version, 0 unknown). */
 smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *why);

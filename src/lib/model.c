@@ -25,6 +25,13 @@ char *smc_strdup(const char *s)
     return d ? memcpy(d, s, n) : NULL;
 }
 
+const char *smc_base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *bang = strrchr(path, '!');
+    const char *b = slash && (!bang || slash > bang) ? slash : bang;
+    return b ? b + 1 : path;
+}
+
 char *smc_sanitize(char *s)
 {
     /* Names come from files made by others: a newline or an escape sequence in one must not

@@ -46,14 +46,27 @@ static bool in_family(unsigned arch, unsigned cc)
 /* What a PTX image is for: the .target and .version of its text when they were read (the text
  * wins over the entry: tensorflow's kernel_gen PTX says .target sm_90a under entries without the
  * 'a' flag), else the entry's. */
+void smc_image_target(const smc_image *img, unsigned *arch, smc_variant *variant)
+{
+    bool text = img->kind == SMC_IMAGE_PTX && img->text_arch;
+    *arch = text ? img->text_arch : img->arch;
+    *variant = text ? img->text_variant : img->variant;
+}
+
 static unsigned arch_of(const smc_image *img)
 {
-    return img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_arch : img->arch;
+    unsigned a;
+    smc_variant v;
+    smc_image_target(img, &a, &v);
+    return a;
 }
 
 static smc_variant variant_of(const smc_image *img)
 {
-    return img->kind == SMC_IMAGE_PTX && img->text_arch ? img->text_variant : img->variant;
+    unsigned a;
+    smc_variant v;
+    smc_image_target(img, &a, &v);
+    return v;
 }
 
 static unsigned isa_of(const smc_image *img)
@@ -467,13 +480,6 @@ static int rank(smc_lib_status s)
     return 0;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/'), *bang = strrchr(path, '!');
-    const char *b = slash && (!bang || slash > bang) ? slash : bang;
-    return b ? b + 1 : path;
-}
-
 /* Libraries other projects make, which a distribution ships beside its own code (torch/lib's
  * libcusparseLt, libnccl): what they cannot do is a warning about the distribution. */
 static bool vendor_name(const char *name)
@@ -492,7 +498,7 @@ static bool vendor_name(const char *name)
  * it and what follows the digits); 0 when the name is no alternative. */
 static unsigned alternative_cuda(const char *path, size_t *key_len, const char **rest)
 {
-    const char *name = base_name(path);
+    const char *name = smc_base_name(path);
     const char *at = strstr(name, "_cuda");
     if (!at || at[5] < '1' || at[5] > '9') return 0;
     unsigned v = 0;
@@ -529,7 +535,7 @@ static void assign_roles(smc_input *in)
                     lib->role = SMC_ROLE_ALTERNATIVE;
             if (lib->role == SMC_ROLE_ALTERNATIVE) continue;
         }
-        if (strstr(lib->path, ".libs/") || vendor_name(base_name(lib->path)))
+        if (strstr(lib->path, ".libs/") || vendor_name(smc_base_name(lib->path)))
             lib->role = SMC_ROLE_VENDORED;
     }
     /* A distribution made only of "vendored" libraries ships them as its own (nvidia-cublas). */
