@@ -33,21 +33,24 @@ static Elf *open_memory(uint8_t *buf, size_t len)
 /* Cubins ----------------------------------------------------------------------------------------
  */
 
+/* Just past the first occurrence of key in the n bytes at p, or NULL. */
+static const uint8_t *after(const uint8_t *p, size_t n, const char *key)
+{
+    size_t k = strlen(key);
+    const uint8_t *q = memmem(p, n, key, k);
+    return q ? q + k : NULL;
+}
+
 /* The variant of a CUDA 13 cubin is spelt only in the ptxas arguments kept in .note.nv.tkinfo,
  * e.g. "-arch sm_90a -m 64 " (§6). */
 static smc_variant tkinfo_variant(const uint8_t *p, size_t n)
 {
-    static const char key[] = "-arch sm_";
-    const uint8_t *end = p + n;
-    for (const uint8_t *q = p; (size_t)(end - q) >= sizeof key - 1; q++) {
-        if (memcmp(q, key, sizeof key - 1) != 0) continue;
-        q += sizeof key - 1;
-        while (q < end && *q >= '0' && *q <= '9')
-            q++;
-        if (q < end && *q == 'a') return SMC_VARIANT_A;
-        if (q < end && *q == 'f') return SMC_VARIANT_F;
-        return SMC_VARIANT_NONE;
-    }
+    const uint8_t *end = p + n, *q = after(p, n, "-arch sm_");
+    if (!q) return SMC_VARIANT_NONE;
+    while (q < end && *q >= '0' && *q <= '9')
+        q++;
+    if (q < end && *q == 'a') return SMC_VARIANT_A;
+    if (q < end && *q == 'f') return SMC_VARIANT_F;
     return SMC_VARIANT_NONE;
 }
 
@@ -55,22 +58,17 @@ static smc_variant tkinfo_variant(const uint8_t *p, size_t n)
  * ("Cuda compilation tools, release 12.8, V12.8.93"): 12080, or 0. */
 static unsigned tkinfo_release(const uint8_t *p, size_t n)
 {
-    static const char key[] = "release ";
-    const uint8_t *end = p + n;
-    for (const uint8_t *q = p; (size_t)(end - q) >= sizeof key - 1; q++) {
-        if (memcmp(q, key, sizeof key - 1) != 0) continue;
-        q += sizeof key - 1;
-        unsigned major = 0, minor = 0;
-        const uint8_t *d = q;
-        while (q < end && *q >= '0' && *q <= '9' && major < 1000)
-            major = major * 10 + (unsigned)(*q++ - '0');
-        if (q == d || q >= end || *q != '.') return 0;
-        d = ++q;
-        while (q < end && *q >= '0' && *q <= '9' && minor < 100)
-            minor = minor * 10 + (unsigned)(*q++ - '0');
-        return q == d || minor > 9 ? 0 : major * 1000 + minor * 10;
-    }
-    return 0;
+    const uint8_t *end = p + n, *q = after(p, n, "release ");
+    if (!q) return 0;
+    unsigned major = 0, minor = 0;
+    const uint8_t *d = q;
+    while (q < end && *q >= '0' && *q <= '9' && major < 1000)
+        major = major * 10 + (unsigned)(*q++ - '0');
+    if (q == d || q >= end || *q != '.') return 0;
+    d = ++q;
+    while (q < end && *q >= '0' && *q <= '9' && minor < 100)
+        minor = minor * 10 + (unsigned)(*q++ - '0');
+    return q == d || minor > 9 ? 0 : major * 1000 + minor * 10;
 }
 
 /* Kernels live in .text.<name> sections (§6); the first three names are kept. */
