@@ -62,10 +62,11 @@ char *smc_path_normalize(const char *dir, const char *rel)
     return out;
 }
 
-/* Reads a whole metadata file, without following a link in its place. */
-static char *slurp(const char *path, size_t *len, int *err)
+/* Reads a whole metadata file at path, found by the walk from root (smc_item_open). */
+static char *slurp(int root, const char *path, size_t rel, size_t *len, int *err)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    smc_item it = {.path = (char *)(uintptr_t)path, .root = root, .rel = rel, .nofollow = true};
+    int fd = smc_item_open(&it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
     *err = 0;
     if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > META_MAX) {
@@ -106,13 +107,14 @@ static meta_kind kind_of(const char *path)
 }
 
 /* Name and version from METADATA (dist-info) or PKG-INFO (egg-info) beside the list. */
-static smc_status name_version(const char *dir, const char *file, smc_distribution *d)
+static smc_status name_version(const smc_item *list, const char *dir, const char *file,
+                               smc_distribution *d)
 {
     char *path = smc_asprintf("%s/%s", dir, file);
     if (!path) return SMC_ERR_NOMEM;
     size_t len;
     int err;
-    char *text = slurp(path, &len, &err);
+    char *text = slurp(list->root, path, list->rel, &len, &err);
     free(path);
     smc_metadata md = {0};
     smc_status st = text ? smc_metadata_parse(text, len, &md) : SMC_OK;
@@ -157,14 +159,16 @@ static smc_status add_owners(smc_env *env, const char *base, const smc_record_ro
 }
 
 /* Reads one metadata file into a distribution of in and its files into env. */
-static smc_status read_one(smc_input *in, smc_env *env, const char *path, meta_kind kind)
+static smc_status read_one(smc_input *in, smc_env *env, const smc_item *it, meta_kind kind)
 {
     size_t len;
     int err;
-    char *text = slurp(path, &len, &err);
+    const char *path = it->path;
+    char *text = slurp(it->root, path, it->rel, &len, &err);
     if (!text)
         return err == ENOMEM ? SMC_ERR_NOMEM
-                             : smc_input_add_error(in, path, "cannot read: %s", strerror(err));
+                             : smc_input_add_error(in, path, "cannot read: %s",
+                                                   smc_open_error(err));
     smc_distribution d = {0};
     smc_record_row *rows = NULL;
     size_t n = 0;
@@ -184,7 +188,7 @@ static smc_status read_one(smc_input *in, smc_env *env, const char *path, meta_k
         st = kind == META_DIST_INFO ? smc_record_parse(text, len, &rows, &n)
                                     : smc_installed_files_parse(text, len, &rows, &n);
         if (st == SMC_OK)
-            st = name_version(dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
+            st = name_version(it, dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
         /* RECORD's paths count from the directory that holds the dist-info; installed-files.txt's
          * from the egg-info itself. */
         base = kind == META_DIST_INFO ? dir_of(dir) : smc_strdup(dir);
@@ -223,7 +227,7 @@ smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_e
     smc_status st = SMC_OK;
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
         meta_kind k = items[i].error || items[i].member >= 0 ? META_NONE : kind_of(items[i].path);
-        if (k != META_NONE) st = read_one(in, env, items[i].path, k);
+        if (k != META_NONE) st = read_one(in, env, &items[i], k);
     }
     if (env->n) qsort(env->owners, env->n, sizeof *env->owners, by_owner);
     return st;

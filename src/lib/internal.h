@@ -253,6 +253,9 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
 /* A file to scan, or what kept the walk from reading an entry, in the order of the report. */
 typedef struct smc_item {
     char *path;
+    bool borrowed;      /* path belongs to another item (the members of one wheel share it) */
+    int root;           /* found by the walk: the directory it opened, path + rel relative to it; */
+    size_t rel;         /* -1 for a path the user named */
     char *error;        /* set when the walk could not read it */
     bool nofollow;      /* found by the walk: a link in its place is not followed */
     long long member;   /* a member of the zip archive at path; -1 for the file itself */
@@ -332,8 +335,19 @@ smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char 
 /* walk.c ----------------------------------------------------------------------------------------
  */
 
-/* Lists the regular files under a directory, in name order. */
-smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n);
+/* Lists the regular files under a directory, in name order; *root is the directory, held open
+ * for the items to be opened from (the caller closes it), or -1. */
+smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n,
+                        int *root);
 void smc_items_free(smc_item *items, size_t n);
+/* Opens rel under the directory root without following a symbolic link in any component, so
+ * that nothing outside the tree is reached whatever changes meanwhile (openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or component by component where the kernel has no
+ * openat2 or the path is longer than PATH_MAX: use_openat2 false forces the latter). */
+int smc_open_beneath(int root, const char *rel, int flags, bool use_openat2);
+/* An item's file: by smc_open_beneath when the walk found it, else by its path. */
+int smc_item_open(const smc_item *it, int flags);
+/* What an open that failed with err says to the user. */
+const char *smc_open_error(int err);
 
 #endif

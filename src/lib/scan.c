@@ -182,8 +182,8 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     smc_ticker tk = {tick, p, &p->inflated[it->input]};
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
-    int fd = open(it->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (it->nofollow ? O_NOFOLLOW : 0));
-    if (fd < 0) return smc_input_add_error(part, it->path, "%s", strerror(errno));
+    int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return smc_input_add_error(part, it->path, "%s", smc_open_error(errno));
     uint8_t head[4];
     smc_status st;
     if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && smc_zip_at(head, sizeof head))
@@ -285,10 +285,10 @@ static bool zip_named(const char *path)
            (strcasecmp(path + n - 4, ".whl") == 0 || strcasecmp(path + n - 4, ".zip") == 0);
 }
 
-static bool zip_file(const char *path, bool nofollow)
+static bool zip_file(const smc_item *it)
 {
     uint8_t head[4];
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     bool zip = fd >= 0 && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
                smc_zip_at(head, sizeof head);
     if (fd >= 0) close(fd);
@@ -301,7 +301,7 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
                            smc_item **items, size_t *n)
 {
     bool named = zip_named(it->path);
-    if (!it->error && (direct || named) && zip_file(it->path, it->nofollow)) {
+    if (!it->error && (direct || named) && zip_file(it)) {
         smc_status st = smc_wheel_plan(in, it->path, it, opt, items, n);
         if (direct && st == SMC_OK) in->kind = SMC_INPUT_WHEEL;
         free(it->path);
@@ -327,7 +327,7 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
 /* Lists the items of one path given by the user into *items (growing *n); creates its input and
  * reads the metadata of the distributions a directory holds. */
 static smc_status plan(const char *path, size_t input, const smc_options *opt, smc_input **in,
-                       smc_env **env, smc_item **items, size_t *n)
+                       smc_env **env, int *root, smc_item **items, size_t *n)
 {
     struct stat sb;
     /* A path the user named is followed if it is a link; links inside a directory are not. */
@@ -341,7 +341,7 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
     if (have && S_ISDIR(sb.st_mode)) {
         smc_item *found;
         size_t k, first = *n;
-        smc_status st = smc_walk_dir(path, opt, &found, &k);
+        smc_status st = smc_walk_dir(path, opt, &found, &k, root);
         for (size_t i = 0; i < k && st == SMC_OK; i++) {
             found[i].input = input;
             st = add_item(*in, &found[i], false, opt, items, n);
@@ -353,6 +353,7 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
         return st;
     }
     smc_item it = {.path = smc_strdup(path),
+                   .root = -1,
                    .error = problem ? smc_strdup(problem) : NULL,
                    .member = -1,
                    .dist = SMC_NONE,
@@ -376,10 +377,13 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     smc_item *items = NULL;
     size_t n = 0, *first = calloc(count + 1, sizeof *first);
     smc_env **envs = calloc(count ? count : 1, sizeof *envs);
-    smc_status st = first && envs ? SMC_OK : SMC_ERR_NOMEM;
+    int *roots = malloc((count ? count : 1) * sizeof *roots); /* the walks' directories */
+    smc_status st = first && envs && roots ? SMC_OK : SMC_ERR_NOMEM;
+    for (size_t i = 0; roots && i < count; i++)
+        roots[i] = -1;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
         first[i] = n;
-        st = plan(paths[i], i, opt, &out[i], &envs[i], &items, &n);
+        st = plan(paths[i], i, opt, &out[i], &envs[i], &roots[i], &items, &n);
     }
     smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
     if (st == SMC_OK) st = parts ? scan_items(items, n, count, opt, parts) : SMC_ERR_NOMEM;
@@ -394,6 +398,9 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
         smc_input_free(parts[k]);
     for (size_t i = 0; envs && i < count; i++)
         smc_env_free(envs[i]);
+    for (size_t i = 0; roots && i < count; i++)
+        if (roots[i] >= 0) close(roots[i]);
+    free(roots);
     free(envs);
     free(parts);
     free(first);

@@ -1,18 +1,25 @@
 /* walk.c: directory traversal. It lists regular files only, in name order so that reports are
  * deterministic, never follows a symbolic link (so it cannot leave the tree or loop), never opens
- * a FIFO, socket or device, and records what it cannot read in its place and goes on. */
+ * a FIFO, socket or device, and records what it cannot read in its place and goes on. What it
+ * lists is opened later relative to the directory it started from, never through a link, so a
+ * directory swapped for a link between the walk and the scan leads nowhere outside. */
 #include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef struct list {
     smc_item *items;
     size_t n;
+    int root;   /* the directory the walk started from */
+    size_t rel; /* the length of its path and a slash: where an item's relative path starts */
     uint64_t max_depth, max_path, max_files;
     bool full; /* max_files reached: the walk has stopped */
 } list;
@@ -34,8 +41,14 @@ static smc_status add_sized(list *l, char *path, const char *error, uint64_t siz
         free(err);
         return SMC_ERR_NOMEM;
     }
-    *it = (smc_item){
-        .path = path, .error = err, .nofollow = true, .member = -1, .dist = SMC_NONE, .size = size};
+    *it = (smc_item){.path = path,
+                     .root = l->root,
+                     .rel = l->rel,
+                     .error = err,
+                     .nofollow = true,
+                     .member = -1,
+                     .dist = SMC_NONE,
+                     .size = size};
     l->n++;
     return SMC_OK;
 }
@@ -129,13 +142,16 @@ static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
     return st;
 }
 
-smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n)
+smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n,
+                        int *root)
 {
     list l = {.max_depth = smc_limit(opt ? opt->max_depth : 0, 256),
               .max_path = smc_limit(opt ? opt->max_path : 0, 4096),
-              .max_files = smc_limit(opt ? opt->max_files : 0, 10000000)};
+              .max_files = smc_limit(opt ? opt->max_files : 0, 10000000),
+              .root = -1};
     *items = NULL;
     *n = 0;
+    *root = -1;
     /* "dir/" given by the user should not print as "dir//lib.so"; "/" walks as "". */
     size_t len = strlen(path);
     while (len > 0 && path[len - 1] == '/')
@@ -143,16 +159,23 @@ smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **ite
     char *base = strndup(path, len);
     if (!base) return SMC_ERR_NOMEM;
     smc_status st;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* The directory the user named is followed if it is a link; nothing under it is. */
+    int top = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int fd = top >= 0 ? openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     if (fd < 0) {
+        if (top >= 0) close(top);
         st = add(&l, base, strerror(errno));
         base = NULL;
     } else {
+        l.root = *root = top;
+        l.rel = len + 1;
         st = walk(&l, fd, base, 0);
     }
     free(base);
     if (st != SMC_OK) {
         smc_items_free(l.items, l.n);
+        if (*root >= 0) close(*root);
+        *root = -1;
         return st;
     }
     *items = l.items;
@@ -160,10 +183,74 @@ smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **ite
     return SMC_OK;
 }
 
+/* One component at a time: each directory opened from the one before, none through a link. */
+static int open_by_components(int root, const char *rel, int flags)
+{
+    int dir = root;
+    for (;;) {
+        const char *slash = strchr(rel, '/');
+        if (!slash) break;
+        size_t k = (size_t)(slash - rel);
+        char part[NAME_MAX + 1];
+        if (k > NAME_MAX) {
+            if (dir != root) close(dir);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(part, rel, k);
+        part[k] = '\0';
+        int next = k ? openat(dir, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : dir;
+        int saved = errno;
+        if (dir != root && next != dir) close(dir);
+        if (next < 0) {
+            errno = saved;
+            return -1;
+        }
+        dir = next;
+        rel = slash + 1;
+    }
+    int fd = openat(dir, rel, flags | O_NOFOLLOW);
+    int saved = errno;
+    if (dir != root) close(dir);
+    errno = saved;
+    return fd;
+}
+
+int smc_open_beneath(int root, const char *rel, int flags, bool use_openat2)
+{
+#ifdef SYS_openat2
+    if (use_openat2) {
+        struct open_how how = {.flags = (uint64_t)(unsigned)(flags | O_NOFOLLOW),
+                               .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
+        long fd = syscall(SYS_openat2, root, rel, &how, sizeof how);
+        /* No openat2 here (old kernel, a seccomp filter), or a path past PATH_MAX. */
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG &&
+                        errno != ENAMETOOLONG))
+            return (int)fd;
+    }
+#else
+    (void)use_openat2;
+#endif
+    return open_by_components(root, rel, flags);
+}
+
+const char *smc_open_error(int err)
+{
+    if (err == ELOOP) return "a symbolic link in its place or on its path: not followed";
+    if (err == ENOTDIR) return "on its path, no directory any more (a link is not followed)";
+    return strerror(err);
+}
+
+int smc_item_open(const smc_item *it, int flags)
+{
+    if (it->root < 0) return open(it->path, flags | (it->nofollow ? O_NOFOLLOW : 0));
+    return smc_open_beneath(it->root, it->path + it->rel, flags, true);
+}
+
 void smc_items_free(smc_item *items, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        free(items[i].path);
+        if (!items[i].borrowed) free(items[i].path);
         free(items[i].error);
     }
     free(items);

@@ -7,7 +7,10 @@
  * inflation stops at a cap. */
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zip.h>
 
 #define SMALL_MEMBER (8u << 20) /* inflated whole and read as a file; larger ones stream */
@@ -32,11 +35,20 @@ static const char *zip_code_str(int code, char *buf, size_t n)
     return buf;
 }
 
-static zip_t *open_zip(const char *path, char *why, size_t n)
+/* The archive of an item, opened as the item says (smc_item_open). */
+static zip_t *open_zip(const smc_item *it, char *why, size_t n)
 {
     int code = 0;
-    zip_t *za = zip_open(path, ZIP_RDONLY, &code);
-    if (!za) zip_code_str(code, why, n);
+    int fd = smc_item_open(it, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, n, "%s", smc_open_error(errno));
+        return NULL;
+    }
+    zip_t *za = zip_fdopen(fd, 0, &code); /* which owns fd from now on, if it opens */
+    if (!za) {
+        close(fd);
+        zip_code_str(code, why, n);
+    }
     return za;
 }
 
@@ -204,7 +216,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
                           const smc_options *opt, smc_item **items, size_t *n)
 {
     char why[128];
-    zip_t *za = open_zip(path, why, sizeof why);
+    zip_t *za = open_zip(proto, why, sizeof why);
     if (!za) return smc_input_add_error(in, path, "not a readable zip archive: %s", why);
     zip_int64_t count = zip_get_num_entries(za, 0);
     uint64_t max = smc_limit(opt ? opt->max_members : 0, 1000000);
@@ -260,6 +272,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
             st = smc_input_add_error(in, path, "member name %s appears more than once", names[i]);
     free(names);
 
+    char *shared = NULL; /* the members' path */
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
         zip_stat_t zs;
         if (zip_stat_index(za, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || smc_ends_with(zs.name, "/"))
@@ -270,10 +283,14 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
             continue;
         }
         smc_item *it = smc_push(items, *n, sizeof *it);
-        if (!it || !(it->path = smc_strdup(path))) {
+        if (!it || !(it->path = shared ? shared : smc_strdup(path))) {
             st = SMC_ERR_NOMEM;
             break;
         }
+        it->borrowed = shared != NULL; /* the first member owns the one copy */
+        shared = it->path;
+        it->root = proto->root;
+        it->rel = proto->rel;
         it->error = NULL;
         it->nofollow = proto->nofollow;
         it->member = i;
@@ -358,7 +375,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         char why[128];
         smc_zipcache_close(zc);
         if (!(zc->path = smc_strdup(it->path))) return SMC_ERR_NOMEM;
-        if (!(zc->za = open_zip(it->path, why, sizeof why)))
+        if (!(zc->za = open_zip(it, why, sizeof why)))
             return smc_input_add_error(part, it->path, "not a readable zip archive: %s", why);
     }
     if (!zc->za) return SMC_OK; /* reported with the first member */
