@@ -192,6 +192,24 @@ SMCHECK_LIBCUDA=/nonexistent run --gpu auto "$fixtures/nvcc/multi.so"
 check "--gpu auto without a GPU is a usage error (64)" [ "$status" -eq 64 ]
 check "--gpu auto without a GPU says why" has "$err" "--gpu auto: no local GPU (no NVIDIA driver"
 
+# Hard links are one file, read once: one library naming its other paths; a link from another
+# input is that input's own library (the same facts).
+mkdir -p "$tmp/links/a" "$tmp/links2"
+cp "$fixtures/nvcc/multi.so" "$tmp/links/a/multi.so"
+for i in 1 2 3; do ln "$tmp/links/a/multi.so" "$tmp/links/a/l$i.so"; done
+ln "$tmp/links/a/multi.so" "$tmp/links2/x.so"
+run --format json --gpu sm_80 "$tmp/links" "$tmp/links2"
+check "hard links: one library per input, the others its links" [ "$(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(";".join("%s:%s" % (l["path"].rsplit("/", 2)[-2] + "/" + l["path"].rsplit("/", 1)[-1],
+                          ",".join(p.rsplit("/", 1)[-1] for p in l.get("links", [])))
+               for i in d["inputs"] for l in i["libraries"]))')" = "a/l1.so:l2.so,l3.so,multi.so;links2/x.so:" ]
+run --gpu sm_80 "$tmp/links"
+check "hard links: the text report names the other paths" \
+    has "$out" "the same file (read once) at: $tmp/links/a/l2.so $tmp/links/a/l3.so $tmp/links/a/multi.so"
+check "hard links: every path is counted as looked at" has "$out" "4 files looked at, 1 library found"
+
 # The README's usage block is --help, word for word.
 run --help
 readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../README.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')

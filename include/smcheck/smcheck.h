@@ -228,6 +228,9 @@ typedef struct smc_library {
     uint64_t file_size;        /* of the file (or wheel member) it came from */
     size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
     smc_role role;       /* its part in its distribution, from its path (smc_judge) */
+    char **links;        /* the same file at other paths of its input (hard links, bind mounts):
+                          * read once, reported here */
+    size_t link_count;
 } smc_library;
 
 #define SMC_NONE SIZE_MAX

@@ -70,6 +70,8 @@ smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2,
 void smc_distribution_clear(smc_distribution *d);
 void smc_distribution_sanitize(smc_distribution *d);
 void smc_library_free(smc_library *lib);
+/* A deep copy of src's facts (not its judgements) under another path, in no distribution. */
+smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char *path);
 /* Moves src's containers, images and findings to the end of dst, their offsets moved by base
  * (where src's bytes start in dst's), each container naming member; src is left empty. */
 smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
@@ -262,6 +264,8 @@ typedef struct smc_item {
     size_t dist;        /* a member's wheel: its distribution in the input, or SMC_NONE */
     uint64_t size;      /* bytes, for progress */
     size_t input;       /* the path given by the user it belongs to */
+    uint64_t dev, ino;  /* the file's, when known (ino 0: not known) */
+    size_t same_as;     /* an earlier item with the same file (hard link, bind mount), or SMC_NONE */
 } smc_item;
 
 /* wheel.c: zip archives (wheels) through libzip. ---------------------------------------------- */

@@ -161,7 +161,49 @@ static void library_clear(smc_library *lib)
     free(lib->containers);
     free(lib->images);
     free(lib->findings);
+    for (size_t i = 0; i < lib->link_count; i++)
+        free(lib->links[i]);
+    free(lib->links);
     free(lib->path);
+}
+
+smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char *path)
+{
+    *dst = (smc_library){.cudart_major = src->cudart_major,
+                         .release = src->release,
+                         .file_size = src->file_size,
+                         .distribution = SMC_NONE};
+    bool ok = (dst->path = smc_strdup_clean(path)) != NULL;
+    if (ok && src->container_count) {
+        ok = (dst->containers = calloc(src->container_count, sizeof *dst->containers)) != NULL;
+        for (size_t i = 0; ok && i < src->container_count; i++) {
+            const smc_container *c = &src->containers[i];
+            smc_container *d = &dst->containers[i];
+            *d = *c;
+            d->section = d->member = d->kernel_names = NULL;
+            dst->container_count++;
+            ok = (!c->section || (d->section = smc_strdup(c->section))) &&
+                 (!c->member || (d->member = smc_strdup(c->member))) &&
+                 (!c->kernel_names || (d->kernel_names = smc_strdup(c->kernel_names)));
+        }
+    }
+    if (ok && src->image_count) {
+        ok = (dst->images = malloc(src->image_count * sizeof *dst->images)) != NULL;
+        if (ok) memcpy(dst->images, src->images, src->image_count * sizeof *dst->images);
+        if (ok) dst->image_count = src->image_count;
+    }
+    if (ok && src->finding_count) {
+        ok = (dst->findings = calloc(src->finding_count, sizeof *dst->findings)) != NULL;
+        for (size_t i = 0; ok && i < src->finding_count; i++) {
+            dst->findings[i].offset = src->findings[i].offset;
+            ok = (dst->findings[i].message = smc_strdup(src->findings[i].message)) != NULL;
+            dst->finding_count++;
+        }
+    }
+    if (ok) return SMC_OK;
+    library_clear(dst);
+    *dst = (smc_library){0};
+    return SMC_ERR_NOMEM;
 }
 
 void smc_library_free(smc_library *lib)

@@ -141,6 +141,11 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
     cJSON *o = cJSON_CreateObject();
     if (o) {
         add(b, o, "path", cJSON_CreateString(lib->path));
+        if (lib->link_count) {
+            cJSON *links = add(b, o, "links", cJSON_CreateArray());
+            for (size_t i = 0; links && i < lib->link_count; i++)
+                add(b, links, NULL, cJSON_CreateString(lib->links[i]));
+        }
         add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
         add(b, o, "cudart",
             lib->cudart_major ? cJSON_CreateNumber(lib->cudart_major) : cJSON_CreateNull());

@@ -62,6 +62,17 @@ static void print_containers(FILE *out, const smc_library *lib)
     }
 }
 
+/* The other paths of the same file, a few of them. */
+static void print_links(FILE *out, const smc_library *lib, const char *indent)
+{
+    if (!lib->link_count) return;
+    fprintf(out, "%sthe same file (read once) at:", indent);
+    for (size_t i = 0; i < lib->link_count && i < 8; i++)
+        fprintf(out, " %s", lib->links[i]);
+    if (lib->link_count > 8) fprintf(out, " and %zu more", lib->link_count - 8);
+    fputc('\n', out);
+}
+
 static smc_status print_library(FILE *out, const smc_library *lib, const smc_report_options *opt)
 {
     smc_summary sum;
@@ -70,6 +81,7 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
     fprintf(out, "%s: %zu container%s, %zu image%s\n", lib->path, lib->container_count,
             lib->container_count == 1 ? "" : "s", lib->image_count,
             lib->image_count == 1 ? "" : "s");
+    print_links(out, lib, "  ");
     if (sum.token_count) {
         fputs("  tokens:", out);
         for (size_t i = 0; i < sum.token_count; i++)
@@ -217,7 +229,9 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_repo
         char tok[16];
         target_token(tok, &opt->targets[0]);
         fprintf(out, "%s: %s ", lib->path, tok);
-        return print_verdict(out, lib, 0, opt, "  ");
+        smc_status st = print_verdict(out, lib, 0, opt, "  ");
+        print_links(out, lib, "  ");
+        return st;
     }
     /* A library with no container (only findings) has no verdicts: "-". */
     for (size_t t = 0; t < opt->target_count; t++)
@@ -226,6 +240,7 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_repo
         else
             fprintf(out, "%-8s", "-");
     fprintf(out, "%s\n", lib->path);
+    print_links(out, lib, "    ");
     smc_status st = SMC_OK;
     for (size_t t = 0; t < lib->judgement_count && t < opt->target_count && opt->detail && st == SMC_OK;
          t++) {

@@ -180,6 +180,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     smc_input *part = p->parts[i] = smc_input_new(it->path, SMC_INPUT_FILE);
     if (!part) return SMC_ERR_NOMEM;
     smc_ticker tk = {tick, p, &p->inflated[it->input]};
+    if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
     int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -250,6 +251,66 @@ static smc_status merge(smc_input *in, smc_input *part)
     }
     part->distribution_count = part->library_count = part->error_count = part->note_count = 0;
     return SMC_OK;
+}
+
+/* Items that are the same file (hard links; bind mounts) as an earlier one: by device, inode
+ * and member, in n log n. */
+static int by_file(const void *a, const void *b, void *ctx)
+{
+    const smc_item *items = ctx, *x = &items[*(const size_t *)a], *y = &items[*(const size_t *)b];
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+    if (x->member != y->member) return x->member < y->member ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static smc_status mark_links(smc_item *items, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order), k = 0;
+    if (!order) return SMC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (items[i].ino && !items[i].error) order[k++] = i;
+    if (k > 1) qsort_r(order, k, sizeof *order, by_file, items);
+    for (size_t i = 1; i < k; i++) {
+        const smc_item *a = &items[order[i - 1]], *b = &items[order[i]];
+        if (a->dev == b->dev && a->ino == b->ino && a->member == b->member)
+            items[order[i]].same_as = a->same_as != SMC_NONE ? a->same_as : order[i - 1];
+    }
+    free(order);
+    return SMC_OK;
+}
+
+/* Item k is the file item j was (j < k, merged before): its libraries, at lib_first[j] in
+ * input[j]'s, name k's path as a link when both are in one input, and are copied into k's input
+ * under k's path when not. */
+static smc_status merge_link(smc_input *in, const smc_input *from, const smc_item *items,
+                             size_t j, size_t k, size_t first, size_t count)
+{
+    smc_status st = SMC_OK;
+    in->files++;
+    for (size_t i = first; i < first + count && st == SMC_OK; i++) {
+        const smc_library *lib = &from->libraries[i];
+        /* "a.whl!pkg/x.so": the part after the item's own path is the same for both. */
+        size_t own = strlen(items[j].path);
+        const char *rest = strlen(lib->path) >= own ? lib->path + own : "";
+        char *path = smc_asprintf("%s%s", items[k].path, rest);
+        if (!path) return SMC_ERR_NOMEM;
+        if (from == in) {
+            smc_library *l = &in->libraries[i];
+            char **slot = smc_push(&l->links, l->link_count, sizeof *slot);
+            if (!slot || !(*slot = smc_sanitize(path))) {
+                free(path);
+                return SMC_ERR_NOMEM;
+            }
+            l->link_count++;
+            continue;
+        }
+        smc_library *slot = smc_push(&in->libraries, in->library_count, sizeof *slot);
+        st = slot ? smc_library_copy(slot, lib, path) : SMC_ERR_NOMEM;
+        if (st == SMC_OK) in->library_count++;
+        free(path);
+    }
+    return st;
 }
 
 /* Scans the items with a pool of threads; parts[i] receives item i's result. */
@@ -358,7 +419,10 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
                    .member = -1,
                    .dist = SMC_NONE,
                    .size = have ? (uint64_t)sb.st_size : 0,
-                   .input = input};
+                   .input = input,
+                   .dev = have ? (uint64_t)sb.st_dev : 0,
+                   .ino = have && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_ino : 0,
+                   .same_as = SMC_NONE};
     if (!it.path || (problem && !it.error)) {
         free(it.path);
         free(it.error);
@@ -385,12 +449,25 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
         first[i] = n;
         st = plan(paths[i], i, opt, &out[i], &envs[i], &roots[i], &items, &n);
     }
+    if (st == SMC_OK) st = mark_links(items, n);
     smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
+    /* Where each item's libraries went, for its links. */
+    size_t *lib_first = st == SMC_OK ? calloc(n ? n : 1, sizeof *lib_first) : NULL;
+    size_t *lib_count = lib_first ? calloc(n ? n : 1, sizeof *lib_count) : NULL;
+    if (st == SMC_OK && !lib_count) st = SMC_ERR_NOMEM;
     if (st == SMC_OK) st = parts ? scan_items(items, n, count, opt, parts) : SMC_ERR_NOMEM;
     if (st == SMC_OK) first[count] = n;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
-        for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++)
-            st = merge(out[i], parts[k]);
+        for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++) {
+            size_t j = items[k].same_as;
+            lib_first[k] = out[i]->library_count;
+            if (j != SMC_NONE)
+                st = merge_link(out[i], out[items[j].input], items, j, k, lib_first[j],
+                                lib_count[j]);
+            else
+                st = merge(out[i], parts[k]);
+            lib_count[k] = out[i]->library_count - lib_first[k];
+        }
         if (st == SMC_OK) st = smc_env_attribute(out[i], envs[i]);
         if (st == SMC_OK) st = smc_distributions_finish(out[i]);
     }
@@ -401,6 +478,8 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     for (size_t i = 0; roots && i < count; i++)
         if (roots[i] >= 0) close(roots[i]);
     free(roots);
+    free(lib_first);
+    free(lib_count);
     free(envs);
     free(parts);
     free(first);

@@ -24,15 +24,15 @@ typedef struct list {
     bool full; /* max_files reached: the walk has stopped */
 } list;
 
-/* Appends a file (error NULL) or an entry that could not be read; takes path. */
-static smc_status add_sized(list *l, char *path, const char *error, uint64_t size);
+/* Appends a file (sb its status) or an entry that could not be read (error); takes path. */
+static smc_status add_file(list *l, char *path, const char *error, const struct stat *sb);
 
 static smc_status add(list *l, char *path, const char *error)
 {
-    return add_sized(l, path, error, 0);
+    return add_file(l, path, error, NULL);
 }
 
-static smc_status add_sized(list *l, char *path, const char *error, uint64_t size)
+static smc_status add_file(list *l, char *path, const char *error, const struct stat *sb)
 {
     smc_item *it = smc_push(&l->items, l->n, sizeof *it);
     char *err = error ? smc_strdup(error) : NULL;
@@ -48,7 +48,10 @@ static smc_status add_sized(list *l, char *path, const char *error, uint64_t siz
                      .nofollow = true,
                      .member = -1,
                      .dist = SMC_NONE,
-                     .size = size};
+                     .size = sb ? (uint64_t)sb->st_size : 0,
+                     .dev = sb ? (uint64_t)sb->st_dev : 0,
+                     .ino = sb ? (uint64_t)sb->st_ino : 0,
+                     .same_as = SMC_NONE};
     l->n++;
     return SMC_OK;
 }
@@ -130,7 +133,7 @@ static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
                 free(child);
             }
         } else if (S_ISREG(sb.st_mode)) {
-            st = add_sized(l, child, NULL, (uint64_t)sb.st_size);
+            st = add_file(l, child, NULL, &sb);
         } else {
             free(child); /* links, FIFOs, sockets and devices are not ours to open */
         }

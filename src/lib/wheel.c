@@ -300,6 +300,9 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         uint64_t most = (zs.valid & ZIP_STAT_COMP_SIZE) ? zs.comp_size * 1032 + 1024 : 0;
         it->size = (zs.valid & ZIP_STAT_SIZE) ? (zs.size < most ? zs.size : most) : 0;
         it->input = proto->input;
+        it->dev = proto->dev;
+        it->ino = proto->ino;
+        it->same_as = SMC_NONE;
         (*n)++;
     }
     zip_discard(za);
