@@ -219,8 +219,9 @@ typedef struct smc_library {
     size_t container_count;
     smc_image *images;
     size_t image_count;
-    smc_finding *findings;
+    smc_finding *findings;   /* the first SMC_FINDINGS_KEPT */
     size_t finding_count;
+    size_t findings_more;    /* past those: counted, not kept */
     unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
     unsigned release;          /* the newest cubin release read (see smc_image.release); 0 none */
     smc_judgement *judgements; /* one per target, from smc_judge(); else NULL */
@@ -272,15 +273,23 @@ typedef struct smc_input {
     uint64_t files;         /* regular files looked at */
     smc_library *libraries; /* in path order */
     size_t library_count;
-    smc_error *errors;
+    smc_error *errors; /* the first SMC_ERRORS_KEPT */
     size_t error_count;
+    size_t errors_more; /* past those: counted, not kept */
     smc_rollup *verdicts; /* per target, from smc_judge(); none when nothing could be read */
     size_t verdict_count;
     smc_distribution *distributions;
     size_t distribution_count;
-    char **notes; /* what was left aside on purpose ("3 PE files not scanned") */
+    char **notes; /* what was left aside on purpose ("a PE file, not scanned"): the first
+                   * SMC_ERRORS_KEPT */
     size_t note_count;
+    size_t notes_more;
 } smc_input;
+
+/* What one library or input keeps of its findings, errors and notes: the output stays small
+ * whatever an input holds, and the count of the rest is reported. */
+#define SMC_FINDINGS_KEPT 100
+#define SMC_ERRORS_KEPT 1000
 
 typedef struct smc_options {
     /* Decompress every image and check it against its header: a cubin must be an EM_CUDA ELF for

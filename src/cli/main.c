@@ -464,6 +464,9 @@ static bool diagnose(smc_input *const *inputs, size_t n)
         const smc_input *in = inputs[i];
         for (size_t k = 0; k < in->error_count; k++, any = true)
             fprintf(stderr, "smcheck: %s: %s\n", in->errors[k].path, in->errors[k].message);
+        if (in->errors_more)
+            fprintf(stderr, "smcheck: %s: and %zu more errors, not kept (%d are, an input)\n",
+                    in->path, in->errors_more, SMC_ERRORS_KEPT);
         for (size_t l = 0; l < in->library_count; l++) {
             const smc_library *lib = &in->libraries[l];
             for (size_t k = 0; k < lib->finding_count; k++, any = true) {
@@ -474,6 +477,9 @@ static bool diagnose(smc_input *const *inputs, size_t n)
                     fprintf(stderr, "smcheck: %s: at 0x%llx: %s\n", lib->path,
                             (unsigned long long)f->offset, f->message);
             }
+            if (lib->findings_more)
+                fprintf(stderr, "smcheck: %s: and %zu more findings, not kept (%d are, a library)\n",
+                        lib->path, lib->findings_more, SMC_FINDINGS_KEPT);
         }
     }
     return any;

@@ -108,6 +108,27 @@ typedef struct cudart_seen {
 
 enum kind { K_UNKNOWN, K_NONE, K_ELF, K_CUBIN, K_RAW, K_AR };
 
+/* One window: every entry header read, once, whatever container asked. Container headers nest
+ * and their entry walks merge (a hostile file makes thousands of candidates that all walk one
+ * chain of entries to fail at its end); each position's next entry is kept, with skip pointers
+ * (Myers' jump pointers: O(log n) to the last entry before a container's end), so that asking
+ * what a candidate is costs a lookup, not a walk. Only a container a rule takes is parsed. */
+enum { LINK_VALID, LINK_INVALID, LINK_UNREADABLE, LINK_BEYOND };
+typedef struct link {
+    uint64_t pos;
+    uint64_t bad;  /* the first entry at or after this one on its chain whose version is not
+                    * 0x0101, NOWHERE when none */
+    uint32_t succ, jump, depth;
+    uint8_t state; /* LINK_*: a valid entry; or the chain ends here: an entry header that is no
+                    * entry, or past the file's end; LINK_BEYOND: the one sentinel past any end */
+} link;
+typedef struct chains {
+    link *links;
+    size_t count;
+    uint32_t *table; /* open addressing by position: index + 1, 0 for empty */
+    size_t size;     /* a power of two */
+} chains;
+
 typedef struct member member;
 
 struct smc_finder {
@@ -138,6 +159,8 @@ struct smc_finder {
     /* containers */
     hit *hits;
     size_t hit_count;
+    hit probe;       /* one window: what the last header looked at is, before a rule takes it */
+    chains chains;   /* one window: the entry headers read so far, chained */
     cparse *open;
     size_t open_count;
     size_t *watch; /* hits whose first non-zero byte past their end is not seen yet */
@@ -258,6 +281,9 @@ void smc_finder_free(smc_finder *f)
         capture_clear(&f->guesses[i]);
     free(f->members);
     free(f->longnames);
+    hit_clear(&f->probe);
+    free(f->chains.links);
+    free(f->chains.table);
     free(f->hits);
     free(f->open);
     free(f->watch);
@@ -588,6 +614,204 @@ static hit *parse_at(smc_finder *f, uint64_t off)
     advance(f, &cp, 0, f->window, (size_t)f->len);
     settle(f, &cp);
     return f->failed ? NULL : &f->hits[k];
+}
+
+/* Entry chains (one window) ----------------------------------------------------------------- */
+
+#define LINKS_MAX (16u << 20) /* entry headers chained in one file: 16M, 512 MiB of links */
+
+static size_t link_slot(const chains *c, uint64_t pos)
+{
+    size_t i = (size_t)((pos * 0x9E3779B97F4A7C15ull) >> 17) & (c->size - 1);
+    while (c->table[i] && c->links[c->table[i] - 1].pos != pos)
+        i = (i + 1) & (c->size - 1);
+    return i;
+}
+
+/* The link at pos, or 0 (the sentinel is never looked up). */
+static uint32_t link_find(const chains *c, uint64_t pos)
+{
+    if (!c->size) return 0;
+    uint32_t k = c->table[link_slot(c, pos)];
+    return k ? k - 1 : 0;
+}
+
+static bool links_grow(chains *c)
+{
+    size_t size = c->size ? c->size * 2 : 1024;
+    uint32_t *old = c->table;
+    size_t old_size = c->size;
+    if (!(c->table = calloc(size, sizeof *c->table))) {
+        c->table = old;
+        return false;
+    }
+    c->size = size;
+    for (size_t i = 0; i < old_size; i++)
+        if (old[i]) c->table[link_slot(c, c->links[old[i] - 1].pos)] = old[i];
+    free(old);
+    return true;
+}
+
+/* Adds the link at pos whose successor (toward its chain's end) is succ (0 for none). */
+static uint32_t link_add(chains *c, uint64_t pos, uint8_t state, bool strict, uint32_t succ)
+{
+    if ((c->count + 1) * 2 > c->size && !links_grow(c)) return 0;
+    link *l = smc_push(&c->links, c->count, sizeof *l);
+    if (!l) return 0;
+    uint32_t k = (uint32_t)c->count++;
+    *l = (link){.pos = pos, .state = state, .succ = k, .jump = k, .bad = strict ? NOWHERE : pos};
+    if (state == LINK_VALID) {
+        const link *p = &c->links[succ];
+        l->succ = succ;
+        l->depth = p->depth + 1;
+        if (!strict) l->bad = pos;
+        else l->bad = p->bad;
+        /* Myers: jump twice as far when the two jumps above are the same length. */
+        const link *j = &c->links[p->jump];
+        l->jump = p->depth - j->depth == j->depth - c->links[j->jump].depth ? j->jump : succ;
+    }
+    if (state != LINK_BEYOND) c->table[link_slot(c, pos)] = k + 1;
+    return k;
+}
+
+/* The link at pos, reading the entry headers from there on until a chain already known. Returns
+ * 0 with f->failed set when there is no room for more. */
+static uint32_t chain_from(smc_finder *f, uint64_t pos)
+{
+    chains *c = &f->chains;
+    if (!c->count && (link_add(c, NOWHERE, LINK_BEYOND, true, 0), !c->count))
+        return nomem(f), 0; /* the sentinel, link 0 */
+    struct pending {
+        uint64_t pos;
+        uint8_t state;
+        bool strict;
+    } *todo = NULL;
+    size_t n = 0;
+    uint32_t known = 0; /* the link the new ones lead to */
+    for (uint64_t y = pos;;) {
+        if ((known = link_find(c, y)) != 0) break;
+        if (c->count + n >= LINKS_MAX) {
+            free(todo);
+            return 0; /* the caller reports it */
+        }
+        struct pending *t = smc_push(&todo, n, sizeof *t);
+        if (!t) {
+            free(todo);
+            return nomem(f), 0;
+        }
+        *t = (struct pending){.pos = y, .state = LINK_VALID, .strict = true};
+        n++;
+        if (y > f->len || f->len - y < 64) {
+            t->state = LINK_UNREADABLE;
+            break;
+        }
+        const uint8_t *p = f->window + y;
+        uint64_t hsize = smc_le32(p + 4), padded = smc_le64(p + 8);
+        t->strict = smc_le16(p + 2) == SMC_ENTRY_VERSION;
+        if (hsize >= 64 && padded > UINT64_MAX - y - hsize) { /* past any end */
+            known = 0; /* the sentinel */
+            break;
+        }
+        smc_image img;
+        smc_fatbin_error e;
+        uint64_t next;
+        if (smc_fatbin_entry(p, y, UINT64_MAX, &img, &next, &e) != SMC_OK) {
+            t->state = LINK_INVALID;
+            break;
+        }
+        y = next;
+    }
+    /* Added from the chain's end back, so that each one's successor is there first. */
+    uint32_t k = known;
+    for (size_t i = n; i-- > 0;) {
+        bool end = todo[i].state != LINK_VALID;
+        uint32_t added = link_add(c, todo[i].pos, todo[i].state, todo[i].strict, end ? 0 : k);
+        if (!added) {
+            free(todo);
+            return nomem(f), 0;
+        }
+        k = added;
+    }
+    free(todo);
+    return k;
+}
+
+/* What the parse of the container whose header is at h->start would find, from the header and
+ * the chains: h->ok, h->strict, or h->err where the parse would fail. */
+static void probe_entries(smc_finder *f, hit *h)
+{
+    uint64_t x = h->start + h->hsize, E = h->end;
+    if (x == E) {
+        h->ok = true;
+        return;
+    }
+    if (E - x < 64) {
+        parse_fail(f, h, x, "entry header truncated: %llu bytes left in the container", E - x);
+        return;
+    }
+    uint32_t v = chain_from(f, x);
+    if (!v) {
+        if (!f->failed)
+            parse_fail(f, h, x, "more than %llu entry headers in one file: not read",
+                       (unsigned long long)LINKS_MAX);
+        return;
+    }
+    const link *L = f->chains.links;
+    uint64_t first_bad = L[v].bad;
+    uint64_t last = E - 64; /* entries at or before it are read */
+    while (L[v].state == LINK_VALID) {
+        if (L[L[v].jump].pos <= last && L[v].jump != v)
+            v = L[v].jump;
+        else if (L[L[v].succ].pos <= last)
+            v = L[v].succ;
+        else
+            break;
+    }
+    uint64_t y = L[v].pos;
+    if (L[v].state == LINK_UNREADABLE) {
+        parse_fail(f, h, h->start, "container runs past the end of the file (%llu bytes)", f->len);
+        return;
+    }
+    /* The entry at y again, now with the container's end: the parse's own words. */
+    smc_image img;
+    smc_fatbin_error e;
+    uint64_t next;
+    if (smc_fatbin_entry(f->window + y, y, E, &img, &next, &e) != SMC_OK) {
+        fail_with(f, h, &e);
+        return;
+    }
+    if (next != E) {
+        parse_fail(f, h, next, "entry header truncated: %llu bytes left in the container",
+                   E - next);
+        return;
+    }
+    h->ok = true;
+    h->strict &= first_bad > y;
+}
+
+/* One window: the container at off as far as the rules ask (h->ok, strict, err); parsed whole
+ * (images, facts) only by take_whole. */
+static hit *probe_at(smc_finder *f, uint64_t off)
+{
+    hit *h = &f->probe;
+    hit_clear(h);
+    *h = (hit){.start = off, .prev_nonzero = NOWHERE, .next_nonzero = NOWHERE, .kernels = -1};
+    if (f->len - off < 16) {
+        parse_fail(f, h, off, "container runs past the end of the file (%llu bytes)", f->len);
+        return h;
+    }
+    uint64_t first;
+    smc_fatbin_error e;
+    h->hsize = smc_le16(f->window + off + 6);
+    h->fatsize = smc_le64(f->window + off + 8);
+    if (smc_fatbin_header(f->window + off, off, &first, &h->end, &e) != SMC_OK) {
+        fail_with(f, h, &e);
+        return h;
+    }
+    h->header_ok = true;
+    h->strict = h->fatsize > 0;
+    probe_entries(f, h);
+    return h;
 }
 
 /* Streams: following every header as it passes --------------------------------------------- */
@@ -1140,7 +1364,7 @@ static size_t first_hit_from(const smc_finder *f, uint64_t off)
 static hit *hit_at(rules *r, uint64_t off)
 {
     smc_finder *f = r->f;
-    if (f->whole) return smc_fatbin_at(f->window, f->len, off) ? parse_at(f, off) : NULL;
+    if (f->whole) return smc_fatbin_at(f->window, f->len, off) ? probe_at(f, off) : NULL;
     size_t i = first_hit_from(f, off);
     return i < f->hit_count && f->hits[i].start == off ? &f->hits[i] : NULL;
 }
@@ -1182,8 +1406,18 @@ static int after_zeros(rules *r, uint64_t cursor, uint64_t end, size_t after, hi
     return after != SIZE_MAX && f->hits[after].next_nonzero >= end ? 0 : 1;
 }
 
-static smc_status take(rules *r, size_t k)
+/* Takes the container h is (one window: parsed now, whole). */
+static smc_status take(rules *r, const hit *h)
 {
+    smc_finder *f = r->f;
+    size_t k;
+    if (f->whole) {
+        const hit *whole = parse_at(f, h->start);
+        if (!whole) return f->failed ? f->failed : SMC_ERR_NOMEM;
+        k = (size_t)(whole - f->hits);
+    } else {
+        k = (size_t)(h - f->hits);
+    }
     size_t *t = smc_push(&r->taken, r->taken_count, sizeof *t);
     if (!t) return SMC_ERR_NOMEM;
     *t = k;
@@ -1229,12 +1463,12 @@ static smc_status walk(rules *r, uint64_t s, uint64_t e, const char *name)
             cursor = next_header(r, at + 1, e, s);
         } else {
             if (h->ok)
-                st = take(r, (size_t)(h - r->f->hits));
+                st = take(r, h);
             else
                 st = finding(r->lib, h->err_offset, "container in %s at +0x%llx: %s", where,
                              (unsigned long long)(at - s), h->err ? h->err : "unreadable");
             cursor = h->end;
-            last = (size_t)(h - r->f->hits);
+            last = r->f->whole ? SIZE_MAX : (size_t)(h - r->f->hits);
         }
     }
     if (st == SMC_OK && !any)
@@ -1255,7 +1489,7 @@ static smc_status search(rules *r, uint64_t from, uint64_t to)
         hit *h = hit_at(r, p);
         if (r->f->failed) return r->f->failed;
         if (h && h->ok && h->strict && h->end <= to) {
-            st = take(r, (size_t)(h - r->f->hits));
+            st = take(r, h);
             p = align8(0, h->end);
         } else {
             p += 8;

@@ -68,6 +68,10 @@ char *smc_asprintf(const char *fmt, ...)
 
 smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char *fmt, ...)
 {
+    if (lib->finding_count >= SMC_FINDINGS_KEPT) {
+        lib->findings_more++;
+        return SMC_OK;
+    }
     smc_finding *f = smc_push(&lib->findings, lib->finding_count, sizeof *f);
     if (!f) return SMC_ERR_NOMEM;
     va_list ap;
@@ -82,6 +86,10 @@ smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char
 
 smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt, ...)
 {
+    if (in->error_count >= SMC_ERRORS_KEPT) {
+        in->errors_more++;
+        return SMC_OK;
+    }
     smc_error *e = smc_push(&in->errors, in->error_count, sizeof *e);
     if (!e) return SMC_ERR_NOMEM;
     va_list ap;
@@ -135,6 +143,10 @@ void smc_distribution_clear(smc_distribution *d)
 
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
 {
+    if (in->note_count >= SMC_ERRORS_KEPT) {
+        in->notes_more++;
+        return SMC_OK;
+    }
     char **slot = smc_push(&in->notes, in->note_count, sizeof *slot);
     if (!slot) return SMC_ERR_NOMEM;
     va_list ap;
@@ -172,6 +184,7 @@ smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char
     *dst = (smc_library){.cudart_major = src->cudart_major,
                          .release = src->release,
                          .file_size = src->file_size,
+                         .findings_more = src->findings_more,
                          .distribution = SMC_NONE};
     bool ok = (dst->path = smc_strdup_clean(path)) != NULL;
     if (ok && src->container_count) {
@@ -362,6 +375,7 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
                                     "%s: %s", member ? member : src->path, f->message) != SMC_OK)
             return SMC_ERR_NOMEM;
     }
+    dst->findings_more += src->findings_more;
     if (src->cudart_major > dst->cudart_major) dst->cudart_major = src->cudart_major;
     if (src->release > dst->release) dst->release = src->release;
     return SMC_OK;

@@ -170,6 +170,8 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             add(b, f, "offset", offset_json(lib->findings[i].offset));
             add(b, f, "message", cJSON_CreateString(lib->findings[i].message));
         }
+        if (lib->findings_more)
+            add(b, o, "findings_more", cJSON_CreateNumber((double)lib->findings_more));
         if (lib->judgement_count && opt && opt->target_count >= lib->judgement_count) {
             static const char *const roles[] = {"main", "vendored", "alternative"};
             add(b, o, "role", cJSON_CreateString(roles[lib->role % 3]));
@@ -259,6 +261,7 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
         add(b, e, "path", cJSON_CreateString(in->errors[i].path));
         add(b, e, "message", cJSON_CreateString(in->errors[i].message));
     }
+    if (in->errors_more) add(b, o, "errors_more", cJSON_CreateNumber((double)in->errors_more));
     if (in->verdict_count) {
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         for (size_t t = 0; vs && t < in->verdict_count; t++)
@@ -272,6 +275,7 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
     cJSON *notes = add(b, o, "notes", cJSON_CreateArray());
     for (size_t i = 0; notes && i < in->note_count; i++)
         add(b, notes, NULL, cJSON_CreateString(in->notes[i]));
+    if (in->notes_more) add(b, o, "notes_more", cJSON_CreateNumber((double)in->notes_more));
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < in->library_count; i++)
         add(b, libs, NULL, library_json(b, &in->libraries[i], opt));

@@ -104,6 +104,9 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
         print_offset(out, lib->findings[i].offset);
         fprintf(out, "%s\n", lib->findings[i].message);
     }
+    if (lib->findings_more)
+        fprintf(out, "  and %zu more findings, not kept (%d are, a library)\n", lib->findings_more,
+                SMC_FINDINGS_KEPT);
     return SMC_OK;
 }
 
@@ -302,6 +305,9 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         }
         for (size_t k = 0; k < in->note_count; k++)
             fprintf(out, "note: %s\n", in->notes[k]);
+        if (in->notes_more)
+            fprintf(out, "note: and %zu more notes, not kept (%d are, an input)\n",
+                    in->notes_more, SMC_ERRORS_KEPT);
         files += inputs[i]->files;
         libraries += inputs[i]->library_count;
         errors += inputs[i]->error_count;

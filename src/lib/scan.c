@@ -236,6 +236,13 @@ static smc_status merge(smc_input *in, smc_input *part)
         part->libraries[i] = (smc_library){0};
     }
     for (size_t i = 0; i < part->error_count; i++) {
+        if (in->error_count >= SMC_ERRORS_KEPT) {
+            in->errors_more++;
+            free(part->errors[i].path);
+            free(part->errors[i].message);
+            part->errors[i] = (smc_error){0};
+            continue;
+        }
         smc_error *slot = smc_push(&in->errors, in->error_count, sizeof *slot);
         if (!slot) return SMC_ERR_NOMEM;
         *slot = part->errors[i];
@@ -243,12 +250,21 @@ static smc_status merge(smc_input *in, smc_input *part)
         part->errors[i] = (smc_error){0};
     }
     for (size_t i = 0; i < part->note_count; i++) {
+        if (in->note_count >= SMC_ERRORS_KEPT) {
+            in->notes_more++;
+            free(part->notes[i]);
+            part->notes[i] = NULL;
+            continue;
+        }
         char **slot = smc_push(&in->notes, in->note_count, sizeof *slot);
         if (!slot) return SMC_ERR_NOMEM;
         *slot = part->notes[i];
         in->note_count++;
         part->notes[i] = NULL;
     }
+    in->errors_more += part->errors_more;
+    in->notes_more += part->notes_more;
+    part->errors_more = part->notes_more = 0;
     part->distribution_count = part->library_count = part->error_count = part->note_count = 0;
     return SMC_OK;
 }

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""hostile.py SMCHECK GEN_PY [FACTOR]: the hostile corpus (fixtures/gen.py --hostile) through
+smcheck: listing, --verify --detail, and judging (text and JSON). Every run must end within 20 s
+with a peak RSS under 256 MiB and at most 4 MiB of output (FACTOR scales time and memory, for
+builds with sanitizers), exit 0, 1 or 2 (no crash), print JSON that is valid UTF-8, and write
+nothing to the terminal with C0 or C1 controls in it. Some cases check what they must say."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+smcheck, gen = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+factor = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+TIME, RSS, OUTPUT = 20 * factor, 256 * 1024 * factor, 4 << 20  # s, KiB, bytes
+MODES = [["scan"], ["scan", "--verify", "--detail"], ["--gpu", "sm_120", "--detail"],
+         ["--gpu", "sm_80,sm_120", "--verify", "--format", "json"]]
+CONTROLS = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
+
+passed = failed = 0
+
+
+def check(what, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok     " + what)
+    else:
+        failed += 1
+        print("FAILED " + what + (": " + detail if detail else ""))
+
+
+def run(args, cwd):
+    env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        p = subprocess.Popen([smcheck] + args, stdout=out, stderr=err, cwd=cwd, env=env)
+        while True:  # killed at three times the budget: a run past it has failed anyway
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > 3 * TIME:
+                p.kill()
+            time.sleep(0.01)
+        p.returncode = 0
+        secs = time.monotonic() - start
+        # Read back only what fits the budget: this process's own peak is every later child's
+        # floor (Linux carries a peak RSS over fork and exec).
+        sizes = [f.seek(0, os.SEEK_END) for f in (out, err)]
+        texts = []
+        for f in (out, err):
+            f.seek(0)
+            texts.append(f.read(OUTPUT + 1))
+        return (os.waitstatus_to_exitcode(status), secs, usage.ru_maxrss, texts[0], texts[1],
+                sum(sizes))
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="smcheck-hostile-")
+    try:
+        corpus = os.path.join(work, "corpus")
+        subprocess.run([sys.executable, gen, "--hostile", corpus], check=True,
+                       stdout=subprocess.DEVNULL)
+        # The same file under 1,000 hard links.
+        links = os.path.join(work, "links")
+        os.mkdir(links)
+        first = os.path.join(links, "lib0000.so")
+        shutil.copy(os.path.join(corpus, "decode_bomb.whl"), os.path.join(links, "w.whl"))
+        with open(os.path.join(corpus, "nested_candidates.so"), "rb") as f, open(first, "wb") as g:
+            g.write(f.read())
+        for k in range(1, 1000):
+            os.link(first, os.path.join(links, "lib%04d.so" % k))
+        cases = sorted(os.listdir(os.fsencode(corpus))) + [b"../links"]
+        said = {}
+        for name in cases:
+            path = os.path.join(os.fsencode(corpus), name)
+            label = name.decode("utf-8", "backslashreplace")
+            for mode in MODES:
+                what = "%s %s" % (label, " ".join(mode))
+                status, secs, rss, out, err, size = run(mode + [path], work)
+                said[(label, " ".join(mode))] = (out[:65536], err[:65536])
+                problems = []
+                if status not in (0, 1, 2):
+                    problems.append("exit status %d" % status)
+                if secs > TIME:
+                    problems.append("%.1f s" % secs)
+                if rss > RSS:
+                    problems.append("peak RSS %d MiB" % (rss // 1024))
+                if size > OUTPUT:
+                    problems.append("%d bytes of output" % size)
+                if CONTROLS.search(out) or CONTROLS.search(err):
+                    problems.append("a control character in the output")
+                if "json" in mode and size <= OUTPUT:
+                    try:
+                        json.loads(out.decode("utf-8"))
+                    except (UnicodeDecodeError, ValueError) as e:
+                        problems.append("not valid UTF-8 JSON: %s" % e)
+                if any(not line.startswith(b"smcheck: ") for line in err.splitlines()):
+                    problems.append("a line on stderr that is no diagnostic")
+                check("%s (%.1f s, %d MiB)" % (what, secs, rss // 1024), not problems,
+                      "; ".join(problems))
+
+        def says(label, text, mode="scan"):
+            out, err = said[(label, mode)]
+            check("%s says %r" % (label, text), text.encode() in out + err)
+
+        says("not_a_zip.whl", "not a zip archive")
+        says("overlap.whl", "overlap")
+        says("claimed_size.whl", "claims 4096 bytes")
+        says("findings_flood.so", "more findings, not kept")
+        says("record_flood.whl", "RECORD")
+        says("metadata_flood.whl", "METADATA")
+        says("decode_bomb.whl", "budget", "scan --verify --detail")
+        says("../links", "the same file (read once) at:")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+sys.exit(main())
