@@ -33,16 +33,18 @@ static smc_status feed_pieces(smc_finder *f, const uint8_t *buf, size_t len)
 
 /* The input as a stream reads it. */
 static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
-                           const smc_options *opt, bool *twice)
+                           const smc_options *opt, bool *twice, bool *spilled)
 {
     smc_input *in = smc_input_new(path, SMC_INPUT_FILE);
     smc_finder *f = in ? smc_finder_new(path, opt, false) : NULL;
     smc_status st = f ? feed_pieces(f, buf, len) : SMC_ERR_NOMEM;
-    *twice = st == SMC_OK && smc_finder_again(f);
+    /* A stream that outgrew its bounds is read as one window by its reader: nothing to compare. */
+    *spilled = st == SMC_OK && smc_finder_spilled(f);
+    *twice = st == SMC_OK && !*spilled && smc_finder_again(f);
     if (*twice) st = feed_pieces(f, buf, len);
-    if (st == SMC_OK) st = smc_finder_finish(f, in);
+    if (st == SMC_OK && !*spilled) st = smc_finder_finish(f, in);
     smc_finder_free(f);
-    if (st != SMC_OK) {
+    if (st != SMC_OK || *spilled) {
         smc_input_free(in);
         return NULL;
     }
@@ -100,12 +102,17 @@ static void compare(const char *path, const uint8_t *buf, size_t len, bool verif
     static const int drivers[] = {0, 12080, 13000};
     smc_options opt = {.verify = verify, .inspect = true, .jobs = 1};
     smc_input *whole = smc_input_new(path, SMC_INPUT_FILE);
-    bool twice = false;
-    smc_input *stream = streamed(path, buf, len, &opt, &twice);
-    bool ok = whole && stream && smc_scan_memory(whole, path, buf, len, &opt) == SMC_OK;
+    bool twice = false, spilled = false;
+    smc_input *stream = streamed(path, buf, len, &opt, &twice, &spilled);
+    bool ok = whole && (stream || spilled) && smc_scan_memory(whole, path, buf, len, &opt) == SMC_OK;
     char why[512] = "";
     if (!ok) snprintf(why, sizeof why, "a scan failed");
-    for (size_t d = 0; ok && d < sizeof drivers / sizeof drivers[0]; d++) {
+    if (spilled) { /* only the hostile fixtures outgrow a stream */
+        ok = ok && strstr(path, "hostile");
+        if (!ok) snprintf(why, sizeof why, "the stream outgrew its bounds");
+        twice = false;
+    }
+    for (size_t d = 0; ok && !spilled && d < sizeof drivers / sizeof drivers[0]; d++) {
         char *a = report(whole, targets, 6, drivers[d]);
         char *b = report(stream, targets, 6, drivers[d]);
         ok = a && b && strcmp(a, b) == 0;
@@ -113,8 +120,9 @@ static void compare(const char *path, const uint8_t *buf, size_t len, bool verif
         free(a);
         free(b);
     }
-    printf("%s %s%s%s%s%s\n", ok ? "ok    " : "FAILED", path, verify ? " (--verify)" : "",
-           twice ? " (two passes)" : "", ok ? "" : ": ", why);
+    printf("%s %s%s%s%s%s%s\n", ok ? "ok    " : "FAILED", path, verify ? " (--verify)" : "",
+           twice ? " (two passes)" : "", spilled ? " (spilled: read as one window)" : "",
+           ok ? "" : ": ", why);
     CHECK(ok);
     smc_input_free(whole);
     smc_input_free(stream);

@@ -291,6 +291,11 @@ typedef struct smc_input {
 #define SMC_FINDINGS_KEPT 100
 #define SMC_ERRORS_KEPT 1000
 
+/* The default caps on one file (0 in smc_options): the largest real library, cuFFT 12, has 23,984
+ * containers and as many images. */
+#define SMC_MAX_CONTAINERS 200000
+#define SMC_MAX_IMAGES 1000000
+
 typedef struct smc_options {
     /* Decompress every image and check it against its header: a cubin must be an EM_CUDA ELF for
      * the same SM, PTX must name the same .version and .target. Mismatches become findings. */

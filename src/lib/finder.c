@@ -35,7 +35,7 @@
 #define PTX_TEXT 4096u                /* the text they decompress to, at most */
 #define VERIFY_MAX (64ull << 20)      /* images up to this size are checked by --verify */
 #define CUBIN_FILE_MAX (64u << 20)    /* a bare cubin file */
-#define OPEN_MAX 4096u                /* containers followed at once in a stream */
+#define OPEN_MAX 256u                 /* containers followed at once in a stream */
 #define CUDART_MAX 4096u              /* "libcudart.so." strings remembered in a stream */
 #define BACK 16384u                   /* bytes kept before each window of a stream */
 #define NAMES_NEAR 16384u             /* kept around a ".shstrtab" string that passes by */
@@ -59,6 +59,7 @@ typedef struct hit {
     bool header_ok;        /* the 16-byte header is sound */
     bool ok;               /* every entry header read, up to the container's end */
     bool strict;           /* fit outside a fatbin section: not empty, entries of version 0x0101 */
+    bool over;             /* its images are past --max-images: not kept */
     int kernels;           /* as smc_container.kernels */
     char *kernel_names;
     smc_image *images;
@@ -146,6 +147,8 @@ struct smc_finder {
     const uint8_t *window; /* whole: all the bytes */
     void *zctx;
     smc_status failed;
+    bool spill; /* a stream outgrew what it may hold: it is to be read as a file instead */
+    uint64_t image_total; /* images held: in every hit (a stream), in parsed ones (one window) */
     bool inspect, verify, want_names; /* want_names: every container's kernel names */
     uint64_t max_containers, max_images;
 
@@ -204,6 +207,14 @@ static smc_status nomem(smc_finder *f)
     return SMC_ERR_NOMEM;
 }
 
+/* A stream holds more than it may (headers open at once, images, bytes kept for facts): it stops,
+ * and its reader reads the bytes again as one window (smc_finder_spilled), which is bounded
+ * whatever they hold and says what one window says. */
+static void spill(smc_finder *f)
+{
+    f->spill = true;
+}
+
 bool smc_finder_signature(const uint8_t *p, uint64_t n)
 {
     return (n >= 4 && memcmp(p, "\177ELF", 4) == 0) ||
@@ -224,8 +235,8 @@ smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
     f->inspect = opt && (opt->inspect || opt->kernel_names);
     f->want_names = opt && opt->kernel_names;
     f->verify = opt && opt->verify;
-    f->max_containers = smc_limit(opt ? opt->max_containers : 0, 1000000);
-    f->max_images = smc_limit(opt ? opt->max_images : 0, 10000000);
+    f->max_containers = smc_limit(opt ? opt->max_containers : 0, SMC_MAX_CONTAINERS);
+    f->max_images = smc_limit(opt ? opt->max_images : 0, SMC_MAX_IMAGES);
     f->tail_prev = NOWHERE;
     f->ar_member = SIZE_MAX;
     if ((f->inspect || f->verify) && !(f->zctx = smc_zstd_new())) {
@@ -513,11 +524,18 @@ static bool header_done(smc_finder *f, cparse *cp)
             return fail_with(f, h, &e);
         }
         h->strict &= smc_le16(cp->hdr + 2) == SMC_ENTRY_VERSION;
-        smc_image *slot = smc_push(&h->images, h->image_count, sizeof *slot);
-        if (!slot) return nomem(f), true;
-        *slot = img;
-        h->image_count++;
-        plan_payload(f, cp, h, slot, cp->next + img.header_size);
+        if (f->image_total >= f->max_images) {
+            /* A stream is read again as a file; one window reads on without keeping them. */
+            if (!f->whole) return spill(f), true;
+            h->over = true;
+        } else {
+            smc_image *slot = smc_push(&h->images, h->image_count, sizeof *slot);
+            if (!slot) return nomem(f), true;
+            *slot = img;
+            h->image_count++;
+            f->image_total++;
+            plan_payload(f, cp, h, slot, cp->next + img.header_size);
+        }
     }
     cp->next = next;
     cp->have = 0;
@@ -618,7 +636,7 @@ static hit *parse_at(smc_finder *f, uint64_t off)
 
 /* Entry chains (one window) ----------------------------------------------------------------- */
 
-#define LINKS_MAX (16u << 20) /* entry headers chained in one file: 16M, 512 MiB of links */
+#define LINKS_MAX (2u << 20) /* entry headers chained in one file (40 bytes each) */
 
 static size_t link_slot(const chains *c, uint64_t pos)
 {
@@ -859,13 +877,13 @@ static bool on_header(void *ctx, size_t i, int which)
         return !f->failed;
     }
     if (w->seam && (off >= f->wbase || off + 8 <= f->wbase)) return true; /* seen elsewhere */
+    if (f->open_count >= OPEN_MAX || f->hit_count > f->max_containers) {
+        spill(f); /* hostile nesting, or a flood of headers */
+        return false;
+    }
     size_t k = new_hit(f, off);
     if (k == SIZE_MAX) return false;
     f->hits[k].prev_nonzero = prev_nonzero(f, w->win, off);
-    if (f->open_count >= OPEN_MAX) { /* hostile nesting: the rest are not followed */
-        parse_fail(f, &f->hits[k], off, "more than %llu container headers open at once", OPEN_MAX);
-        return true;
-    }
     cparse *cp = smc_push(&f->open, f->open_count, sizeof *cp);
     if (!cp) return nomem(f), false;
     *cp = start_parse(k, off);
@@ -1241,9 +1259,17 @@ static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
     }
 }
 
+bool smc_finder_spilled(const smc_finder *f)
+{
+    if (f->spill) return true;
+    for (size_t i = 0; i < f->member_count; i++)
+        if (f->members[i].f && smc_finder_spilled(f->members[i].f)) return true;
+    return false;
+}
+
 smc_status smc_finder_feed(smc_finder *f, const uint8_t *p, size_t n)
 {
-    if (f->failed || !n) return f->failed;
+    if (f->failed || !n || f->spill) return f->failed;
     uint64_t base = f->pos;
     f->pos += n;
     if (f->whole) f->window = p;
@@ -1339,6 +1365,7 @@ typedef struct rules {
     bool overlapping; /* some sections overlap */
     size_t *taken; /* hits taken, in order */
     size_t taken_count;
+    bool over; /* one window: a container taken is past --max-images; no more are parsed */
 } rules;
 
 static uint64_t align8(uint64_t base, uint64_t p)
@@ -1412,8 +1439,11 @@ static smc_status take(rules *r, const hit *h)
     smc_finder *f = r->f;
     size_t k;
     if (f->whole) {
+        /* One more than the caps allow is parsed: build says what was left. */
+        if (r->taken_count > f->max_containers || r->over) return SMC_OK;
         const hit *whole = parse_at(f, h->start);
         if (!whole) return f->failed ? f->failed : SMC_ERR_NOMEM;
+        r->over = whole->over;
         k = (size_t)(whole - f->hits);
     } else {
         k = (size_t)(h - f->hits);
@@ -1544,7 +1574,7 @@ static smc_status build(rules *r)
                          (unsigned long long)f->max_containers);
             break;
         }
-        if (lib->image_count + h->image_count > f->max_images) {
+        if (h->over || lib->image_count + h->image_count > f->max_images) {
             st = finding(lib, h->start,
                          "more than %llu images in one file: the rest are not read "
                          "(--max-images)",
@@ -1864,7 +1894,7 @@ static void first_pass_done(smc_finder *f)
 
 bool smc_finder_again(smc_finder *f)
 {
-    if (f->failed || f->whole || f->pass != 1) return false;
+    if (f->failed || f->whole || f->pass != 1 || smc_finder_spilled(f)) return false;
     if (f->kind == K_UNKNOWN && f->head_len) { /* fewer than 64 bytes came */
         f->wbase = 0;
         decide_kind(f);

@@ -197,6 +197,9 @@ smc_status smc_finder_feed(smc_finder *f, const uint8_t *p, size_t n);
 /* After the last window: true when the finder needs the bytes once more, from the start (a
  * stream whose section names went by before its section table said where they were). */
 bool smc_finder_again(smc_finder *f);
+/* A stream outgrew what it may hold (hostile nesting, floods of headers or images): its bytes are
+ * to be read again as one window (from a temporary file), and f freed unfinished. */
+bool smc_finder_spilled(const smc_finder *f);
 /* Builds the library from what was found and moves it into in (when it holds device code);
  * file_size is set to the bytes fed. */
 smc_status smc_finder_finish(smc_finder *f, smc_input *in);

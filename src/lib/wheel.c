@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -371,6 +372,64 @@ static smc_status inflate_into(smc_finder *f, zip_file_t *zf, uint8_t *buf, size
     return st;
 }
 
+/* An unlinked temporary file in $TMPDIR (or /tmp), or -1. */
+static int temp_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+    char *path = smc_asprintf("%s/smcheck-XXXXXX", dir); /* no O_TMPFILE on this filesystem */
+    fd = path ? mkostemp(path, O_CLOEXEC) : -1;
+    if (fd >= 0) unlink(path);
+    free(path);
+    return fd;
+}
+
+/* A member whose stream outgrew what a stream may hold (smc_finder_spilled: hostile nesting,
+ * floods of headers or images) is inflated again, its first len bytes, into a temporary file and
+ * read as a file on disk is: the same answer as the same bytes on disk, in bounded memory. */
+static smc_status scan_spilled(smc_input *part, zip_t *za, zip_uint64_t index, const char *name,
+                               uint64_t len, uint8_t *buf, const smc_options *opt)
+{
+    int fd = temp_file();
+    if (fd < 0)
+        return smc_input_add_error(part, name, "cannot make a temporary file to read it from: %s",
+                                   strerror(errno));
+    zip_file_t *zf = zip_fopen_index(za, index, 0);
+    uint64_t done = 0;
+    bool bad = zf == NULL;
+    int werr = 0;
+    while (!bad && !werr && done < len) {
+        size_t want = len - done < SMALL_MEMBER ? (size_t)(len - done) : SMALL_MEMBER;
+        size_t r = read_full(zf, buf, want, &bad);
+        if (r == 0) break;
+        for (size_t w = 0; w < r && !werr;) {
+            ssize_t k = write(fd, buf + w, r - w);
+            if (k < 0) werr = errno;
+            else w += (size_t)k;
+        }
+        done += r;
+    }
+    if (zf) zip_fclose(zf);
+    smc_status st;
+    if (werr || bad || done != len) {
+        st = smc_input_add_error(part, name, "cannot read it again into a temporary file: %s",
+                                 werr ? strerror(werr) : "the member did not inflate as before");
+    } else {
+        void *map = len ? mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        if (len && map == MAP_FAILED) {
+            st = smc_input_add_error(part, name, "cannot map its temporary file: %s",
+                                     strerror(errno));
+        } else {
+            st = smc_scan_mapped(part, name, map, len, opt);
+            if (len) munmap(map, (size_t)len);
+        }
+    }
+    close(fd);
+    return st;
+}
+
 smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
                             const smc_options *opt, const smc_ticker *tk)
 {
@@ -418,7 +477,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     bool scan = st == SMC_OK && smc_finder_signature(buf, got);
     if (st == SMC_OK && !scan && pe_at(buf, got))
         st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
-    bool whole = true;
+    bool whole = true, spilled = false;
     while (scan && st == SMC_OK && !bad && whole) { /* small: whole, as one window */
         uint64_t left = member_max - total;
         size_t room = SMALL_MEMBER - got < left ? SMALL_MEMBER - got : (size_t)left;
@@ -449,8 +508,13 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     } else if (f) {
         st = inflate_into(f, zf, buf, got, SMALL_MEMBER, member_max, input_max, tk, name, &total,
                           &stopped, &bad);
+        if (st == SMC_OK && smc_finder_spilled(f)) { /* inflated to its end all the same */
+            smc_finder_free(f);
+            f = NULL;
+            spilled = true;
+        }
         /* Section names that went by before the section table: the member once more. */
-        if (st == SMC_OK && !bad && !stopped && smc_finder_again(f)) {
+        if (st == SMC_OK && f && !bad && !stopped && smc_finder_again(f)) {
             zip_file_t *again = zip_fopen_index(zc->za, (zip_uint64_t)it->member, 0);
             uint64_t second = 0;
             bool bad2 = false, stopped2 = false;
@@ -476,6 +540,8 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                  (unsigned long long)zs.size, (unsigned long long)total);
     zip_fclose(zf);
     /* What was read is scanned, even when the rest could not be. */
+    if (st == SMC_OK && spilled)
+        st = scan_spilled(part, zc->za, (zip_uint64_t)it->member, name, total, buf, opt);
     if (st == SMC_OK && f) st = smc_finder_finish(f, part);
     smc_finder_free(f);
     free(buf);

@@ -48,9 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     smc_finder *f = stream ? smc_finder_new("fuzz", &opt, false) : NULL;
     smc_status st = whole && f ? smc_scan_memory(whole, "fuzz", data, size, &opt) : SMC_ERR_NOMEM;
     if (st == SMC_OK) st = feed(f, data, size, piece);
-    if (st == SMC_OK && smc_finder_again(f)) st = feed(f, data, size, piece);
-    if (st == SMC_OK) st = smc_finder_finish(f, stream);
-    if (st == SMC_OK) {
+    /* A stream that outgrew its bounds is read as one window by its reader: nothing to compare. */
+    bool spilled = st == SMC_OK && smc_finder_spilled(f);
+    if (st == SMC_OK && !spilled && smc_finder_again(f)) st = feed(f, data, size, piece);
+    if (st == SMC_OK && !spilled) st = smc_finder_finish(f, stream);
+    if (st == SMC_OK && !spilled) {
         stream->files = 1;
         char *a = report(whole), *b = report(stream);
         if (a && b && strcmp(a, b) != 0) {
