@@ -37,6 +37,7 @@ static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
 {
     smc_input *in = smc_input_new(path, SMC_INPUT_FILE);
     smc_finder *f = in ? smc_finder_new(path, opt, false) : NULL;
+    if (f) smc_finder_expect(f, len); /* as a wheel member's claimed size says */
     smc_status st = f ? feed_pieces(f, buf, len) : SMC_ERR_NOMEM;
     /* A stream that outgrew its bounds is read as one window by its reader: nothing to compare. */
     *spilled = st == SMC_OK && smc_finder_spilled(f);

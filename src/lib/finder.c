@@ -34,6 +34,8 @@
 #define PTX_PREFIX (64u << 10)        /* the stored bytes of PTX read for .version/.target */
 #define PTX_TEXT 4096u                /* the text they decompress to, at most */
 #define VERIFY_MAX (64ull << 20)      /* images up to this size are checked by --verify */
+#define DECODE_BASE (1ull << 30)      /* bytes decompressed for one file: this, and */
+#define DECODE_PER_BYTE 8u            /* this many for each of its bytes */
 #define CUBIN_FILE_MAX (64u << 20)    /* a bare cubin file */
 #define OPEN_MAX 256u                 /* containers followed at once in a stream */
 #define CUDART_MAX 4096u              /* "libcudart.so." strings remembered in a stream */
@@ -89,6 +91,8 @@ typedef struct cparse {
         size_t img;
         const uint8_t *stored; /* its stored payload: in the one window, or a copy (owned) */
         bool owned;
+        bool known, readable; /* read already (by --verify): whether it could be, and */
+        smc_cubin_info info;  /* what it said */
     } *cubins;
     size_t cubin_count;
 } cparse;
@@ -149,6 +153,9 @@ struct smc_finder {
     smc_status failed;
     bool spill; /* a stream outgrew what it may hold: it is to be read as a file instead */
     uint64_t image_total; /* images held: in every hit (a stream), in parsed ones (one window) */
+    uint64_t decoded;     /* bytes decompressed (facts and --verify), against the budget */
+    uint64_t expect;      /* a stream: the size it will have (a member's claim), 0 unknown */
+    bool over_budget;     /* one window: some payload was not decompressed for it */
     bool inspect, verify, want_names; /* want_names: every container's kernel names */
     uint64_t max_containers, max_images;
 
@@ -376,15 +383,40 @@ static smc_status add_note(hit *h, uint64_t offset, const smc_image *img, const 
     return SMC_OK;
 }
 
-/* The facts of a cubin: whether it holds kernels, their names, the toolkit that wrote it. */
-static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, const uint8_t *stored)
+/* Whether img's payload may still be decompressed for this file, and if so counts it: at most
+ * DECODE_BASE + DECODE_PER_BYTE bytes for each byte of the file (real fat binaries decompress to
+ * 2-5 times their size; a few bytes of Zstandard can claim a gigabyte). A stream past it is read
+ * again as one window, which counts in the rules' order and says what it left. */
+static bool afford(smc_finder *f, const smc_image *img)
 {
-    uint8_t *data = NULL;
-    smc_fatbin_error err;
+    uint64_t size = f->whole ? f->len : f->expect;
+    uint64_t budget = DECODE_BASE + (size < (UINT64_MAX - DECODE_BASE) / DECODE_PER_BYTE
+                                         ? size * DECODE_PER_BYTE
+                                         : UINT64_MAX - DECODE_BASE);
+    if (img->size > budget - f->decoded) {
+        if (!f->whole) spill(f);
+        f->over_budget = true;
+        return false;
+    }
+    f->decoded += img->size;
+    return true;
+}
+
+/* The facts of a cubin: whether it holds kernels, their names, the toolkit that wrote it. */
+static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, const struct kept_cubin *k)
+{
     smc_cubin_info info;
-    bool read = smc_payload_decode(stored, img, f->zctx, &data, &err) == SMC_OK &&
-                smc_cubin_inspect(data, img->size, &info, &err) == SMC_OK;
-    free(data);
+    bool read;
+    if (k->known) {
+        read = k->readable;
+        info = k->info;
+    } else {
+        uint8_t *data = NULL;
+        smc_fatbin_error err;
+        read = afford(f, img) && smc_payload_decode(k->stored, img, f->zctx, &data, &err) == SMC_OK &&
+               smc_cubin_inspect(data, img->size, &info, &err) == SMC_OK;
+        free(data);
+    }
     if (!read) return false; /* what cannot be read is taken to hold kernels */
     img->release = info.release;
     if (!info.kernels) return true;
@@ -398,16 +430,27 @@ static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, const uint8_t *st
 }
 
 /* A wanted payload is at hand: stored holds its first have stored bytes; owned says the caller
- * gives it up (a copy). Returns whether it was kept (then freed with the parse). */
+ * gives it up (a copy). Returns whether it was kept (then freed with the parse). Each payload is
+ * decompressed once: --verify's bytes give the cubin's facts too. */
 static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint64_t have,
                          bool owned)
 {
     hit *h = &f->hits[cp->hit];
     smc_image *img = &h->images[cp->pay_img];
-    if (cp->pay_verify) {
+    struct kept_cubin k = {.img = cp->pay_img, .stored = stored, .owned = owned};
+    if (cp->pay_verify && !afford(f, img)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "not verified: past the budget of decompressed bytes for one "
+                                  "file");
+        if (f->whole && add_note(h, img->offset, img, msg) != SMC_OK) nomem(f);
+    } else if (cp->pay_verify) {
         uint8_t *data = NULL;
         smc_fatbin_error err;
         smc_status st = smc_payload_decode(stored, img, f->zctx, &data, &err);
+        if (st != SMC_ERR_NOMEM && cp->pay_facts && img->kind == SMC_IMAGE_CUBIN) {
+            k.known = true;
+            k.readable = st == SMC_OK && smc_cubin_inspect(data, img->size, &k.info, &(smc_fatbin_error){0}) == SMC_OK;
+        }
         if (st == SMC_OK) st = smc_payload_check(img, data, &err);
         free(data);
         if (st == SMC_ERR_FORMAT && add_note(h, err.offset, img, err.message) != SMC_OK)
@@ -424,9 +467,9 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
         return false;
     }
     /* A cubin: read at the container's end, if it has to be (see inspect_cubins). */
-    struct kept_cubin *k = smc_push(&cp->cubins, cp->cubin_count, sizeof *k);
-    if (!k) return nomem(f), false;
-    *k = (struct kept_cubin){cp->pay_img, stored, owned};
+    struct kept_cubin *slot = smc_push(&cp->cubins, cp->cubin_count, sizeof *slot);
+    if (!slot) return nomem(f), false;
+    *slot = k;
     cp->cubin_count++;
     return owned;
 }
@@ -445,8 +488,7 @@ static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
     if (ptx && !f->want_names) return; /* kernels: not known (-1), which counts as holding them */
     bool all_read = cp->all_read;
     for (size_t i = 0; i < cp->cubin_count && h->kernels != 1; i++)
-        if (!cubin_facts(f, h, &h->images[cp->cubins[i].img], cp->cubins[i].stored))
-            all_read = false;
+        if (!cubin_facts(f, h, &h->images[cp->cubins[i].img], &cp->cubins[i])) all_read = false;
     if (h->kernels != 1) h->kernels = !any_cubin || all_read ? 0 : -1;
 }
 
@@ -1259,6 +1301,11 @@ static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
     }
 }
 
+void smc_finder_expect(smc_finder *f, uint64_t size)
+{
+    f->expect = size;
+}
+
 bool smc_finder_spilled(const smc_finder *f)
 {
     if (f->spill) return true;
@@ -1951,6 +1998,11 @@ smc_status smc_finder_finish(smc_finder *f, smc_input *in)
         break;
     }
     if (st == SMC_OK && f->failed) st = f->failed;
+    if (st == SMC_OK && f->over_budget)
+        st = finding(lib, SMC_NO_OFFSET,
+                     "past the budget of %llu decompressed bytes for one file: the payloads "
+                     "after it were not decompressed (cubins not read count as holding kernels)",
+                     (unsigned long long)(DECODE_BASE + DECODE_PER_BYTE * f->len));
     if (st != SMC_OK) {
         smc_library_free(lib);
         return st;

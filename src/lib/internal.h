@@ -200,6 +200,8 @@ bool smc_finder_again(smc_finder *f);
 /* A stream outgrew what it may hold (hostile nesting, floods of headers or images): its bytes are
  * to be read again as one window (from a temporary file), and f freed unfinished. */
 bool smc_finder_spilled(const smc_finder *f);
+/* A stream's size, as its archive claims: what it may decompress is counted from it. */
+void smc_finder_expect(smc_finder *f, uint64_t size);
 /* Builds the library from what was found and moves it into in (when it holds device code);
  * file_size is set to the bytes fed. */
 smc_status smc_finder_finish(smc_finder *f, smc_input *in);

@@ -503,6 +503,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     }
     smc_finder *f = scan && st == SMC_OK ? smc_finder_new(name, opt, whole) : NULL;
     if (scan && st == SMC_OK && !f) st = SMC_ERR_NOMEM;
+    if (f && (zs.valid & ZIP_STAT_SIZE)) smc_finder_expect(f, zs.size);
     if (f && whole) {
         st = smc_finder_feed(f, buf, got);
     } else if (f) {

@@ -47,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     smc_input *stream = smc_input_new("fuzz", SMC_INPUT_FILE);
     smc_finder *f = stream ? smc_finder_new("fuzz", &opt, false) : NULL;
     smc_status st = whole && f ? smc_scan_memory(whole, "fuzz", data, size, &opt) : SMC_ERR_NOMEM;
+    if (f) smc_finder_expect(f, size); /* as a wheel member's claimed size says */
     if (st == SMC_OK) st = feed(f, data, size, piece);
     /* A stream that outgrew its bounds is read as one window by its reader: nothing to compare. */
     bool spilled = st == SMC_OK && smc_finder_spilled(f);
