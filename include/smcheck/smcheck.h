@@ -433,6 +433,10 @@ typedef struct smc_report_options {
 
 /* The text report for people: per library its containers, tokens and token sets, then a line
  * counting files and libraries. Input errors are not printed here (they are diagnostics). */
+/* A stream for a terminal that writes to `to` (closing it too when owned): what is UTF-8 as it is,
+ * but C1 controls as "??", and a byte that is not UTF-8 as \xHH, so that no name can send a
+ * control sequence (the library's own strings carry no C0 controls). NULL when out of memory. */
+FILE *smc_text_stream(FILE *to, bool owned);
 smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                            const smc_report_options *opt);
 

@@ -12,6 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* stderr, through smc_text_stream: names that are not UTF-8 reach no terminal raw. */
+static FILE *diag;
+
+static void close_diag(void)
+{
+    if (diag != stderr) fclose(diag);
+}
+
 enum { EXIT_CLEAN = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_USAGE = 64 };
 
 enum {
@@ -169,9 +177,9 @@ typedef struct config {
 
 static int usage_error(const char *fmt, const char *what)
 {
-    fputs("smcheck: ", stderr);
-    fprintf(stderr, fmt, what);
-    fputs("\nTry 'smcheck --help'.\n", stderr);
+    fputs("smcheck: ", diag);
+    fprintf(diag, fmt, what);
+    fputs("\nTry 'smcheck --help'.\n", diag);
     return EXIT_USAGE;
 }
 
@@ -302,8 +310,12 @@ static int parse_args(int argc, char **argv, config *cfg)
 static FILE *open_output(const config *cfg)
 {
     FILE *out = cfg->output ? fopen(cfg->output, "w") : stdout;
-    if (!out) fprintf(stderr, "smcheck: %s: %s\n", cfg->output, strerror(errno));
-    return out;
+    if (!out) fprintf(diag, "smcheck: %s: %s\n", cfg->output, strerror(errno));
+    if (!out || cfg->json) return out; /* JSON is UTF-8 by itself (names: \udcXX) */
+    FILE *safe = smc_text_stream(out, out != stdout);
+    if (!safe) fputs("smcheck: out of memory\n", diag);
+    if (!safe && out != stdout) fclose(out);
+    return safe;
 }
 
 static int close_output(FILE *out, smc_status st)
@@ -311,7 +323,7 @@ static int close_output(FILE *out, smc_status st)
     int closed = out == stdout ? fflush(out) : fclose(out);
     if (closed != 0 && st == SMC_OK) st = SMC_ERR_IO;
     if (st == SMC_OK) return EXIT_CLEAN;
-    fprintf(stderr, "smcheck: writing the report: %s\n", smc_status_str(st));
+    fprintf(diag, "smcheck: writing the report: %s\n", smc_status_str(st));
     return EXIT_INPUT;
 }
 
@@ -322,10 +334,10 @@ static int load_table(const config *cfg, smc_gpu_table **table)
                             : smc_gpu_table_builtin(table);
     if (rc == 1) return -1;
     if (rc < 0) {
-        fputs("smcheck: out of memory\n", stderr);
+        fputs("smcheck: out of memory\n", diag);
         return EXIT_INPUT;
     }
-    fprintf(stderr, "smcheck: %s\n", cfg->gpu_table ? err : "the built-in GPU table is broken");
+    fprintf(diag, "smcheck: %s\n", cfg->gpu_table ? err : "the built-in GPU table is broken");
     return EXIT_INPUT;
 }
 
@@ -345,7 +357,7 @@ static int gpus(const config *cfg)
     }
     smc_driver d;
     if (smc_driver_probe(&d) != SMC_OK) {
-        fputs("smcheck: out of memory\n", stderr);
+        fputs("smcheck: out of memory\n", diag);
         return EXIT_INPUT;
     }
     FILE *out = open_output(cfg);
@@ -415,7 +427,7 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         return usage_error("%s", why);
     }
     if (!*n) {
-        fprintf(stderr,
+        fprintf(diag,
                 "smcheck: no local GPU (%s); judging against one representative GPU per "
                 "architecture, for information\n",
                 d.message[0] ? d.message : "none found");
@@ -448,9 +460,12 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (!ps->shown) start = now;
     double secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
-    const char *base = strrchr(current, '/');
-    base = base ? base + 1 : current;
-    fprintf(stderr, "\r\033[Ksmcheck: %3.0f%% %.1f of %.1f GB, %.0f MB/s, %.60s",
+    const char *slash = strrchr(current, '/');
+    char base[64]; /* a name as the walk found it: no control reaches the terminal */
+    snprintf(base, sizeof base, "%s", slash ? slash + 1 : current);
+    for (char *c = base; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    fprintf(diag, "\r\033[Ksmcheck: %3.0f%% %.1f of %.1f GB, %.0f MB/s, %.60s",
             total ? 100.0 * (double)done / (double)total : 0.0, (double)done / 1e9,
             (double)total / 1e9, secs > 0 ? (double)done / 1e6 / secs : 0.0, base);
     ps->shown = true;
@@ -463,22 +478,22 @@ static bool diagnose(smc_input *const *inputs, size_t n)
     for (size_t i = 0; i < n; i++) {
         const smc_input *in = inputs[i];
         for (size_t k = 0; k < in->error_count; k++, any = true)
-            fprintf(stderr, "smcheck: %s: %s\n", in->errors[k].path, in->errors[k].message);
+            fprintf(diag, "smcheck: %s: %s\n", in->errors[k].path, in->errors[k].message);
         if (in->errors_more)
-            fprintf(stderr, "smcheck: %s: and %zu more errors, not kept (%d are, an input)\n",
+            fprintf(diag, "smcheck: %s: and %zu more errors, not kept (%d are, an input)\n",
                     in->path, in->errors_more, SMC_ERRORS_KEPT);
         for (size_t l = 0; l < in->library_count; l++) {
             const smc_library *lib = &in->libraries[l];
             for (size_t k = 0; k < lib->finding_count; k++, any = true) {
                 const smc_finding *f = &lib->findings[k];
                 if (f->offset == SMC_NO_OFFSET)
-                    fprintf(stderr, "smcheck: %s: %s\n", lib->path, f->message);
+                    fprintf(diag, "smcheck: %s: %s\n", lib->path, f->message);
                 else
-                    fprintf(stderr, "smcheck: %s: at 0x%llx: %s\n", lib->path,
+                    fprintf(diag, "smcheck: %s: at 0x%llx: %s\n", lib->path,
                             (unsigned long long)f->offset, f->message);
             }
             if (lib->findings_more)
-                fprintf(stderr, "smcheck: %s: and %zu more findings, not kept (%d are, a library)\n",
+                fprintf(diag, "smcheck: %s: and %zu more findings, not kept (%d are, a library)\n",
                         lib->path, lib->findings_more, SMC_FINDINGS_KEPT);
         }
     }
@@ -502,7 +517,7 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
             partial += is_partial;
         }
     if (partial)
-        fprintf(stderr,
+        fprintf(diag,
                 "smcheck: warning: %zu librar%s partial: some containers have no usable image "
                 "(vendor libraries keep per-architecture modules; --detail names them)\n",
                 partial, partial == 1 ? "y is" : "ies are");
@@ -512,6 +527,13 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
 int main(int argc, char **argv)
 {
     config cfg = {.fail_on = SMC_STATUS_NONE};
+    diag = smc_text_stream(stderr, false);
+    if (diag) {
+        setvbuf(diag, NULL, _IOLBF, 0);
+        atexit(close_diag);
+    } else {
+        diag = stderr;
+    }
     int first = 0;
     if (argc > 1 && strcmp(argv[1], "scan") == 0)
         cfg.mode = MODE_SCAN, first = 1;
@@ -570,9 +592,9 @@ int main(int argc, char **argv)
     smc_status st =
         inputs ? smc_scan_paths((const char *const *)paths, (size_t)npaths, &cfg.scan, inputs)
                : SMC_ERR_NOMEM;
-    if (ps.shown) fputs("\r\033[K", stderr); /* the progress line goes */
+    if (ps.shown) fputs("\r\033[K", diag); /* the progress line goes */
     if (st != SMC_OK) {
-        fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
+        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
         free(inputs);
         free(targets);
         return EXIT_INPUT;
@@ -583,7 +605,7 @@ int main(int argc, char **argv)
          : ntargets ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)
                     : SMC_OK; /* scan: nothing to judge */
     if (st != SMC_OK) {
-        fprintf(stderr, "smcheck: %s\n", smc_status_str(st));
+        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
         for (size_t i = 0; i < n; i++)
             smc_input_free(inputs[i]);
         free(inputs);

@@ -48,8 +48,11 @@ static inline bool smc_ends_with(const char *s, const char *tail)
 /* The last part of a path: after its last '/' or, inside an archive, its '!'. */
 const char *smc_base_name(const char *path);
 
-/* Replaces control characters with '?' in place (names from untrusted files); returns s. */
+/* Replaces C0 and C1 control characters with '?' in place (names from untrusted files); bytes
+ * that are not UTF-8 are left for the printers (JSON: \udcXX, text: \xHH). Returns s. */
 char *smc_sanitize(char *s);
+/* The length of the well-formed UTF-8 sequence at p (of n bytes), or 0 when there is none. */
+size_t smc_utf8_at(const unsigned char *p, size_t n);
 /* smc_strdup, then smc_sanitize. */
 char *smc_strdup_clean(const char *s);
 char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);

@@ -32,12 +32,32 @@ const char *smc_base_name(const char *path)
     return b ? b + 1 : path;
 }
 
+size_t smc_utf8_at(const unsigned char *p, size_t n)
+{
+    if (n == 0) return 0;
+    if (p[0] < 0x80) return 1;
+    size_t len = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+                 : p[0] >= 0xf0 && p[0] <= 0xf4                                 ? 4
+                                                                                 : 0;
+    if (!len || n < len) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    /* No overlong forms, no surrogates, nothing past U+10FFFF. */
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return len;
+}
+
 char *smc_sanitize(char *s)
 {
     /* Names come from files made by others: a newline or an escape sequence in one must not
-     * break a one-line message or reach the terminal. */
-    for (unsigned char *p = (unsigned char *)s; p && *p; p++)
+     * break a one-line message or reach the terminal. C0 controls and DEL become '?', C1
+     * controls (U+0080..U+009F) "??"; bytes that are not UTF-8 stay, for the printers to escape. */
+    for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
         if (*p < 0x20 || *p == 0x7f) *p = '?';
+        else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) p[0] = p[1] = '?';
+    }
     return s;
 }
 

@@ -23,6 +23,40 @@ static cJSON *add(builder *b, cJSON *obj, const char *key, cJSON *item)
     return item;
 }
 
+/* A string for JSON, which is UTF-8: bytes of a name that are not (a Latin-1 file name) are
+ * written \udcXX, as Python's surrogateescape reads them: os.fsencode() gives the bytes back. */
+static cJSON *json_text(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = s ? strlen(s) : 0, i = 0, k;
+    while (i < n && (k = smc_utf8_at(p + i, n - i)) != 0)
+        i += k;
+    if (!s || i == n) return cJSON_CreateString(s);
+    char *lit = malloc(6 * n + 3), *o = lit;
+    if (!lit) return NULL;
+    *o++ = '"';
+    for (i = 0; i < n; i += k) {
+        k = smc_utf8_at(p + i, n - i);
+        if (k == 0) {
+            o += sprintf(o, "\\udc%02x", p[i]);
+            k = 1;
+        } else if (k == 1 && (p[i] == '"' || p[i] == '\\')) {
+            *o++ = '\\';
+            *o++ = (char)p[i];
+        } else if (k == 1 && p[i] < 0x20) {
+            o += sprintf(o, "\\u%04x", p[i]);
+        } else {
+            memcpy(o, p + i, k);
+            o += k;
+        }
+    }
+    *o++ = '"';
+    *o = '\0';
+    cJSON *raw = cJSON_CreateRaw(lit);
+    free(lit);
+    return raw;
+}
+
 /* Prints and frees a finished tree. */
 static smc_status print_root(FILE *out, cJSON *root, const builder *b)
 {
@@ -44,7 +78,7 @@ static cJSON *version_json(unsigned major, unsigned minor)
 {
     char v[32];
     snprintf(v, sizeof v, "%u.%u", major, minor);
-    return cJSON_CreateString(v);
+    return json_text(v);
 }
 
 static cJSON *image_json(builder *b, const smc_image *img)
@@ -52,10 +86,10 @@ static cJSON *image_json(builder *b, const smc_image *img)
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     char tok[SMC_TOKEN_MAX];
-    add(b, o, "token", cJSON_CreateString(smc_image_token(img, tok)));
-    add(b, o, "kind", cJSON_CreateString(smc_image_kind_str(img->kind)));
+    add(b, o, "token", json_text(smc_image_token(img, tok)));
+    add(b, o, "kind", json_text(smc_image_kind_str(img->kind)));
     add(b, o, "offset", cJSON_CreateNumber((double)img->offset));
-    add(b, o, "compression", cJSON_CreateString(smc_compression_str(img->compression)));
+    add(b, o, "compression", json_text(smc_compression_str(img->compression)));
     add(b, o, "stored_size", cJSON_CreateNumber((double)img->stored_size));
     add(b, o, "size", cJSON_CreateNumber((double)img->size));
     if (img->kind == SMC_IMAGE_PTX) {
@@ -66,7 +100,7 @@ static cJSON *image_json(builder *b, const smc_image *img)
                  img->text_variant == SMC_VARIANT_A   ? "a"
                  : img->text_variant == SMC_VARIANT_F ? "f"
                                                       : "");
-        add(b, o, "ptx_target", img->text_arch ? cJSON_CreateString(target) : cJSON_CreateNull());
+        add(b, o, "ptx_target", img->text_arch ? json_text(target) : cJSON_CreateNull());
         add(b, o, "ptx_version",
             img->text_isa ? version_json(img->text_isa / 10, img->text_isa % 10)
                           : cJSON_CreateNull());
@@ -83,15 +117,15 @@ static cJSON *container_json(builder *b, const smc_library *lib, const smc_conta
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    add(b, o, "section", c->section ? cJSON_CreateString(c->section) : cJSON_CreateNull());
-    add(b, o, "member", c->member ? cJSON_CreateString(c->member) : cJSON_CreateNull());
+    add(b, o, "section", c->section ? json_text(c->section) : cJSON_CreateNull());
+    add(b, o, "member", c->member ? json_text(c->member) : cJSON_CreateNull());
     add(b, o, "offset", cJSON_CreateNumber((double)c->offset));
     add(b, o, "size", cJSON_CreateNumber((double)c->size));
     add(b, o, "relocatable", cJSON_CreateBool(c->relocatable));
     add(b, o, "bare_cubin", cJSON_CreateBool(c->bare_cubin));
     add(b, o, "kernels", c->kernels < 0 ? cJSON_CreateNull() : cJSON_CreateBool(c->kernels));
     add(b, o, "kernel_names",
-        c->kernel_names ? cJSON_CreateString(c->kernel_names) : cJSON_CreateNull());
+        c->kernel_names ? json_text(c->kernel_names) : cJSON_CreateNull());
     cJSON *imgs = add(b, o, "images", cJSON_CreateArray());
     for (size_t i = 0; imgs && i < c->image_count; i++)
         add(b, imgs, NULL, image_json(b, &lib->images[c->first_image + i]));
@@ -104,16 +138,16 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     add(b, o, "target", cJSON_CreateNumber((double)target));
-    add(b, o, "status", cJSON_CreateString(smc_lib_status_str(j->status)));
+    add(b, o, "status", json_text(smc_lib_status_str(j->status)));
     cJSON *by = add(b, o, "containers_by_verdict", cJSON_CreateObject());
     for (int v = 0; by && v < SMC_VERDICT_COUNT; v++)
         add(b, by, smc_verdict_str((smc_verdict)v),
             cJSON_CreateNumber((double)j->containers_by_verdict[v]));
-    add(b, o, "cause", cJSON_CreateString(smc_cause_str(j->cause)));
+    add(b, o, "cause", json_text(smc_cause_str(j->cause)));
     char *why = smc_judgement_reason(lib, j, &opt->targets[target], opt->driver_cuda);
     char *warn = smc_judgement_warnings(j, opt->driver_cuda);
-    add(b, o, "reason", why ? cJSON_CreateString(why) : NULL);
-    add(b, o, "warnings", warn ? cJSON_CreateString(warn) : cJSON_CreateNull());
+    add(b, o, "reason", why ? json_text(why) : NULL);
+    add(b, o, "warnings", warn ? json_text(warn) : cJSON_CreateNull());
     free(why);
     free(warn);
     if (opt->detail) {
@@ -123,9 +157,9 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
             cJSON *f = add(b, fails, NULL, cJSON_CreateObject());
             if (!f) break;
             add(b, f, "offset", cJSON_CreateNumber((double)c->offset));
-            add(b, f, "section", c->section ? cJSON_CreateString(c->section) : cJSON_CreateNull());
+            add(b, f, "section", c->section ? json_text(c->section) : cJSON_CreateNull());
             add(b, f, "kernels",
-                c->kernel_names ? cJSON_CreateString(c->kernel_names) : cJSON_CreateNull());
+                c->kernel_names ? json_text(c->kernel_names) : cJSON_CreateNull());
         }
     }
     return o;
@@ -140,11 +174,11 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
     }
     cJSON *o = cJSON_CreateObject();
     if (o) {
-        add(b, o, "path", cJSON_CreateString(lib->path));
+        add(b, o, "path", json_text(lib->path));
         if (lib->link_count) {
             cJSON *links = add(b, o, "links", cJSON_CreateArray());
             for (size_t i = 0; links && i < lib->link_count; i++)
-                add(b, links, NULL, cJSON_CreateString(lib->links[i]));
+                add(b, links, NULL, json_text(lib->links[i]));
         }
         add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
         add(b, o, "cudart",
@@ -159,7 +193,7 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
         for (size_t i = 0; sets && i < sum.set_count; i++) {
             cJSON *s = add(b, sets, NULL, cJSON_CreateObject());
             if (!s) break;
-            add(b, s, "tokens", cJSON_CreateString(sum.sets[i].tokens));
+            add(b, s, "tokens", json_text(sum.sets[i].tokens));
             add(b, s, "containers", cJSON_CreateNumber((double)sum.sets[i].containers));
             add(b, s, "relocatable", cJSON_CreateBool(sum.sets[i].relocatable));
         }
@@ -168,13 +202,13 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             cJSON *f = add(b, finds, NULL, cJSON_CreateObject());
             if (!f) break;
             add(b, f, "offset", offset_json(lib->findings[i].offset));
-            add(b, f, "message", cJSON_CreateString(lib->findings[i].message));
+            add(b, f, "message", json_text(lib->findings[i].message));
         }
         if (lib->findings_more)
             add(b, o, "findings_more", cJSON_CreateNumber((double)lib->findings_more));
         if (lib->judgement_count && opt && opt->target_count >= lib->judgement_count) {
             static const char *const roles[] = {"main", "vendored", "alternative"};
-            add(b, o, "role", cJSON_CreateString(roles[lib->role % 3]));
+            add(b, o, "role", json_text(roles[lib->role % 3]));
             cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
             for (size_t t = 0; vs && t < lib->judgement_count; t++)
                 add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
@@ -191,7 +225,7 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
 
 static cJSON *string_or_null(const char *s)
 {
-    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+    return s ? json_text(s) : cJSON_CreateNull();
 }
 
 /* {target, status, reason, library, vendored, all_gated, alternatives}: how a distribution or an
@@ -201,12 +235,12 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
     cJSON *v = cJSON_CreateObject();
     if (!v) return NULL;
     add(b, v, "target", cJSON_CreateNumber((double)t));
-    add(b, v, "status", cJSON_CreateString(smc_lib_status_str(r->status)));
+    add(b, v, "status", json_text(smc_lib_status_str(r->status)));
     char *why = smc_rollup_reason(in, r, t);
-    add(b, v, "reason", why ? cJSON_CreateString(why) : NULL);
+    add(b, v, "reason", why ? json_text(why) : NULL);
     free(why);
     add(b, v, "library",
-        r->library < in->library_count ? cJSON_CreateString(in->libraries[r->library].path)
+        r->library < in->library_count ? json_text(in->libraries[r->library].path)
                                        : cJSON_CreateNull());
     add(b, v, "vendored", cJSON_CreateBool(r->vendored));
     add(b, v, "all_gated", cJSON_CreateBool(r->all_gated));
@@ -238,7 +272,7 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     add(b, o, "cuda_source", string_or_null(d->cuda_source));
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < d->library_count; i++)
-        add(b, libs, NULL, cJSON_CreateString(in->libraries[d->libraries[i]].path));
+        add(b, libs, NULL, json_text(in->libraries[d->libraries[i]].path));
     if (d->verdicts) {
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         for (size_t t = 0; vs && t < in->verdict_count; t++)
@@ -251,15 +285,15 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    add(b, o, "path", cJSON_CreateString(in->path));
-    add(b, o, "kind", cJSON_CreateString(smc_input_kind_str(in->kind)));
+    add(b, o, "path", json_text(in->path));
+    add(b, o, "kind", json_text(smc_input_kind_str(in->kind)));
     add(b, o, "files", cJSON_CreateNumber((double)in->files));
     cJSON *errs = add(b, o, "errors", cJSON_CreateArray());
     for (size_t i = 0; errs && i < in->error_count; i++) {
         cJSON *e = add(b, errs, NULL, cJSON_CreateObject());
         if (!e) break;
-        add(b, e, "path", cJSON_CreateString(in->errors[i].path));
-        add(b, e, "message", cJSON_CreateString(in->errors[i].message));
+        add(b, e, "path", json_text(in->errors[i].path));
+        add(b, e, "message", json_text(in->errors[i].message));
     }
     if (in->errors_more) add(b, o, "errors_more", cJSON_CreateNumber((double)in->errors_more));
     if (in->verdict_count) {
@@ -274,7 +308,7 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
     }
     cJSON *notes = add(b, o, "notes", cJSON_CreateArray());
     for (size_t i = 0; notes && i < in->note_count; i++)
-        add(b, notes, NULL, cJSON_CreateString(in->notes[i]));
+        add(b, notes, NULL, json_text(in->notes[i]));
     if (in->notes_more) add(b, o, "notes_more", cJSON_CreateNumber((double)in->notes_more));
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < in->library_count; i++)
@@ -291,11 +325,11 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
     add(&b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
     cJSON *tool = add(&b, root, "tool", cJSON_CreateObject());
     if (tool) {
-        add(&b, tool, "name", cJSON_CreateString("smcheck"));
-        add(&b, tool, "version", cJSON_CreateString(SMC_VERSION));
+        add(&b, tool, "name", json_text("smcheck"));
+        add(&b, tool, "version", json_text(SMC_VERSION));
     }
     if (opt && opt->default_reason)
-        add(&b, root, "default_input", cJSON_CreateString(opt->default_reason));
+        add(&b, root, "default_input", json_text(opt->default_reason));
     cJSON *targets = add(&b, root, "targets", cJSON_CreateArray());
     for (size_t t = 0; targets && opt && t < opt->target_count; t++) {
         const smc_target *g = &opt->targets[t];
@@ -303,8 +337,8 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
         if (!o) break;
         char tok[16];
         snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
-        add(&b, o, "token", cJSON_CreateString(tok));
-        add(&b, o, "name", g->name[0] ? cJSON_CreateString(g->name) : cJSON_CreateNull());
+        add(&b, o, "token", json_text(tok));
+        add(&b, o, "name", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
         add(&b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
     }
     if (opt && opt->target_count) {
@@ -313,9 +347,9 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
         snprintf(v, sizeof v, "%d.%d", opt->driver_cuda / 1000, opt->driver_cuda % 1000 / 10);
         if (drv) {
             add(&b, drv, "cuda_version",
-                opt->driver_cuda > 0 ? cJSON_CreateString(v) : cJSON_CreateNull());
+                opt->driver_cuda > 0 ? json_text(v) : cJSON_CreateNull());
             add(&b, drv, "source",
-                opt->driver_source ? cJSON_CreateString(opt->driver_source) : cJSON_CreateNull());
+                opt->driver_source ? json_text(opt->driver_source) : cJSON_CreateNull());
         }
     }
     if (opt && opt->target_count && opt->overall) {
@@ -324,7 +358,7 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
             cJSON *v = add(&b, all, NULL, cJSON_CreateObject());
             if (!v) break;
             add(&b, v, "target", cJSON_CreateNumber((double)t));
-            add(&b, v, "status", cJSON_CreateString(smc_lib_status_str(opt->overall[t])));
+            add(&b, v, "status", json_text(smc_lib_status_str(opt->overall[t])));
         }
     }
     cJSON *ins = add(&b, root, "inputs", cJSON_CreateArray());
@@ -346,10 +380,10 @@ smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
         snprintf(v, sizeof v, "%d.%d", d->cuda_version / 1000, d->cuda_version % 1000 / 10);
         add(&b, drv, "loaded", cJSON_CreateBool(d->loaded));
         add(&b, drv, "cuda_version",
-            d->cuda_version > 0 ? cJSON_CreateString(v) : cJSON_CreateNull());
+            d->cuda_version > 0 ? json_text(v) : cJSON_CreateNull());
         bool isa = smc_ptx_isa_for_cuda(d->cuda_version, &major, &minor);
         add(&b, drv, "max_ptx_isa", isa ? version_json(major, minor) : cJSON_CreateNull());
-        add(&b, drv, "error", d->message[0] ? cJSON_CreateString(d->message) : cJSON_CreateNull());
+        add(&b, drv, "error", d->message[0] ? json_text(d->message) : cJSON_CreateNull());
     }
     cJSON *gpus = add(&b, root, "gpus", cJSON_CreateArray());
     for (size_t i = 0; gpus && i < d->gpu_count; i++) {
@@ -357,7 +391,7 @@ smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
         cJSON *o = add(&b, gpus, NULL, cJSON_CreateObject());
         if (!o) break;
         add(&b, o, "index", cJSON_CreateNumber(g->index));
-        add(&b, o, "name", cJSON_CreateString(g->name));
+        add(&b, o, "name", json_text(g->name));
         add(&b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
         add(&b, o, "integrated", cJSON_CreateBool(g->integrated));
     }
@@ -375,9 +409,9 @@ smc_status smc_report_gpu_table_json(FILE *out, const smc_gpu_table *t)
         const smc_gpu_model *m = &t->models[i];
         cJSON *o = add(&b, gpus, NULL, cJSON_CreateObject());
         if (!o) break;
-        add(&b, o, "name", cJSON_CreateString(m->name));
+        add(&b, o, "name", json_text(m->name));
         add(&b, o, "compute_capability", version_json(m->cc_major, m->cc_minor));
-        add(&b, o, "architecture", cJSON_CreateString(m->architecture));
+        add(&b, o, "architecture", json_text(m->architecture));
         add(&b, o, "representative", cJSON_CreateBool(m->representative));
         add(&b, o, "weakly_sourced", cJSON_CreateBool(m->weak));
     }

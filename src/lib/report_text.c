@@ -4,6 +4,96 @@
 
 #include <stdlib.h>
 
+
+/* A stream for people ---------------------------------------------------------------------- */
+
+/* What a stream keeps of a character split between two writes. */
+typedef struct safe_stream {
+    FILE *to;
+    bool owned;
+    unsigned char pend[4];
+    size_t n;
+} safe_stream;
+
+/* The bytes a UTF-8 sequence that starts with lead has, or 0 for a byte no sequence starts with. */
+static size_t utf8_wants(unsigned char lead)
+{
+    return lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
+                             : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                            : 0;
+}
+
+/* Writes p[0..n): what is UTF-8 as it is but C1 controls ("??"), a byte that is not UTF-8 as
+ * \xHH; returns the bytes at the end that may be the start of a character the next write
+ * completes. */
+static size_t safe_out(FILE *to, const unsigned char *p, size_t n, bool last)
+{
+    size_t run = 0, i = 0;
+    while (i < n) {
+        size_t k = smc_utf8_at(p + i, n - i);
+        if (k == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f) { /* a C1 control */
+            fwrite(p + run, 1, i - run, to);
+            fputs("??", to);
+            run = i += 2;
+            continue;
+        }
+        if (k) {
+            i += k;
+            continue;
+        }
+        size_t want = utf8_wants(p[i]);
+        if (!last && want > n - i) { /* cut short, perhaps: kept unless already wrong */
+            bool prefix = true;
+            for (size_t j = i + 1; j < n; j++)
+                prefix &= (p[j] & 0xc0) == 0x80;
+            if (prefix) break;
+        }
+        fwrite(p + run, 1, i - run, to);
+        fprintf(to, "\\x%02X", p[i]);
+        run = ++i;
+    }
+    fwrite(p + run, 1, i - run, to);
+    return n - i;
+}
+
+static ssize_t safe_write(void *cookie, const char *buf, size_t len)
+{
+    safe_stream *s = cookie;
+    const unsigned char *p = (const unsigned char *)buf;
+    size_t used = 0;
+    while (s->n && used < len) { /* complete the character the last write began */
+        s->pend[s->n++] = p[used++];
+        size_t keep = safe_out(s->to, s->pend, s->n, false);
+        memmove(s->pend, s->pend + s->n - keep, keep);
+        s->n = keep;
+    }
+    size_t keep = safe_out(s->to, p + used, len - used, false);
+    memcpy(s->pend, p + len - keep, keep);
+    s->n = keep;
+    return (ssize_t)len;
+}
+
+static int safe_close(void *cookie)
+{
+    safe_stream *s = cookie;
+    safe_out(s->to, s->pend, s->n, true);
+    int r = s->owned ? fclose(s->to) : fflush(s->to);
+    free(s);
+    return r;
+}
+
+FILE *smc_text_stream(FILE *to, bool owned)
+{
+    safe_stream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    *s = (safe_stream){.to = to, .owned = owned};
+    cookie_io_functions_t io = {.write = safe_write, .close = safe_close};
+    FILE *f = fopencookie(s, "w", io);
+    if (!f) free(s);
+    return f;
+}
+
+
 static void print_offset(FILE *out, uint64_t off)
 {
     if (off == SMC_NO_OFFSET)
@@ -310,7 +400,7 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                     in->notes_more, SMC_ERRORS_KEPT);
         files += inputs[i]->files;
         libraries += inputs[i]->library_count;
-        errors += inputs[i]->error_count;
+        errors += inputs[i]->error_count + inputs[i]->errors_more;
     }
     fprintf(out, "%llu file%s looked at, %zu librar%s found", (unsigned long long)files,
             files == 1 ? "" : "s", libraries, libraries == 1 ? "y" : "ies");
