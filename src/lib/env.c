@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define META_MAX (64u << 20)
+#define META_MAX (16u << 20)      /* one metadata file */
+#define META_INPUT_MAX (256u << 20) /* all of one input's */
+#define OWNERS_MAX 2000000          /* the files they list, in all */
 
 typedef struct owner {
     char *path; /* normalised */
@@ -24,6 +26,8 @@ typedef struct owner {
 struct smc_env {
     owner *owners;
     size_t n;
+    uint64_t read;  /* metadata bytes read */
+    bool full;      /* a cap was reached: said once */
 };
 
 char *smc_path_normalize(const char *dir, const char *rel)
@@ -107,17 +111,21 @@ static meta_kind kind_of(const char *path)
 }
 
 /* Name and version from METADATA (dist-info) or PKG-INFO (egg-info) beside the list. */
-static smc_status name_version(const smc_item *list, const char *dir, const char *file,
-                               smc_distribution *d)
+static smc_status name_version(smc_input *in, const smc_item *list, const char *dir,
+                               const char *file, smc_distribution *d)
 {
     char *path = smc_asprintf("%s/%s", dir, file);
     if (!path) return SMC_ERR_NOMEM;
     size_t len;
     int err;
     char *text = slurp(list->root, path, list->rel, &len, &err);
+    smc_status st = SMC_OK;
+    if (!text && err == EFBIG) /* the name then comes from the directory's */
+        st = smc_input_add_error(in, path, "over the cap of %u MiB for metadata: not read",
+                                 META_MAX >> 20);
     free(path);
     smc_metadata md = {0};
-    smc_status st = text ? smc_metadata_parse(text, len, &md) : SMC_OK;
+    if (st == SMC_OK && text) st = smc_metadata_parse(text, len, &md);
     free(text);
     if (st != SMC_OK) return st;
     d->name = md.name;
@@ -148,7 +156,7 @@ static smc_status name_version(const smc_item *list, const char *dir, const char
 static smc_status add_owners(smc_env *env, const char *base, const smc_record_row *rows, size_t n,
                              size_t dist)
 {
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && env->n < OWNERS_MAX; i++) {
         owner *o = smc_push(&env->owners, env->n, sizeof *o);
         if (!o || !(o->path = smc_path_normalize(base, rows[i].path))) return SMC_ERR_NOMEM;
         o->dist = dist;
@@ -164,11 +172,23 @@ static smc_status read_one(smc_input *in, smc_env *env, const smc_item *it, meta
     size_t len;
     int err;
     const char *path = it->path;
+    if (env->read >= META_INPUT_MAX || env->n >= OWNERS_MAX) {
+        if (env->full) return SMC_OK;
+        env->full = true;
+        return smc_input_add_error(in, path,
+                                   "past the caps for one input's metadata (%u MiB, %u files "
+                                   "listed): this and the metadata after it are not read",
+                                   META_INPUT_MAX >> 20, OWNERS_MAX);
+    }
     char *text = slurp(it->root, path, it->rel, &len, &err);
+    if (!text && err == EFBIG)
+        return smc_input_add_error(in, path, "over the cap of %u MiB for metadata: not read",
+                                   META_MAX >> 20);
     if (!text)
         return err == ENOMEM ? SMC_ERR_NOMEM
                              : smc_input_add_error(in, path, "cannot read: %s",
                                                    smc_open_error(err));
+    env->read += len;
     smc_distribution d = {0};
     smc_record_row *rows = NULL;
     size_t n = 0;
@@ -187,8 +207,11 @@ static smc_status read_one(smc_input *in, smc_env *env, const smc_item *it, meta
     } else if (st == SMC_OK) {
         st = kind == META_DIST_INFO ? smc_record_parse(text, len, &rows, &n)
                                     : smc_installed_files_parse(text, len, &rows, &n);
+        if (st == SMC_ERR_LIMIT)
+            st = smc_input_add_error(in, path, "more than %d rows: the rest are not read",
+                                     SMC_ROWS_MAX);
         if (st == SMC_OK)
-            st = name_version(it, dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
+            st = name_version(in, it, dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
         /* RECORD's paths count from the directory that holds the dist-info; installed-files.txt's
          * from the egg-info itself. */
         base = kind == META_DIST_INFO ? dir_of(dir) : smc_strdup(dir);

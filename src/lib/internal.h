@@ -332,6 +332,9 @@ typedef struct smc_record_row {
     int64_t size; /* -1 when not given */
 } smc_record_row;
 
+/* At most SMC_ROWS_MAX rows are read from one list: SMC_ERR_LIMIT, with those rows, when it has
+ * more (real RECORDs have tens of thousands). */
+#define SMC_ROWS_MAX 1000000
 smc_status smc_record_parse(const char *text, size_t len, smc_record_row **rows, size_t *n);
 smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_row **rows,
                                      size_t *n);

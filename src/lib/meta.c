@@ -147,6 +147,7 @@ static smc_status record_line(void *ctx, const char *line, size_t n, bool *stop)
     (void)stop;
     row_list *r = ctx;
     if (n == 0) return SMC_OK;
+    if (r->n >= SMC_ROWS_MAX) return SMC_ERR_LIMIT;
     char *path = malloc(n + 1);
     if (!path) return SMC_ERR_NOMEM;
     size_t i = 0, k = 0;
@@ -192,6 +193,7 @@ static smc_status plain_line(void *ctx, const char *line, size_t n, bool *stop)
     (void)stop;
     row_list *r = ctx;
     if (n == 0) return SMC_OK;
+    if (r->n >= SMC_ROWS_MAX) return SMC_ERR_LIMIT;
     smc_record_row *row = smc_push(&r->rows, r->n, sizeof *row);
     if (!row || !(row->path = strndup(line, n))) return SMC_ERR_NOMEM;
     row->size = -1;
@@ -205,7 +207,7 @@ static smc_status collect(const char *text, size_t len,
 {
     row_list r = {NULL, 0};
     smc_status st = each_line(text, len, fn, &r);
-    if (st != SMC_OK) {
+    if (st != SMC_OK && st != SMC_ERR_LIMIT) { /* at the limit, the rows so far stay */
         smc_record_free(r.rows, r.n);
         r = (row_list){NULL, 0};
     }

@@ -54,12 +54,17 @@ static zip_t *open_zip(const smc_item *it, char *why, size_t n)
     return za;
 }
 
-/* Reads a whole small member (metadata) into a NUL-terminated buffer; NULL when it cannot. */
-static char *read_member(zip_t *za, zip_uint64_t i, size_t *len)
+/* Reads a whole small member (metadata) into a NUL-terminated buffer; NULL when it cannot, with
+ * *over set when that is because it is larger than the cap (to its claimed size). */
+static char *read_member(zip_t *za, zip_uint64_t i, size_t *len, uint64_t *over)
 {
     zip_stat_t st;
-    if (zip_stat_index(za, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > META_MAX)
+    *over = 0;
+    if (zip_stat_index(za, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) return NULL;
+    if (st.size > META_MAX) {
+        *over = st.size;
         return NULL;
+    }
     zip_file_t *zf = zip_fopen_index(za, i, 0);
     char *buf = zf ? malloc(st.size + 1) : NULL;
     zip_int64_t got = buf ? zip_fread(zf, buf, st.size) : -1;
@@ -89,6 +94,17 @@ static int by_string(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A metadata member that could not be read, said so. */
+static smc_status metadata_unread(smc_input *in, const char *path, const char *name, uint64_t over)
+{
+    if (over)
+        return smc_input_add_error(in, path,
+                                   "%s claims %llu bytes, over the cap of %u MiB for metadata: "
+                                   "not read",
+                                   name, (unsigned long long)over, META_MAX >> 20);
+    return smc_input_add_error(in, path, "%s cannot be read", name);
+}
+
 /* The wheel's facts from its *.dist-info (the one whose WHEEL is at the top). */
 static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_int64_t count,
                                 smc_distribution *d)
@@ -115,11 +131,13 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     prefix[info_len] = '\0';
     smc_status st = SMC_OK;
     size_t len;
+    uint64_t over;
     char *name = smc_asprintf("%sMETADATA", prefix);
     zip_int64_t at = name ? zip_name_locate(za, name, 0) : -1;
-    char *text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len) : NULL;
+    char *text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len, &over) : NULL;
     smc_metadata md = {0};
     if (text) st = smc_metadata_parse(text, len, &md);
+    if (!text && at >= 0) st = metadata_unread(in, path, name, over);
     free(text);
     free(name);
     if (st == SMC_OK) {
@@ -134,10 +152,18 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
             st = SMC_ERR_NOMEM;
     }
     smc_metadata_free(&md);
+    /* Without METADATA's name, the dist-info's: NAME-VERSION.dist-info/ */
+    const char *dash = memchr(prefix, '-', info_len - 11);
+    if (st == SMC_OK && !d->name && dash &&
+        (!(d->name = smc_asprintf("%.*s", (int)(dash - prefix), prefix)) ||
+         !(d->version = smc_asprintf("%.*s", (int)(info_len - 11 - (size_t)(dash - prefix) - 1),
+                                     dash + 1))))
+        st = SMC_ERR_NOMEM;
     name = st == SMC_OK ? smc_asprintf("%sWHEEL", prefix) : NULL;
     at = name ? zip_name_locate(za, name, 0) : -1;
-    text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len) : NULL;
+    text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len, &over) : NULL;
     if (text) st = smc_wheel_tags(text, len, &d->tag, &d->platform);
+    if (!text && at >= 0 && st == SMC_OK) st = metadata_unread(in, path, name, over);
     free(text);
     free(name);
     /* A version.py at the top of a package states the CUDA it was built with (torch does). */
@@ -145,7 +171,7 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
         const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
         const char *slash = m ? strchr(m, '/') : NULL;
         if (!slash || strcmp(slash, "/version.py") != 0) continue;
-        text = read_member(za, (zip_uint64_t)i, &len);
+        text = read_member(za, (zip_uint64_t)i, &len, &over);
         char *cuda = text ? smc_version_py_cuda(text, len) : NULL;
         free(text);
         if (!cuda) continue;
@@ -168,17 +194,23 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
     if (!name) return SMC_ERR_NOMEM;
     zip_int64_t at = zip_name_locate(za, name, 0);
     size_t len;
-    char *text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len) : NULL;
+    uint64_t over;
+    char *text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len, &over) : NULL;
     smc_record_row *rows = NULL;
     size_t n = 0, reported = 0;
     smc_status st = SMC_OK;
     if (!text) {
-        st = smc_input_add_error(in, path, "%s is missing or unreadable", name);
+        st = at < 0 ? smc_input_add_error(in, path, "%s is missing", name)
+                    : metadata_unread(in, path, name, over);
         free(name);
         return st;
     }
     st = smc_record_parse(text, len, &rows, &n);
     free(text);
+    bool whole = st != SMC_ERR_LIMIT; /* else only the first rows: what they say is checked */
+    if (!whole)
+        st = smc_input_add_error(in, path, "%s has more than %d rows: the rest are not read",
+                                 name, SMC_ROWS_MAX);
     char **listed = st == SMC_OK ? calloc(n ? n : 1, sizeof *listed) : NULL;
     if (st == SMC_OK && !listed) st = SMC_ERR_NOMEM;
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
@@ -198,7 +230,7 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
         }
     }
     if (st == SMC_OK && n) qsort(listed, n, sizeof *listed, by_string);
-    for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
+    for (zip_int64_t i = 0; i < count && st == SMC_OK && whole; i++) {
         const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
         if (!m || smc_ends_with(m, "/") || strcmp(m, name) == 0 || smc_ends_with(m, "RECORD.jws") ||
             smc_ends_with(m, "RECORD.p7s") || bsearch(&m, listed, n, sizeof *listed, by_string))
@@ -471,7 +503,7 @@ static size_t read_full(zip_file_t *zf, uint8_t *buf, size_t n, bool *bad)
     return got;
 }
 
-/* Inflates the member into the finder: at most member_max bytes, and the input's cap; the first
+/* Inflates the member into the finder: at most member_max bytes (its limit), and the input's cap; the first
  * got bytes are in buf already. *total counts what came out; *stopped says a cap was reached. */
 static smc_status inflate_into(smc_finder *f, zip_file_t *zf, uint8_t *buf, size_t got,
                                size_t cap, uint64_t member_max, uint64_t input_max,
@@ -597,10 +629,20 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     }
     uint64_t input_max = opt && opt->max_input_bytes ? opt->max_input_bytes : DEFAULT_INPUT_MAX;
 
+    /* A claimed size is a limit too: a member that inflates past it lies, and is read no
+     * further than it claims. */
+    bool claimed = (zs.valid & ZIP_STAT_SIZE) && zs.size < member_max;
+    uint64_t limit = claimed ? zs.size : member_max;
+
     /* Inflate into a buffer; a member that outgrows it is read window by window. */
     uint8_t *buf = malloc(SMALL_MEMBER);
     bool bad = false, stopped = false;
-    size_t got = buf ? read_full(zf, buf, 4096, &bad) : 0; /* enough for any signature */
+    size_t first = limit < 4096 ? (size_t)limit + 1 : 4096; /* enough for any signature */
+    size_t got = buf ? read_full(zf, buf, first, &bad) : 0;
+    if (got > limit) { /* one byte past the claim */
+        got = (size_t)limit;
+        stopped = true;
+    }
     smc_status st = buf ? SMC_OK : SMC_ERR_NOMEM;
     size_t before = part->library_count;
     uint64_t total = got;
@@ -608,11 +650,11 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (st == SMC_OK && !scan && pe_at(buf, got))
         st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
     bool whole = true, spilled = false;
-    while (scan && st == SMC_OK && !bad && whole) { /* small: whole, as one window */
-        uint64_t left = member_max - total;
+    while (scan && st == SMC_OK && !bad && !stopped && whole) { /* small: whole, one window */
+        uint64_t left = limit - total;
         size_t room = SMALL_MEMBER - got < left ? SMALL_MEMBER - got : (size_t)left;
         if (room == 0) {
-            if (total < member_max) { /* the buffer is full: a large member */
+            if (total < limit) { /* the buffer is full: a large member */
                 whole = false;
             } else { /* at the cap: one byte more says whether there is more */
                 uint8_t probe;
@@ -637,7 +679,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (f && whole) {
         st = smc_finder_feed(f, buf, got);
     } else if (f) {
-        st = inflate_into(f, zf, buf, got, SMALL_MEMBER, member_max, input_max, tk, name, &total,
+        st = inflate_into(f, zf, buf, got, SMALL_MEMBER, limit, input_max, tk, name, &total,
                           &stopped, &bad);
         if (st == SMC_OK && smc_finder_spilled(f)) { /* inflated to its end all the same */
             smc_finder_free(f);
@@ -658,14 +700,18 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     }
     if (st == SMC_OK && bad)
         st = smc_input_add_error(part, name, "cannot inflate: %s", zip_file_strerror(zf));
-    if (st == SMC_OK && stopped)
+    if (st == SMC_OK && stopped && claimed && total >= limit)
+        st = smc_input_add_error(part, name,
+                                 "inflates past the %llu bytes it claims: read no further",
+                                 (unsigned long long)limit);
+    else if (st == SMC_OK && stopped)
         st = smc_input_add_error(part, name,
                                  "stopped after inflating %llu bytes: past the cap of %llu bytes "
                                  "for %s (--max-inflate%s)",
                                  (unsigned long long)total,
-                                 (unsigned long long)(total >= member_max ? member_max : input_max),
-                                 total >= member_max ? "one member" : "one input",
-                                 total >= member_max ? "" : "-total");
+                                 (unsigned long long)(total >= limit ? member_max : input_max),
+                                 total >= limit ? "one member" : "one input",
+                                 total >= limit ? "" : "-total");
     if (st == SMC_OK && scan && !bad && !stopped && (zs.valid & ZIP_STAT_SIZE) && total != zs.size)
         st = smc_input_add_error(part, name, "claims %llu bytes but inflates to %llu",
                                  (unsigned long long)zs.size, (unsigned long long)total);
