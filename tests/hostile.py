@@ -109,12 +109,20 @@ def main():
 
         says("not_a_zip.whl", "not a zip archive")
         says("overlap.whl", "overlap")
-        says("claimed_size.whl", "claims 4096 bytes")
+        says("claimed_size.whl", "inflates past the 4096 bytes it claims")
         says("findings_flood.so", "more findings, not kept")
         says("record_flood.whl", "RECORD")
         says("metadata_flood.whl", "METADATA")
         says("decode_bomb.whl", "budget", "scan --verify --detail")
-        says("../links", "the same file (read once) at:")
+        says("../links", "the same file (read once) at:", "--gpu sm_120 --detail")
+
+        # A stream that outgrows its bounds reads as the same bytes on disk.
+        def libraries(name):
+            out = said[(name, "--gpu sm_80,sm_120 --verify --format json")][0]
+            libs = json.loads(out.decode())["inputs"][0]["libraries"]
+            return [{k: v for k, v in l.items() if k != "path"} for l in libs]
+        check("nested_stream.whl's member reads as nested_big.so on disk",
+              libraries("nested_stream.whl") == libraries("nested_big.so"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))

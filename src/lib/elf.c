@@ -192,6 +192,11 @@ smc_status smc_elf_sections(const uint8_t *head, size_t head_len, const uint8_t 
      * their file offsets, which is what the containers are placed by; libelf reads none of them. */
     size_t ehsize = h.is64 ? 64 : 52, shsize = h.is64 ? 64 : 40;
     if (h.shentsize < shsize) return SMC_OK;
+    /* The names end at their last NUL: one past it has no end, so no name there is read, as
+     * before, and libelf sees a table that ends in NUL (without, it looks for one to the end of
+     * the table at every name: quadratic in a hostile table). */
+    const uint8_t *last = names_len ? memrchr(names, 0, names_len) : NULL;
+    names_len = last ? (size_t)(last - names) + 1 : 0;
     size_t mini_len = ehsize + table_len + names_len;
     uint8_t *mini = malloc(mini_len);
     if (!mini) return SMC_ERR_NOMEM;

@@ -38,6 +38,8 @@
 #define DECODE_PER_BYTE 8u            /* this many for each of its bytes */
 #define CUBIN_FILE_MAX (64u << 20)    /* a bare cubin file */
 #define OPEN_MAX 256u                 /* containers followed at once in a stream */
+#define STREAM_IMAGES_MAX (256u << 10) /* images a stream holds, in all its hits (real files:
+                                        * 24,000 at most); past it, read as one window */
 #define CUDART_MAX 4096u              /* "libcudart.so." strings remembered in a stream */
 #define BACK 16384u                   /* bytes kept before each window of a stream */
 #define NAMES_NEAR 16384u             /* kept around a ".shstrtab" string that passes by */
@@ -566,6 +568,7 @@ static bool header_done(smc_finder *f, cparse *cp)
             return fail_with(f, h, &e);
         }
         h->strict &= smc_le16(cp->hdr + 2) == SMC_ENTRY_VERSION;
+        if (!f->whole && f->image_total >= STREAM_IMAGES_MAX) return spill(f), true;
         if (f->image_total >= f->max_images) {
             /* A stream is read again as a file; one window reads on without keeping them. */
             if (!f->whole) return spill(f), true;
@@ -678,7 +681,7 @@ static hit *parse_at(smc_finder *f, uint64_t off)
 
 /* Entry chains (one window) ----------------------------------------------------------------- */
 
-#define LINKS_MAX (2u << 20) /* entry headers chained in one file (40 bytes each) */
+#define LINKS_MAX (1u << 20) /* entry headers chained in one file (40 bytes each) */
 
 static size_t link_slot(const chains *c, uint64_t pos)
 {
