@@ -1412,7 +1412,8 @@ typedef struct rules {
     smc_library *lib;
     const smc_section *secs;
     size_t nsecs;
-    bool overlapping; /* some sections overlap */
+    bool overlapping; /* some sections overlap: then */
+    uint64_t *reach;  /* reach[i]: the furthest end of sections 0..i */
     size_t *taken; /* hits taken, in order */
     size_t taken_count;
     bool over; /* one window: a container taken is past --max-images; no more are parsed */
@@ -1592,8 +1593,17 @@ static const smc_section *section_at(const rules *r, uint64_t off)
             hi = mid;
     }
     if (lo == 0) return NULL;
-    for (size_t i = 0; r->overlapping && i < lo; i++)
-        if (off - r->secs[i].offset < r->secs[i].size) return &r->secs[i];
+    if (r->overlapping && r->reach) { /* the first whose end is past off: where reach passes it */
+        size_t a = 0, b = lo;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (r->reach[mid] > off)
+                b = mid;
+            else
+                a = mid + 1;
+        }
+        return a < lo ? &r->secs[a] : NULL;
+    }
     const smc_section *s = &r->secs[lo - 1];
     return off - s->offset < s->size ? s : NULL;
 }
@@ -1800,6 +1810,12 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
     rules r = {.f = f, .lib = lib, .secs = secs, .nsecs = nsecs};
     for (size_t i = 1; i < nsecs; i++)
         r.overlapping |= secs[i].offset - secs[i - 1].offset < secs[i - 1].size;
+    if (r.overlapping && st == SMC_OK && !(r.reach = malloc(nsecs * sizeof *r.reach)))
+        st = SMC_ERR_NOMEM;
+    for (size_t i = 0; r.reach && i < nsecs; i++) {
+        uint64_t end = secs[i].offset + secs[i].size; /* sizes were cut to the file */
+        r.reach[i] = i && r.reach[i - 1] > end ? r.reach[i - 1] : end;
+    }
     uint64_t covered = 0;
     for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
         if (!secs[i].fatbin || secs[i].offset < covered) continue;
@@ -1819,6 +1835,7 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
                          CUDART_MAX);
     }
     free(r.taken);
+    free(r.reach);
     smc_sections_free(secs, nsecs);
     return st;
 }
