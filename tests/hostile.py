@@ -77,7 +77,17 @@ def main():
             g.write(f.read())
         for k in range(1, 1000):
             os.link(first, os.path.join(links, "lib%04d.so" % k))
-        cases = sorted(os.listdir(os.fsencode(corpus))) + [b"../links"]
+        # An environment whose RECORDs are floods: one of 20 MB, two of 3.75M rows (15 MB each).
+        site = os.path.join(work, "env", "lib", "python3.12", "site-packages")
+        for k, size in enumerate([20 << 20, 15 << 20, 15 << 20]):
+            info = os.path.join(site, "flood%d-1.0.dist-info" % k)
+            os.makedirs(info)
+            with open(os.path.join(info, "RECORD"), "wb") as f:
+                f.write(b"a,,\n" * (size // 4))
+            with open(os.path.join(info, "METADATA"), "wb") as f:
+                f.write(b"Metadata-Version: 2.1\nName: flood%d\nVersion: 1.0\n" % k)
+        shutil.copy(os.path.join(corpus, "nested_candidates.so"), os.path.join(site, "x.so"))
+        cases = sorted(os.listdir(os.fsencode(corpus))) + [b"../links", b"../env"]
         said = {}
         for name in cases:
             path = os.path.join(os.fsencode(corpus), name)
@@ -119,6 +129,8 @@ def main():
         says("metadata_flood.whl", "METADATA")
         says("decode_bomb.whl", "budget", "scan --verify --detail")
         says("../links", "the same file (read once) at:", "--gpu sm_120 --detail")
+        says("../env", "more than 1000000 rows: the rest are not read")
+        says("../env", "over the cap of 16 MiB for metadata: not read")
 
         # A stream that outgrows its bounds reads as the same bytes on disk.
         def libraries(name):

@@ -15,7 +15,7 @@
 
 #define META_MAX (16u << 20)      /* one metadata file */
 #define META_INPUT_MAX (256u << 20) /* all of one input's */
-#define OWNERS_MAX 2000000          /* the files they list, in all */
+#define OWNERS_MAX 1000000          /* the files they list, in all */
 
 typedef struct owner {
     char *path; /* normalised */
