@@ -635,20 +635,24 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     uint64_t limit = claimed ? zs.size : member_max;
 
     /* Inflate into a buffer; a member that outgrows it is read window by window. */
-    uint8_t *buf = malloc(SMALL_MEMBER);
+    /* The first bytes say whether it is ours; most members are not, and get no buffer. */
+    uint8_t head[4097];
     bool bad = false, stopped = false;
     size_t first = limit < 4096 ? (size_t)limit + 1 : 4096; /* enough for any signature */
-    size_t got = buf ? read_full(zf, buf, first, &bad) : 0;
+    size_t got = read_full(zf, head, first, &bad);
     if (got > limit) { /* one byte past the claim */
         got = (size_t)limit;
         stopped = true;
     }
-    smc_status st = buf ? SMC_OK : SMC_ERR_NOMEM;
+    smc_status st = SMC_OK;
     size_t before = part->library_count;
     uint64_t total = got;
-    bool scan = st == SMC_OK && smc_finder_signature(buf, got);
-    if (st == SMC_OK && !scan && pe_at(buf, got))
+    bool scan = smc_finder_signature(head, got);
+    if (!scan && pe_at(head, got))
         st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
+    uint8_t *buf = scan ? malloc(SMALL_MEMBER) : NULL;
+    if (scan && !buf) st = SMC_ERR_NOMEM;
+    if (buf) memcpy(buf, head, got);
     bool whole = true, spilled = false;
     while (scan && st == SMC_OK && !bad && !stopped && whole) { /* small: whole, one window */
         uint64_t left = limit - total;
