@@ -210,6 +210,22 @@ check "hard links: the text report names the other paths" \
     has "$out" "the same file (read once) at: $tmp/links/a/l2.so $tmp/links/a/l3.so $tmp/links/a/multi.so"
 check "hard links: every path is counted as looked at" has "$out" "4 files looked at, 1 library found"
 
+# A wheel whose METADATA has a version but no name: the name comes from its dist-info, the
+# version stays METADATA's (a fuzzer found the version leaked when both were filled in).
+python3 - "$tmp/nn-1.0-py3-none-any.whl" "$fixtures/nvcc/multi.so" <<'EOS'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("nn-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nVersion: 2.0\n")
+    z.writestr("nn-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nTag: py3-none-any\n")
+    z.writestr("nn-1.0.dist-info/RECORD", "")
+    z.write(sys.argv[2], "nn/multi.so")
+EOS
+run scan --format json "$tmp/nn-1.0-py3-none-any.whl"
+check "a METADATA without a name: the dist-info's name, METADATA's version" \
+    [ "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin)["inputs"][0]["distributions"][0]; print(d["name"], d["version"])')" = "nn 2.0" ]
+check "a METADATA without a name: nothing leaks (under the sanitizers)" \
+    [ "$status" -ne 23 ] && ! has "$err" "LeakSanitizer"
+
 # The README's usage block is --help, word for word.
 run --help
 readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../README.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')

@@ -156,8 +156,9 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     const char *dash = memchr(prefix, '-', info_len - 11);
     if (st == SMC_OK && !d->name && dash &&
         (!(d->name = smc_asprintf("%.*s", (int)(dash - prefix), prefix)) ||
-         !(d->version = smc_asprintf("%.*s", (int)(info_len - 11 - (size_t)(dash - prefix) - 1),
-                                     dash + 1))))
+         (!d->version &&
+          !(d->version = smc_asprintf("%.*s", (int)(info_len - 11 - (size_t)(dash - prefix) - 1),
+                                      dash + 1)))))
         st = SMC_ERR_NOMEM;
     name = st == SMC_OK ? smc_asprintf("%sWHEEL", prefix) : NULL;
     at = name ? zip_name_locate(za, name, 0) : -1;
