@@ -134,6 +134,7 @@ typedef struct chains {
     size_t count;
     uint32_t *table; /* open addressing by position: index + 1, 0 for empty */
     size_t size;     /* a power of two */
+    bool full;       /* LINKS_MAX reached: positions not chained yet are not read */
 } chains;
 
 typedef struct member member;
@@ -753,7 +754,8 @@ static uint32_t chain_from(smc_finder *f, uint64_t pos)
     uint32_t known = 0; /* the link the new ones lead to */
     for (uint64_t y = pos;;) {
         if ((known = link_find(c, y)) != 0) break;
-        if (c->count + n >= LINKS_MAX) {
+        if (c->full || c->count + n >= LINKS_MAX) {
+            c->full = true; /* and no more walks toward the cap: each would be as long */
             free(todo);
             return 0; /* the caller reports it */
         }
