@@ -1921,9 +1921,12 @@ static void ar_whole(smc_finder *f)
  * its member, at offsets from the archive's start. */
 static smc_status resolve_ar(smc_finder *f, smc_library *lib)
 {
-    if (f->whole) ar_whole(f);
-    else if (f->ar_next != NOWHERE && (f->ar_have || f->ar_data + f->ar_size > f->len))
-        file_note(f, f->ar_next, "archive member runs past the end of the archive");
+    if (f->whole) /* the stream's ends below say what ar_whole says, at the same offsets */
+        ar_whole(f);
+    else if (f->ar_next != NOWHERE && f->ar_have)
+        file_note(f, f->ar_next, "archive member header truncated");
+    else if (f->ar_next != NOWHERE && f->ar_data + f->ar_size > f->len)
+        file_note(f, f->ar_data - 60, "archive member runs past the end of the archive");
     smc_status st = f->failed;
     for (size_t i = 0; i < f->note_count && st == SMC_OK; i++)
         st = smc_library_add_finding(lib, f->notes[i].offset, "%s", f->notes[i].message);
