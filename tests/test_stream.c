@@ -130,8 +130,24 @@ static void compare(const char *path, const uint8_t *buf, size_t len, bool verif
     smc_input_free(stream);
 }
 
+/* An archive whose second member header cannot be read, after a member of 992 bytes: a stream once
+ * fed the first member's bytes to it again when the bad header came in the same window. */
+static void bad_second_header(void)
+{
+    static uint8_t a[8 + 60 + 992 + 60 + 2000];
+    memset(a, 0, sizeof a);
+    memcpy(a, "!<arch>\n", 8);
+    memcpy(a + 8, "a.o/            0           0     0     644     992       `\n", 60);
+    static const uint8_t fatbin[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0,
+                                       0, 0, 0, 0, 0, 0, 0, 0xe0}; /* fatSize past any end */
+    memcpy(a + 68, fatbin, sizeof fatbin);
+    memset(a + 68 + 992, 'x', 60); /* no header */
+    compare("(built) an archive whose second member header cannot be read", a, sizeof a, false);
+}
+
 int main(int argc, char **argv)
 {
+    bad_second_header();
     for (int i = 1; i < argc; i++) {
         int fd = open(argv[i], O_RDONLY);
         struct stat sb;

@@ -1149,6 +1149,8 @@ static void ar_member_start(smc_finder *f)
     if (bad || h[58] != '`' || h[59] != '\n') {
         file_note(f, f->ar_next, "archive member header cannot be read");
         f->ar_next = NOWHERE;
+        f->ar_member = SIZE_MAX; /* and no data: the member before had its bytes already */
+        f->ar_size = 0;
         return;
     }
     uint64_t data = f->ar_next + 60;
