@@ -222,8 +222,10 @@ smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char
     }
     if (ok && src->image_count) {
         ok = (dst->images = malloc(src->image_count * sizeof *dst->images)) != NULL;
-        if (ok) memcpy(dst->images, src->images, src->image_count * sizeof *dst->images);
-        if (ok) dst->image_count = src->image_count;
+        if (ok) {
+            memcpy(dst->images, src->images, src->image_count * sizeof *dst->images);
+            dst->image_count = src->image_count;
+        }
     }
     if (ok && src->finding_count) {
         ok = (dst->findings = calloc(src->finding_count, sizeof *dst->findings)) != NULL;

@@ -77,7 +77,11 @@ static int safe_close(void *cookie)
 {
     safe_stream *s = cookie;
     safe_out(s->to, s->pend, s->n, true);
-    int r = s->owned ? fclose(s->to) : fflush(s->to);
+    int r;
+    if (s->owned)
+        r = fclose(s->to);
+    else
+        r = fflush(s->to);
     free(s);
     return r;
 }

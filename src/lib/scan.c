@@ -323,8 +323,10 @@ static smc_status merge_link(smc_input *in, const smc_input *from, const smc_ite
         }
         smc_library *slot = smc_push(&in->libraries, in->library_count, sizeof *slot);
         st = slot ? smc_library_copy(slot, lib, path) : SMC_ERR_NOMEM;
-        if (st == SMC_OK) slot->distribution = items[k].dist; /* a wheel member's, in its input */
-        if (st == SMC_OK) in->library_count++;
+        if (st == SMC_OK) {
+            slot->distribution = items[k].dist; /* a wheel member's, in its input */
+            in->library_count++;
+        }
         free(path);
     }
     return st;
