@@ -29,6 +29,19 @@ static char first(int fd)
     return c;
 }
 
+/* dir/a/lib.so and dir/b.so, holding text. */
+static void make_tree(const char *dir, const char *text)
+{
+    char path[512];
+    CHECK(mkdir(dir, 0755) == 0);
+    snprintf(path, sizeof path, "%s/a", dir);
+    CHECK(mkdir(path, 0755) == 0);
+    snprintf(path, sizeof path, "%s/a/lib.so", dir);
+    put(path, text);
+    snprintf(path, sizeof path, "%s/b.so", dir);
+    put(path, text);
+}
+
 static const smc_item *item_named(const smc_item *items, size_t n, const char *tail)
 {
     for (size_t i = 0; i < n; i++)
@@ -57,19 +70,8 @@ int main(int argc, char **argv)
     char tree[256], outside[256], path[512], moved[512];
     snprintf(tree, sizeof tree, "%s/tree", top);
     snprintf(outside, sizeof outside, "%s/outside", top);
-    CHECK(mkdir(tree, 0755) == 0 && mkdir(outside, 0755) == 0);
-    snprintf(path, sizeof path, "%s/a", tree);
-    CHECK(mkdir(path, 0755) == 0);
-    snprintf(path, sizeof path, "%s/a/lib.so", tree);
-    put(path, "inside");
-    snprintf(path, sizeof path, "%s/b.so", tree);
-    put(path, "inside");
-    snprintf(path, sizeof path, "%s/a", outside);
-    CHECK(mkdir(path, 0755) == 0);
-    snprintf(path, sizeof path, "%s/a/lib.so", outside);
-    put(path, "OUTSIDE");
-    snprintf(path, sizeof path, "%s/b.so", outside);
-    put(path, "OUTSIDE");
+    make_tree(tree, "inside");
+    make_tree(outside, "OUTSIDE");
 
     smc_options opt = {0};
     smc_item *items;
