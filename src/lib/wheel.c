@@ -635,8 +635,8 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     bool claimed = (zs.valid & ZIP_STAT_SIZE) && zs.size < member_max;
     uint64_t limit = claimed ? zs.size : member_max;
 
-    /* Inflate into a buffer; a member that outgrows it is read window by window. */
-    /* The first bytes say whether it is ours; most members are not, and get no buffer. */
+    /* The first bytes say whether it is ours (most members are not, and get no buffer); ours is
+     * inflated into a buffer, and one that outgrows it is read window by window. */
     uint8_t head[4097];
     bool bad = false, stopped = false;
     size_t first = limit < 4096 ? (size_t)limit + 1 : 4096; /* enough for any signature */
