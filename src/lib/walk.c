@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -222,11 +223,13 @@ static int open_by_components(int root, const char *rel, int flags)
 int smc_open_beneath(int root, const char *rel, int flags, bool use_openat2)
 {
 #ifdef SYS_openat2
-    if (use_openat2) {
+    static atomic_bool missing; /* the kernel (or a seccomp filter, or valgrind) has none */
+    if (use_openat2 && !atomic_load(&missing)) {
         struct open_how how = {.flags = (uint64_t)(unsigned)(flags | O_NOFOLLOW),
                                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
         long fd = syscall(SYS_openat2, root, rel, &how, sizeof how);
-        /* No openat2 here (old kernel, a seccomp filter), or a path past PATH_MAX. */
+        if (fd < 0 && (errno == ENOSYS || errno == EPERM)) atomic_store(&missing, true);
+        /* Else a path past PATH_MAX is opened by components too. */
         if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG &&
                         errno != ENAMETOOLONG))
             return (int)fd;
