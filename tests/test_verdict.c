@@ -166,6 +166,17 @@ static smc_library *library(const char *spec)
     return lib;
 }
 
+/* n containers of two alternating cubin lists for sm_80..sm_90 and one of compute_52 PTX: on 6.0
+ * only the PTX serves (spec: room for the text). */
+static smc_library *few_serve(char *spec, int n)
+{
+    spec[0] = '\0';
+    for (int i = 0; i < n; i++)
+        strcat(spec, i % 2 ? "sm_80:1.7 sm_86:1.7|" : "sm_86:1.7 sm_90:1.7|");
+    strcat(spec, "compute_52:7.8");
+    return library(spec);
+}
+
 /* Reading found no kernels in containers of one sm_75 image here (nvlink's device-link module);
  * the others are not known, which counts as holding kernels. */
 static void mark_kernels(smc_library *lib)
@@ -367,20 +378,12 @@ static void test_statuses(void)
     smc_library_free(lib);
     /* Fewer than 1 in 20 serve it: no code for it, whatever the lists (libcusparseLt on a P100);
      * 1 in 20 exactly is still partial. */
-    spec[0] = '\0';
-    for (int i = 0; i < 20; i++)
-        strcat(spec, i % 2 ? "sm_80:1.7 sm_86:1.7|" : "sm_86:1.7 sm_90:1.7|");
-    strcat(spec, "compute_52:7.8");
-    lib = library(spec);
+    lib = few_serve(spec, 20);
     j = judge(lib, "P100", 60, 0);
     CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_FEW && j.failing_count == 20);
     CHECK(says(&j, "fewer than 1 in 20 serve P100 (6.0), so it has no code for it"));
     smc_library_free(lib);
-    spec[0] = '\0';
-    for (int i = 0; i < 19; i++)
-        strcat(spec, i % 2 ? "sm_80:1.7 sm_86:1.7|" : "sm_86:1.7 sm_90:1.7|");
-    strcat(spec, "compute_52:7.8");
-    lib = library(spec);
+    lib = few_serve(spec, 19);
     j = judge(lib, "P100", 60, 0);
     CHECK(j.status == SMC_STATUS_PARTIAL);
     smc_library_free(lib);

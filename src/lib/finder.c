@@ -541,19 +541,41 @@ static bool parse_fail(smc_finder *f, hit *h, uint64_t offset, const char *msg, 
     return fail_with(f, h, &e);
 }
 
+/* The parse's words for a container whose next entry header does not fit before its end, and
+ * for one whose bytes end first. */
+static bool truncated(smc_finder *f, hit *h, uint64_t at)
+{
+    return parse_fail(f, h, at, "entry header truncated: %llu bytes left in the container",
+                      h->end - at);
+}
+
+static bool past_the_end(smc_finder *f, hit *h)
+{
+    return parse_fail(f, h, h->start, "container runs past the end of the file (%llu bytes)",
+                      f->pos);
+}
+
+/* A container header's 16 bytes at p, into h: false when they cannot be one (h->err says why). */
+static bool container_header(smc_finder *f, hit *h, const uint8_t *p)
+{
+    uint64_t first;
+    smc_fatbin_error e;
+    h->hsize = smc_le16(p + 6);
+    h->fatsize = smc_le64(p + 8);
+    if (smc_fatbin_header(p, h->start, &first, &h->end, &e) != SMC_OK) return !fail_with(f, h, &e);
+    h->header_ok = true;
+    h->strict = h->fatsize > 0; /* an empty container counts only in a fatbin section */
+    return true;
+}
+
 /* A header is complete. Returns true when the parse has ended (failed: h->err says why). */
 static bool header_done(smc_finder *f, cparse *cp)
 {
     hit *h = &f->hits[cp->hit];
     uint64_t next;
     if (!cp->in_entries) {
-        h->hsize = smc_le16(cp->hdr + 6);
-        h->fatsize = smc_le64(cp->hdr + 8);
-        smc_fatbin_error e;
-        if (smc_fatbin_header(cp->hdr, h->start, &next, &h->end, &e) != SMC_OK)
-            return fail_with(f, h, &e);
-        h->header_ok = true;
-        h->strict = h->fatsize > 0; /* an empty container counts only in a fatbin section */
+        if (!container_header(f, h, cp->hdr)) return true;
+        next = h->start + h->hsize;
         cp->in_entries = true;
         if (!f->whole) { /* its first non-zero byte past the end: a rule asks */
             size_t *w = smc_push(&f->watch, f->watch_count, sizeof *w);
@@ -590,9 +612,7 @@ static bool header_done(smc_finder *f, cparse *cp)
         h->ok = true;
         return false;
     }
-    if (h->end - next < 64)
-        return parse_fail(f, h, next, "entry header truncated: %llu bytes left in the container",
-                          h->end - next);
+    if (h->end - next < 64) return truncated(f, h, next);
     return false;
 }
 
@@ -638,9 +658,7 @@ static bool advance(smc_finder *f, cparse *cp, uint64_t base, const uint8_t *p, 
 static void settle(smc_finder *f, cparse *cp)
 {
     hit *h = &f->hits[cp->hit];
-    if (!h->ok && !h->err)
-        parse_fail(f, h, h->start, "container runs past the end of the file (%llu bytes)",
-                   f->pos);
+    if (!h->ok && !h->err) past_the_end(f, h);
     if (h->ok && f->inspect) inspect_cubins(f, cp, h);
     for (size_t i = 0; i < cp->cubin_count; i++)
         if (cp->cubins[i].owned) free((void *)(uintptr_t)cp->cubins[i].stored);
@@ -651,14 +669,17 @@ static void settle(smc_finder *f, cparse *cp)
     cp->pay = NULL;
 }
 
+/* A header seen at at, nothing known of it yet. */
+static hit fresh_hit(uint64_t at)
+{
+    return (hit){.start = at, .prev_nonzero = NOWHERE, .next_nonzero = NOWHERE, .kernels = -1};
+}
+
 static size_t new_hit(smc_finder *f, uint64_t at)
 {
     hit *h = smc_push(&f->hits, f->hit_count, sizeof *h);
     if (!h) return nomem(f), SIZE_MAX;
-    *h = (hit){.start = at,
-               .prev_nonzero = NOWHERE,
-               .next_nonzero = NOWHERE,
-               .kernels = -1};
+    *h = fresh_hit(at);
     return f->hit_count++;
 }
 
@@ -811,7 +832,7 @@ static void probe_entries(smc_finder *f, hit *h)
         return;
     }
     if (E - x < 64) {
-        parse_fail(f, h, x, "entry header truncated: %llu bytes left in the container", E - x);
+        truncated(f, h, x);
         return;
     }
     uint32_t v = chain_from(f, x);
@@ -834,7 +855,7 @@ static void probe_entries(smc_finder *f, hit *h)
     }
     uint64_t y = L[v].pos;
     if (L[v].state == LINK_UNREADABLE) {
-        parse_fail(f, h, h->start, "container runs past the end of the file (%llu bytes)", f->len);
+        past_the_end(f, h);
         return;
     }
     /* The entry at y again, now with the container's end: the parse's own words. */
@@ -846,8 +867,7 @@ static void probe_entries(smc_finder *f, hit *h)
         return;
     }
     if (next != E) {
-        parse_fail(f, h, next, "entry header truncated: %llu bytes left in the container",
-                   E - next);
+        truncated(f, h, next);
         return;
     }
     h->ok = true;
@@ -860,22 +880,11 @@ static hit *probe_at(smc_finder *f, uint64_t off)
 {
     hit *h = &f->probe;
     hit_clear(h);
-    *h = (hit){.start = off, .prev_nonzero = NOWHERE, .next_nonzero = NOWHERE, .kernels = -1};
-    if (f->len - off < 16) {
-        parse_fail(f, h, off, "container runs past the end of the file (%llu bytes)", f->len);
-        return h;
-    }
-    uint64_t first;
-    smc_fatbin_error e;
-    h->hsize = smc_le16(f->window + off + 6);
-    h->fatsize = smc_le64(f->window + off + 8);
-    if (smc_fatbin_header(f->window + off, off, &first, &h->end, &e) != SMC_OK) {
-        fail_with(f, h, &e);
-        return h;
-    }
-    h->header_ok = true;
-    h->strict = h->fatsize > 0;
-    probe_entries(f, h);
+    *h = fresh_hit(off);
+    if (f->len - off < 16)
+        past_the_end(f, h);
+    else if (container_header(f, h, f->window + off))
+        probe_entries(f, h);
     return h;
 }
 

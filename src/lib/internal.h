@@ -53,6 +53,8 @@ const char *smc_base_name(const char *path);
 char *smc_sanitize(char *s);
 /* The length of the well-formed UTF-8 sequence at p (of n bytes), or 0 when there is none. */
 size_t smc_utf8_at(const unsigned char *p, size_t n);
+/* The bytes a UTF-8 sequence that starts with lead has, or 0 for a byte none starts with. */
+size_t smc_utf8_wants(unsigned char lead);
 /* smc_strdup, then smc_sanitize. */
 char *smc_strdup_clean(const char *s);
 char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);

@@ -32,13 +32,20 @@ const char *smc_base_name(const char *path)
     return b ? b + 1 : path;
 }
 
+size_t smc_utf8_wants(unsigned char lead)
+{
+    return lead < 0x80                    ? 1
+           : lead >= 0xc2 && lead <= 0xdf ? 2
+           : lead >= 0xe0 && lead <= 0xef ? 3
+           : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                          : 0;
+}
+
 size_t smc_utf8_at(const unsigned char *p, size_t n)
 {
     if (n == 0) return 0;
-    if (p[0] < 0x80) return 1;
-    size_t len = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-                 : p[0] >= 0xf0 && p[0] <= 0xf4                                 ? 4
-                                                                                 : 0;
+    size_t len = smc_utf8_wants(p[0]);
+    if (len == 1) return 1;
     if (!len || n < len) return 0;
     for (size_t i = 1; i < len; i++)
         if ((p[i] & 0xc0) != 0x80) return 0;

@@ -15,14 +15,6 @@ typedef struct safe_stream {
     size_t n;
 } safe_stream;
 
-/* The bytes a UTF-8 sequence that starts with lead has, or 0 for a byte no sequence starts with. */
-static size_t utf8_wants(unsigned char lead)
-{
-    return lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
-                             : lead >= 0xf0 && lead <= 0xf4 ? 4
-                                                            : 0;
-}
-
 /* Writes p[0..n): what is UTF-8 as it is but C1 controls ("??"), a byte that is not UTF-8 as
  * \xHH; returns the bytes at the end that may be the start of a character the next write
  * completes. */
@@ -41,7 +33,7 @@ static size_t safe_out(FILE *to, const unsigned char *p, size_t n, bool last)
             i += k;
             continue;
         }
-        size_t want = utf8_wants(p[i]);
+        size_t want = smc_utf8_wants(p[i]);
         if (!last && want > n - i) { /* cut short, perhaps: kept unless already wrong */
             bool prefix = true;
             for (size_t j = i + 1; j < n; j++)
