@@ -37,8 +37,8 @@ def check(what, ok, detail=""):
         print("FAILED " + what + (": " + detail if detail else ""))
 
 
-def run(args, cwd):
-    env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1")
+def run(args, cwd, **extra):
+    env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1", **extra)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         p = subprocess.Popen([smcheck] + args, stdout=out, stderr=err, cwd=cwd, env=env)
@@ -139,6 +139,12 @@ def main():
             return [{k: v for k, v in l.items() if k != "path"} for l in libs]
         check("nested_stream.whl's member reads as nested_big.so on disk",
               libraries("nested_stream.whl") == libraries("nested_big.so"))
+        # Where no temporary file can be made, a stream that outgrew its bounds is one error.
+        status, _, _, out, err, _ = run(["scan", os.path.join(corpus, "nested_stream.whl")], work,
+                                        TMPDIR="/nonexistent")
+        check("no temporary file: one clear error, exit 2",
+              status == 2 and b"hostile/nested_big.so: cannot make a temporary file to read it "
+                              b"from: No such file or directory" in err)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
