@@ -64,7 +64,7 @@ check "a newer minor toolkit than the driver is a warning" has "$out" "warning: 
 run --gpu sm_87 --driver 11.8 gen/lz4_old.so
 check "LZ4 written by a toolkit the driver supports is no caution" not_has "$out" "LZ4-compressed"
 run --gpu sm_86 --driver 570.124.06 nvcc/plain.o
-check "a CUDA 13 cubin on R570: none" has "$out" "sm_86 none: built by CUDA 13 (cubin ABI 1.8 below sm_100); the driver supports 12.8; needs a driver for CUDA 13.0 (R580) or newer"
+check "a CUDA 13 cubin on R570: none, by its ptxas release" has "$out" "sm_86 none: built by CUDA 13 (its cubins' ptxas: release 13.0); the driver supports 12.8; needs a driver for CUDA 13.0 (R580) or newer"
 run --gpu sm_120 --driver 12.8 nvcc/ptx_only.so
 check "CUDA 13 PTX on a 12.8 driver: none" has "$out" "built by CUDA 13 (PTX ISA 9.x); the driver supports 12.8"
 run --gpu sm_80 --driver 12.4 gen/zstd_gen.so

@@ -422,9 +422,104 @@ static void test_versions(void)
     CHECK(smc_driver_branch_for_cuda(13000) == 580 && smc_driver_branch_for_cuda(12040) == 550);
 }
 
+/* The container's verdict, its cause and the tokens the reason names, for one target. */
+static void one_verdict(smc_library *lib, unsigned cc, int driver, char *out, size_t n)
+{
+    smc_target t = {.cc_major = cc / 10, .cc_minor = cc % 10};
+    smc_input *in = smc_input_new("in", SMC_INPUT_FILE);
+    in->libraries = lib;
+    in->library_count = 1;
+    smc_lib_status overall;
+    CHECK(smc_judge(&in, 1, &t, 1, driver, &overall) == SMC_OK);
+    const smc_judgement *j = &lib->judgements[0];
+    snprintf(out, n, "%s %d %zu %zu %zu %zu %zu %zu", smc_lib_status_str(j->status), (int)j->cause,
+             j->containers_by_verdict[SMC_VERDICT_NATIVE], j->containers_by_verdict[SMC_VERDICT_JIT],
+             j->containers_by_verdict[SMC_VERDICT_JIT_BLOCKED],
+             j->containers_by_verdict[SMC_VERDICT_NONE], j->containers_by_verdict[SMC_VERDICT_GATED],
+             j->containers_by_verdict[SMC_VERDICT_NO_KERNELS]);
+    in->libraries = NULL;
+    in->library_count = 0;
+    smc_input_free(in);
+}
+
+/* Where smc_facts_matter says a container's payloads cannot change its verdict for a target, no
+ * choice of what they say does: kernels or none, any variant on its PTX text's .target, either
+ * ptxas release on its cubins. (What the library as a whole is built by, which the releases and
+ * PTX versions also say, is read whatever the targets; here it stays the same: releases are
+ * never 0, so no cubin counts as CUDA 13 by its ABI alone, and the text's .version is the
+ * entry's.) The finder reads no payload where the rule says they cannot matter. */
+static void test_facts_matter(void)
+{
+    static const char *const specs[] = {
+        "sm_75:1.7",
+        "sm_80:1.7 sm_90:1.7",
+        "sm_80:1.8 sm_90:1.8 sm_100:1.8 sm_120:1.8",
+        "sm_90a:1.8 sm_100a:1.8",
+        "sm_90a:1.8 compute_90:8.4",
+        "sm_80:1.7 compute_90:8.4",
+        "sm_75:1.7 sm_86:1.7 compute_86:7.8",
+        "compute_90:9.0",
+        "sm_100f:1.8 sm_120f:1.8 compute_120:9.0",
+        "sm_87:1.7 compute_80:8.0",
+        "lto_90:1.65",
+    };
+    static const unsigned ccs[] = {52, 70, 75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121};
+    static const int drivers[] = {0, 12040, 12080, 13000};
+    static const unsigned releases[] = {12080, 13000};
+    static const smc_variant variants[] = {SMC_VARIANT_NONE, SMC_VARIANT_A, SMC_VARIANT_F};
+    size_t skipped = 0, matter = 0;
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+        smc_library *lib = library(specs[s]);
+        for (size_t c = 0; c < sizeof ccs / sizeof ccs[0]; c++)
+            for (size_t d = 0; d < sizeof drivers / sizeof drivers[0]; d++) {
+                smc_target t = {.cc_major = ccs[c] / 10, .cc_minor = ccs[c] % 10};
+                for (size_t i = 0; i < lib->image_count; i++) /* as the finder has them: unread */
+                    lib->images[i].release = lib->images[i].text_arch = lib->images[i].text_isa = 0;
+                if (smc_facts_matter(lib->images, lib->image_count, &t, 1, drivers[d])) {
+                    matter++;
+                    continue;
+                }
+                skipped++;
+                char base[128] = "";
+                for (int k = -1; k <= 1; k++)
+                    for (size_t r = 0; r < 2; r++)
+                        for (size_t v = 0; v < 3; v++) {
+                            lib->containers[0].kernels = k;
+                            for (size_t i = 0; i < lib->image_count; i++) {
+                                smc_image *img = &lib->images[i];
+                                if (img->kind == SMC_IMAGE_CUBIN) img->release = releases[r];
+                                if (img->kind != SMC_IMAGE_PTX) continue;
+                                img->text_arch = img->arch;
+                                img->text_variant = variants[v];
+                                img->text_isa = img->version_major * 10 + img->version_minor;
+                            }
+                            char got[128];
+                            one_verdict(lib, ccs[c], drivers[d], got, sizeof got);
+                            if (!base[0]) memcpy(base, got, sizeof got);
+                            if (strcmp(got, base) != 0)
+                                fprintf(stderr, "facts changed '%s' on %u (driver %d): %s, not %s\n",
+                                        specs[s], ccs[c], drivers[d], got, base);
+                            CHECK(strcmp(got, base) == 0);
+                        }
+            }
+        smc_library_free(lib);
+    }
+    /* Both kinds occur: the rule is neither always nor never. */
+    CHECK(skipped > 50 && matter > 50);
+    smc_target sm_90 = {.cc_major = 9, .cc_minor = 0}, rtx50 = {.cc_major = 12, .cc_minor = 0};
+    smc_library *lib = library("sm_80:1.7 sm_90:1.8 compute_90:9.0");
+    CHECK(!smc_facts_matter(lib->images, lib->image_count, &sm_90, 1, 0));     /* sm_90 serves */
+    CHECK(smc_facts_matter(lib->images, lib->image_count, &sm_90, 1, 12080));  /* by its release */
+    CHECK(smc_facts_matter(lib->images, lib->image_count, &rtx50, 1, 0));      /* the PTX's text */
+    smc_target both[] = {sm_90, rtx50};
+    CHECK(smc_facts_matter(lib->images, lib->image_count, both, 2, 0));        /* one is enough */
+    smc_library_free(lib);
+}
+
 int main(void)
 {
     test_rules();
+    test_facts_matter();
     test_statuses();
     test_versions();
     return check_report();

@@ -304,11 +304,18 @@ typedef struct smc_options {
      * order does not depend on it. */
     unsigned jobs;
     /* Read what judging needs from the payloads: whether cubins hold kernels (and their names),
-     * the toolkit release in cubins, the .version and .target lines of PTX. Judging itself reads
-     * no bytes (smc_judge). */
+     * the toolkit release in cubins, the .version and .target lines of PTX (see targets below).
+     * Judging itself reads no bytes (smc_judge). */
     bool inspect;
     /* Also name the kernels of every container (reads a cubin of each: --detail). */
     bool kernel_names;
+    /* With inspect, the targets the model is for and the driver (a CUDA version, 0 unknown):
+     * payloads are read only where what they say can change a verdict for one of them (and a
+     * small cubin of each container for its ptxas release, whatever the targets). NULL: for
+     * every target. */
+    const smc_target *targets;
+    size_t target_count;
+    int driver_cuda;
     /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;

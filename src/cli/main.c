@@ -587,6 +587,9 @@ int main(int argc, char **argv)
     /* What judging needs is read with the bytes; so are the kernel names --detail shows. */
     cfg.scan.inspect = cfg.mode == MODE_JUDGE || cfg.report.detail;
     cfg.scan.kernel_names = cfg.report.detail;
+    cfg.scan.targets = targets; /* and only what can change a verdict for them */
+    cfg.scan.target_count = ntargets;
+    cfg.scan.driver_cuda = cfg.report.driver_cuda;
 
     smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);
     smc_status st =

@@ -29,8 +29,10 @@
 #define NAMES_MAX (16u << 20)         /* nor a larger section-name table */
 #define PHDRS_MAX (64u << 10)         /* program headers */
 #define DYNAMIC_MAX (1u << 20)        /* the dynamic section */
-#define CUBIN_FACTS_MAX (1u << 20)    /* cubins up to this size are read for facts */
-#define CONTAINER_FACTS_MAX (4u << 20) /* and no more than this per container */
+#define CUBIN_FACTS_MAX (16u << 10)   /* cubins up to this size (decompressed) are read for facts */
+#define CUBIN_NAMES_MAX (1u << 20)    /* for --detail's kernel names, up to this size (stored) */
+#define CONTAINER_FACTS_MAX (4u << 20) /* bytes kept for facts per container (stored) */
+#define STREAM_FACTS_MAX (16u << 20)   /* and in all the containers a stream has open */
 #define PTX_PREFIX (64u << 10)        /* the stored bytes of PTX read for .version/.target */
 #define PTX_TEXT 4096u                /* the text they decompress to, at most */
 #define VERIFY_MAX (64ull << 20)      /* images up to this size are checked by --verify */
@@ -87,16 +89,18 @@ typedef struct cparse {
     uint8_t *pay; /* a copy, when it spans windows */
     size_t pay_img;
     bool pay_verify, pay_facts;
-    uint64_t kept;     /* cubin bytes kept for facts in this container */
+    uint64_t kept;     /* payload bytes kept for facts in this container */
     bool all_read;     /* every cubin so far kept for facts */
-    struct kept_cubin {
+    struct kept {      /* a payload kept for the container's end (see inspect) */
         size_t img;
-        const uint8_t *stored; /* its stored payload: in the one window, or a copy (owned) */
+        const uint8_t *stored; /* its first have stored bytes: in the one window, or a copy */
+        uint64_t have;
         bool owned;
-        bool known, readable; /* read already (by --verify): whether it could be, and */
+        bool read;            /* its facts are taken */
+        bool known, readable; /* a cubin read already (by --verify): whether it could be, and */
         smc_cubin_info info;  /* what it said */
-    } *cubins;
-    size_t cubin_count;
+    } *kept_list;
+    size_t kept_count;
 } cparse;
 
 /* Bytes wanted at a place in the file, kept as they pass. */
@@ -157,6 +161,7 @@ struct smc_finder {
     bool spill; /* a stream outgrew what it may hold: it is to be read as a file instead */
     uint64_t image_total; /* images held: in every hit (a stream), in parsed ones (one window) */
     uint64_t decoded;     /* bytes decompressed (facts and --verify), against the budget */
+    uint64_t kept;        /* payload bytes the open parses keep for facts */
     uint64_t expect;      /* a stream: the size it will have (a member's claim), 0 unknown */
     bool over_budget;     /* one window: some payload was not decompressed for it */
     bool inspect, verify, want_names; /* want_names: every container's kernel names */
@@ -280,10 +285,10 @@ void smc_finder_free(smc_finder *f)
         hit_clear(&f->hits[i]);
     for (size_t i = 0; i < f->open_count; i++) {
         free(f->open[i].pay);
-        for (size_t k = 0; k < f->open[i].cubin_count; k++)
-            if (f->open[i].cubins[k].owned)
-                free((void *)(uintptr_t)f->open[i].cubins[k].stored);
-        free(f->open[i].cubins);
+        for (size_t k = 0; k < f->open[i].kept_count; k++)
+            if (f->open[i].kept_list[k].owned)
+                free((void *)(uintptr_t)f->open[i].kept_list[k].stored);
+        free(f->open[i].kept_list);
     }
     for (size_t i = 0; i < f->member_count; i++) {
         free(f->members[i].name);
@@ -406,8 +411,9 @@ static bool afford(smc_finder *f, const smc_image *img)
 }
 
 /* The facts of a cubin: whether it holds kernels, their names, the toolkit that wrote it. */
-static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, const struct kept_cubin *k)
+static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, struct kept *k)
 {
+    k->read = true;
     smc_cubin_info info;
     bool read;
     if (k->known) {
@@ -440,7 +446,7 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
 {
     hit *h = &f->hits[cp->hit];
     smc_image *img = &h->images[cp->pay_img];
-    struct kept_cubin k = {.img = cp->pay_img, .stored = stored, .owned = owned};
+    struct kept k = {.img = cp->pay_img, .stored = stored, .have = have, .owned = owned};
     if (cp->pay_verify && !afford(f, img)) {
         char msg[96];
         snprintf(msg, sizeof msg, "not verified: past the budget of decompressed bytes for one "
@@ -462,18 +468,25 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
             nomem(f);
     }
     if (!cp->pay_facts) return false;
-    if (img->kind == SMC_IMAGE_PTX) {
-        uint8_t text[PTX_TEXT];
-        long n = smc_payload_prefix(stored, have < PTX_PREFIX ? have : PTX_PREFIX, img, f->zctx,
-                                    text, sizeof text);
-        if (n > 0) smc_ptx_facts(img, text, (size_t)n);
-        return false;
+    /* Kept for the container's end: a PTX image's first bytes (of a copy that --verify made
+     * whole, a copy of them), a small cubin. */
+    if (img->kind == SMC_IMAGE_PTX && have > PTX_PREFIX) {
+        k.have = PTX_PREFIX;
+        if (owned) {
+            uint8_t *c = malloc(PTX_PREFIX);
+            if (!c) return nomem(f), false;
+            memcpy(c, stored, PTX_PREFIX);
+            k.stored = c;
+            owned = false; /* the caller frees its copy */
+        }
     }
-    /* A cubin: read at the container's end, if it has to be (see inspect_cubins). */
-    struct kept_cubin *slot = smc_push(&cp->cubins, cp->cubin_count, sizeof *slot);
-    if (!slot) return nomem(f), false;
+    struct kept *slot = smc_push(&cp->kept_list, cp->kept_count, sizeof *slot);
+    if (!slot) {
+        if (k.stored != stored) free((void *)(uintptr_t)k.stored);
+        return nomem(f), false;
+    }
     *slot = k;
-    cp->cubin_count++;
+    cp->kept_count++;
     return owned;
 }
 
@@ -490,9 +503,43 @@ static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
     }
     if (ptx && !f->want_names) return; /* kernels: not known (-1), which counts as holding them */
     bool all_read = cp->all_read;
-    for (size_t i = 0; i < cp->cubin_count && h->kernels != 1; i++)
-        if (!cubin_facts(f, h, &h->images[cp->cubins[i].img], &cp->cubins[i])) all_read = false;
+    for (size_t i = 0; i < cp->kept_count && h->kernels != 1; i++) {
+        struct kept *k = &cp->kept_list[i];
+        if (h->images[k->img].kind == SMC_IMAGE_CUBIN && !cubin_facts(f, h, &h->images[k->img], k))
+            all_read = false;
+    }
     if (h->kernels != 1) h->kernels = !any_cubin || all_read ? 0 : -1;
+}
+
+/* At a whole container's end: what its payloads say is read where it can change a verdict for
+ * the targets (smc_facts_matter; all of it for --detail's kernel names): its PTX's .version and
+ * .target, its cubins' kernels. And, whatever the targets, the ptxas release of its first small
+ * cubin that can carry one (entry version 1.8: CUDA 12.8 on write .note.nv.tkinfo), for its
+ * library's CUDA, unless a cubin read already gave it. */
+static void inspect(smc_finder *f, cparse *cp, hit *h)
+{
+    const smc_options *o = f->opt;
+    if (f->want_names || !o->targets ||
+        smc_facts_matter(h->images, h->image_count, o->targets, o->target_count, o->driver_cuda)) {
+        for (size_t i = 0; i < cp->kept_count; i++) {
+            struct kept *k = &cp->kept_list[i];
+            smc_image *img = &h->images[k->img];
+            if (img->kind != SMC_IMAGE_PTX) continue;
+            uint8_t text[PTX_TEXT];
+            long n = smc_payload_prefix(k->stored, k->have, img, f->zctx, text, sizeof text);
+            if (n > 0) smc_ptx_facts(img, text, (size_t)n);
+            k->read = true;
+        }
+        inspect_cubins(f, cp, h);
+    }
+    for (size_t i = 0; i < h->image_count; i++)
+        if (h->images[i].release) return;
+    for (size_t i = 0; i < cp->kept_count; i++) {
+        struct kept *k = &cp->kept_list[i];
+        smc_image *img = &h->images[k->img];
+        if (k->read || img->kind != SMC_IMAGE_CUBIN || img->version_minor < 8) continue;
+        if (cubin_facts(f, h, img, k) && img->release) return;
+    }
 }
 
 /* What of an entry's payload is wanted: for --verify all of it, for facts a PTX prefix or a whole
@@ -506,19 +553,25 @@ static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img
         nomem(f);
     cp->pay_facts = false;
     uint64_t len = cp->pay_verify ? img->stored_size : 0;
-    if (f->inspect && img->kind == SMC_IMAGE_PTX) {
-        cp->pay_facts = true;
-        if (!cp->pay_verify) len = img->stored_size < PTX_PREFIX ? img->stored_size : PTX_PREFIX;
-    } else if (f->inspect && img->kind == SMC_IMAGE_CUBIN) {
-        if (img->stored_size <= CUBIN_FACTS_MAX &&
-            cp->kept + img->stored_size <= CONTAINER_FACTS_MAX) {
-            cp->pay_facts = true;
-            cp->kept += img->stored_size;
-            len = img->stored_size;
+    uint64_t keep = img->kind == SMC_IMAGE_PTX
+                        ? (img->stored_size < PTX_PREFIX ? img->stored_size : PTX_PREFIX)
+                        : img->stored_size;
+    bool small = img->kind == SMC_IMAGE_PTX ||
+                 (img->kind == SMC_IMAGE_CUBIN &&
+                  (f->want_names ? img->stored_size <= CUBIN_NAMES_MAX
+                                 : img->size <= CUBIN_FACTS_MAX &&
+                                       img->stored_size <= CUBIN_FACTS_MAX));
+    if (f->inspect && small && cp->kept + keep <= CONTAINER_FACTS_MAX) {
+        if (!f->whole && f->kept + keep > STREAM_FACTS_MAX) {
+            spill(f);
         } else {
-            cp->all_read = false;
+            cp->pay_facts = true;
+            cp->kept += keep;
+            f->kept += keep;
+            if (!cp->pay_verify) len = keep;
         }
     }
+    if (img->kind == SMC_IMAGE_CUBIN && !cp->pay_facts) cp->all_read = false;
     cp->payload = cp->pay_verify || cp->pay_facts;
     cp->pay_start = at;
     cp->pay_len = len;
@@ -659,12 +712,14 @@ static void settle(smc_finder *f, cparse *cp)
 {
     hit *h = &f->hits[cp->hit];
     if (!h->ok && !h->err) past_the_end(f, h);
-    if (h->ok && f->inspect) inspect_cubins(f, cp, h);
-    for (size_t i = 0; i < cp->cubin_count; i++)
-        if (cp->cubins[i].owned) free((void *)(uintptr_t)cp->cubins[i].stored);
-    free(cp->cubins);
-    cp->cubins = NULL;
-    cp->cubin_count = 0;
+    if (h->ok && f->inspect) inspect(f, cp, h);
+    for (size_t i = 0; i < cp->kept_count; i++)
+        if (cp->kept_list[i].owned) free((void *)(uintptr_t)cp->kept_list[i].stored);
+    free(cp->kept_list);
+    cp->kept_list = NULL;
+    cp->kept_count = 0;
+    f->kept -= cp->kept;
+    cp->kept = 0;
     free(cp->pay);
     cp->pay = NULL;
 }

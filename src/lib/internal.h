@@ -258,6 +258,11 @@ void smc_image_target(const smc_image *img, unsigned *arch, smc_variant *variant
  * version, 0 unknown). */
 smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *why);
 
+/* Whether what a container's payloads say (the text of its PTX, whether its cubins hold kernels)
+ * can change its verdict for one of the targets, judged from its entry headers alone. */
+bool smc_facts_matter(const smc_image *images, size_t n, const smc_target *targets, size_t nt,
+                      int driver_cuda);
+
 /* The distinct tokens (LTO IR left out) of the containers listed, space-separated, at most 12
  * then " ..."; *has_ptx says whether one is PTX. NULL when out of memory. */
 char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, bool *has_ptx);

@@ -133,6 +133,39 @@ smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda
     return SMC_VERDICT_JIT;
 }
 
+/* For each target, either a cubin serves it by its entry alone, or the payloads may decide: a
+ * cubin of entry version 1.8 that fits, under a driver older than CUDA 13, serves by its release
+ * (its ptxas's); a container without PTX fails or holds no kernels; PTX that may fit is for its
+ * text's .target and .version (the text names the entry's arch, which --verify checks: it can
+ * only add a variant); and PTX beside only 'a'/'f' cubins may be gated by its text's variant.
+ * Otherwise nothing fits whatever the payloads say: none. */
+bool smc_facts_matter(const smc_image *images, size_t n, const smc_target *targets, size_t nt,
+                      int driver_cuda)
+{
+    bool old_driver = driver_cuda > 0 && driver_cuda < 13000;
+    for (size_t t = 0; t < nt; t++) {
+        unsigned cc = targets[t].cc_major * 10 + targets[t].cc_minor;
+        bool served = false, ptx = false, ptx_fits = false, plain_cubin = false;
+        for (size_t i = 0; i < n && !served; i++) {
+            const smc_image *img = &images[i];
+            int why;
+            if (img->kind == SMC_IMAGE_PTX) {
+                ptx = true;
+                ptx_fits |= cc >= img->arch;
+            } else if (img->kind == SMC_IMAGE_CUBIN) {
+                plain_cubin |= img->variant == SMC_VARIANT_NONE;
+                smc_verdict v = smc_image_verdict(img, cc, driver_cuda, &why);
+                if (old_driver && img->version_major == 1 && img->version_minor >= 8 &&
+                    (v <= SMC_VERDICT_COMPATIBLE || why == SMC_WHY_CUDA13))
+                    return true;
+                served = v <= SMC_VERDICT_COMPATIBLE;
+            }
+        }
+        if (!served && (!ptx || ptx_fits || !plain_cubin)) return true;
+    }
+    return false;
+}
+
 /* What judging one container found, beyond its verdict. */
 typedef struct seen {
     bool cuda13, tegra, ptx_isa, thor;
