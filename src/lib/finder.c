@@ -35,6 +35,7 @@
 #define STREAM_FACTS_MAX (16u << 20)   /* and in all the containers a stream has open */
 #define PTX_PREFIX (64u << 10)        /* the stored bytes of PTX read for .version/.target */
 #define PTX_TEXT 4096u                /* the text they decompress to, at most */
+#define PTX_FIRST 1024u               /* and first, where more costs more (not Zstandard) */
 #define VERIFY_MAX (64ull << 20)      /* images up to this size are checked by --verify */
 #define DECODE_BASE (1ull << 30)      /* bytes decompressed for one file: this, and */
 #define DECODE_PER_BYTE 8u            /* this many for each of its bytes */
@@ -511,6 +512,29 @@ static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
     if (h->kernels != 1) h->kernels = !any_cubin || all_read ? 0 : -1;
 }
 
+/* The .version and .target of a PTX image from its first stored bytes: the first PTX_FIRST bytes
+ * of its text, then PTX_TEXT if they did not say (a Zstandard block is decompressed whole
+ * whatever is asked of it: PTX_TEXT at once). Only whole lines are read. */
+static void ptx_facts(smc_finder *f, smc_image *img, struct kept *k)
+{
+    uint8_t text[PTX_TEXT];
+    k->read = true;
+    size_t want = img->compression == SMC_COMPRESS_ZSTD ? PTX_TEXT : PTX_FIRST;
+    for (;;) {
+        long n = smc_payload_prefix(k->stored, k->have, img, f->zctx, text, want);
+        if (n <= 0) return;
+        size_t use = (size_t)n;
+        bool cut = use == want && use < img->size; /* the text goes on past what is here */
+        if (cut) {
+            const uint8_t *nl = memrchr(text, '\n', use);
+            use = nl ? (size_t)(nl - text) + 1 : 0;
+        }
+        smc_ptx_facts(img, text, use);
+        if (img->text_arch || !cut || want == PTX_TEXT) return;
+        want = PTX_TEXT;
+    }
+}
+
 /* At a whole container's end: what its payloads say is read where it can change a verdict for
  * the targets (smc_facts_matter; all of it for --detail's kernel names): its PTX's .version and
  * .target, its cubins' kernels. And, whatever the targets, the ptxas release of its first small
@@ -524,14 +548,11 @@ static void inspect(smc_finder *f, cparse *cp, hit *h)
         for (size_t i = 0; i < cp->kept_count; i++) {
             struct kept *k = &cp->kept_list[i];
             smc_image *img = &h->images[k->img];
-            if (img->kind != SMC_IMAGE_PTX) continue;
-            uint8_t text[PTX_TEXT];
-            long n = smc_payload_prefix(k->stored, k->have, img, f->zctx, text, sizeof text);
-            if (n > 0) smc_ptx_facts(img, text, (size_t)n);
-            k->read = true;
+            if (img->kind == SMC_IMAGE_PTX) ptx_facts(f, img, k);
         }
         inspect_cubins(f, cp, h);
     }
+    if (o->targets && o->driver_cuda <= 0) return;
     for (size_t i = 0; i < h->image_count; i++)
         if (h->images[i].release) return;
     for (size_t i = 0; i < cp->kept_count; i++) {

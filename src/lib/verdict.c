@@ -221,48 +221,87 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
     return best;
 }
 
+/* An image's token as a number that sorts in token order: kind (cubins, PTX, LTO IR), arch,
+ * variant; PTX by what its text says it is for (compute_90a for ".target sm_90a"). */
+static uint64_t token_key(const smc_image *img)
+{
+    unsigned rank = img->kind == SMC_IMAGE_CUBIN ? 0 : img->kind == SMC_IMAGE_PTX ? 1 : 2;
+    return (uint64_t)rank << 40 | (uint64_t)arch_of(img) << 8 | (uint64_t)variant_of(img);
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, bool *has_ptx)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += lib->containers[which[i]].image_count;
-    const smc_image **v = malloc((total ? total : 1) * sizeof *v);
+    /* The distinct tokens, through an open-addressing set that starts small (a library has few,
+     * whatever the number of its containers) and doubles when half full, then sorted. An empty
+     * slot is UINT64_MAX, which no key is (the rank is at most 2). */
+    size_t cap = 64, used = 0;
+    uint64_t *set = malloc(cap * sizeof *set);
     char *out = malloc(12 * SMC_TOKEN_MAX + 8);
-    if (!v || !out) {
-        free(v);
+    if (!set || !out) {
+        free(set);
         free(out);
         return NULL;
     }
-    size_t k = 0;
+    memset(set, 0xff, cap * sizeof *set);
     for (size_t i = 0; i < n; i++) {
         const smc_container *c = &lib->containers[which[i]];
-        for (size_t j = c->first_image; j < c->first_image + c->image_count; j++)
-            if (lib->images[j].kind != SMC_IMAGE_LTO) v[k++] = &lib->images[j];
-    }
-    qsort(v, k, sizeof *v, smc_image_compare);
-    size_t len = 0, shown = 0;
-    *has_ptx = false;
-    out[0] = '\0';
-    char last[SMC_TOKEN_MAX] = "";
-    for (size_t i = 0; i < k; i++) {
-        /* PTX by what its text says it is for (compute_90a for ".target sm_90a"). */
-        smc_image eff = *v[i];
-        eff.arch = arch_of(v[i]);
-        eff.variant = variant_of(v[i]);
-        char tok[SMC_TOKEN_MAX];
-        smc_image_token(&eff, tok);
-        if (strcmp(tok, last) == 0) continue;
-        memcpy(last, tok, sizeof tok);
-        *has_ptx |= v[i]->kind == SMC_IMAGE_PTX;
-        if (shown == 12) {
-            len += (size_t)sprintf(out + len, " ...");
-            shown++;
-        } else if (shown < 12) {
-            len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", tok);
-            shown++;
+        for (size_t j = c->first_image; j < c->first_image + c->image_count; j++) {
+            if (lib->images[j].kind == SMC_IMAGE_LTO) continue;
+            uint64_t key = token_key(&lib->images[j]);
+            size_t at = (size_t)(key * 0x9e3779b97f4a7c15u >> 40) & (cap - 1);
+            while (set[at] != UINT64_MAX && set[at] != key)
+                at = (at + 1) & (cap - 1);
+            if (set[at] == key) continue;
+            set[at] = key;
+            if (++used * 2 <= cap) continue;
+            uint64_t *grown = malloc(2 * cap * sizeof *grown); /* rehash into twice the room */
+            if (!grown) {
+                free(set);
+                free(out);
+                return NULL;
+            }
+            memset(grown, 0xff, 2 * cap * sizeof *grown);
+            for (size_t k = 0; k < cap; k++) {
+                if (set[k] == UINT64_MAX) continue;
+                size_t to = (size_t)(set[k] * 0x9e3779b97f4a7c15u >> 40) & (2 * cap - 1);
+                while (grown[to] != UINT64_MAX)
+                    to = (to + 1) & (2 * cap - 1);
+                grown[to] = set[k];
+            }
+            free(set);
+            set = grown;
+            cap *= 2;
         }
     }
-    free(v);
+    size_t k = 0;
+    for (size_t i = 0; i < cap; i++)
+        if (set[i] != UINT64_MAX) set[k++] = set[i];
+    qsort(set, k, sizeof *set, by_key);
+    size_t len = 0;
+    *has_ptx = false;
+    for (size_t i = 0; i < k; i++)
+        *has_ptx |= set[i] >> 40 == 1;
+    out[0] = '\0';
+    for (size_t i = 0; i < k && i <= 12; i++) {
+        if (i == 12) {
+            len += (size_t)sprintf(out + len, " ...");
+            break;
+        }
+        smc_image eff = {.kind = set[i] >> 40 == 0   ? SMC_IMAGE_CUBIN
+                                 : set[i] >> 40 == 1 ? SMC_IMAGE_PTX
+                                                     : SMC_IMAGE_LTO,
+                         .arch = (unsigned)(set[i] >> 8),
+                         .variant = (smc_variant)(set[i] & 0xff)};
+        char tok[SMC_TOKEN_MAX];
+        len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", smc_image_token(&eff, tok));
+    }
+    free(set);
     return out;
 }
 

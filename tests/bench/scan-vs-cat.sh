@@ -9,7 +9,8 @@ set -euo pipefail
 
 smcheck=${1:-build/smcheck}
 dir=${2:-/usr/local/cuda/lib64}
-runs=${RUNS:-3}
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 if [ ! -x "$smcheck" ]; then
     echo "scan-vs-cat: $smcheck: not an executable (build it first, or pass its path)" >&2
@@ -33,23 +34,6 @@ if [ "${#files[@]}" -eq 0 ]; then
 fi
 bytes=$(du -b --apparent-size -c -- "${files[@]}" | tail -n 1 | cut -f 1)
 
-now() { date +%s.%N; }
-
-# best_of CMD...: runs CMD $runs times, prints the shortest wall time in seconds
-best_of() {
-    local best="" t0 t1 t i
-    for ((i = 0; i < runs; i++)); do
-        t0=$(now)
-        "$@"
-        t1=$(now)
-        t=$(python3 -c "print('%.6f' % ($t1 - $t0))")
-        if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $t < $best else 1)"; then
-            best=$t
-        fi
-    done
-    echo "$best"
-}
-
 run_cat() { cat -- "${files[@]}" >/dev/null; }
 run_smcheck() {
     local rc=0
@@ -67,16 +51,15 @@ trap 'rm -f "$errlog"' EXIT
 # Warm the page cache: read every file once.
 cat -- "${files[@]}" >/dev/null
 
-t_cat=$(best_of run_cat)
-t_scan=$(best_of run_smcheck)
+read -r t_cat _ < <(best_of run_cat)
+read -r t_scan _ < <(best_of run_smcheck)
 
-cpu=$(grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f 2- | sed 's/^ *//' || true)
-python3 - "$t_cat" "$t_scan" "$bytes" "${#files[@]}" "$(nproc)" "${cpu:-unknown}" "$smcheck" "$dir" "$runs" <<'PY'
+python3 - "$t_cat" "$t_scan" "$bytes" "${#files[@]}" "$(machine)" "$smcheck" "$dir" "$runs" <<'PY'
 import sys
 t_cat, t_scan, nbytes = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
-nfiles, ncpu, cpu, smcheck, d, runs = sys.argv[4:10]
+nfiles, mach, smcheck, d, runs = sys.argv[4:9]
 gbs = lambda t: nbytes / t / 1e9 if t > 0 else float("inf")
-print("machine: %s CPUs, %s" % (ncpu, cpu))
+print("machine: %s" % mach)
 print("input:   %s files in %s, %d bytes (%.2f GB), page cache warm, best of %s" % (nfiles, d, nbytes, nbytes / 1e9, runs))
 print("cat:     %8.3f s  %7.2f GB/s" % (t_cat, gbs(t_cat)))
 print("smcheck: %8.3f s  %7.2f GB/s  (%s scan --format json)" % (t_scan, gbs(t_scan), smcheck))

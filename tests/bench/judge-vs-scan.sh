@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# judge-vs-scan.sh [SMCHECK] [DIR]
+# What judging costs beyond listing: in one run, page cache warm, best of 3 each, on the same
+# regular files (the shared libraries (*.so*) directly in DIR, symlinks excluded):
+#   scan      SMCHECK scan --format json FILES                    (the floor: listing)
+#   1 target  SMCHECK --gpu 9.0 --format json FILES
+#   1 target, a driver   the same with --driver 12.8 (CUDA 12.8+ cubins then decide by their release)
+#   matrix    SMCHECK --format json FILES, no GPU: the representative matrix (15 targets)
+# The local driver is hidden (SMCHECK_LIBCUDA), so the matrix is what runs on any machine.
+# Prints wall and CPU times, their ratios to scan, and the goals of issue 11 on the wall time
+# (matrix within 1.3x of scan, one target within 1.1x). Defaults: SMCHECK=build/smcheck, DIR=/usr/local/cuda/lib64.
+set -euo pipefail
+
+smcheck=${1:-build/smcheck}
+dir=${2:-/usr/local/cuda/lib64}
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+
+die() { echo "judge-vs-scan: $*" >&2; exit 2; }
+[ -x "$smcheck" ] || die "$smcheck: not an executable (build it first, or pass its path)"
+[ -d "$dir" ] || die "$dir: not a directory"
+
+files=()
+while IFS= read -r -d '' f; do
+    files+=("$f")
+done < <(find "$dir/" -maxdepth 1 -type f -name '*.so*' -print0 | LC_ALL=C sort -z)
+[ "${#files[@]}" -gt 0 ] || die "no *.so* files in $dir"
+bytes=$(du -b --apparent-size -c -- "${files[@]}" | tail -n 1 | cut -f 1)
+
+errlog=$(mktemp)
+trap 'rm -f "$errlog"' EXIT
+# run ARGS...: SMCHECK ARGS FILES; exit status 0 or 1 (a gate) is fine, 2 or more stops.
+run() {
+    local rc=0
+    SMCHECK_LIBCUDA=/nonexistent/libcuda.so.1 "$smcheck" "$@" --format json -q "${files[@]}" \
+        >/dev/null 2>"$errlog" || rc=$?
+    if [ "$rc" -ge 2 ]; then
+        echo "judge-vs-scan: $smcheck $*: exit status $rc:" >&2
+        head -n 20 "$errlog" >&2
+        exit "$rc"
+    fi
+}
+
+cat -- "${files[@]}" >/dev/null # warm the page cache
+t_scan=$(best_of run scan)
+t_one=$(best_of run --gpu 9.0)
+t_drv=$(best_of run --gpu 9.0 --driver 12.8)
+t_mat=$(best_of run)
+
+python3 - "$(machine)" "${#files[@]}" "$dir" "$bytes" "$runs" "$smcheck" \
+    $t_scan $t_one $t_drv $t_mat <<'PY'
+import sys
+mach, nfiles, d, nbytes, runs, smcheck = sys.argv[1:7]
+t = [float(x) for x in sys.argv[7:15]]
+print("machine: %s" % mach)
+print("input:   %s files in %s, %d bytes (%.2f GB), page cache warm, best of %s" %
+      (nfiles, d, int(nbytes), int(nbytes) / 1e9, runs))
+print("smcheck: %s" % smcheck)
+print("%-30s %9s %6s %9s %6s" % ("", "wall", "ratio", "CPU", "ratio"))
+rows = [("scan (the floor)", None), ("--gpu 9.0", 1.1), ("--gpu 9.0 --driver 12.8", None),
+        ("no GPU: the 15-target matrix", 1.3)]
+ratio = lambda a, b: a / b if b > 0 else float("inf")
+for k, (name, goal) in enumerate(rows):
+    wall, cpu = t[2 * k], t[2 * k + 1]
+    rw, rc = ratio(wall, t[0]), ratio(cpu, t[1])
+    verdict = "" if goal is None else "  goal <= %.2f: %s" % (goal, "met" if rw <= goal else "NOT met")
+    print("%-30s %7.3f s %6.2f %7.3f s %6.2f%s" % (name, wall, rw, cpu, rc, verdict))
+PY
