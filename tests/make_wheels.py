@@ -304,6 +304,22 @@ def make_wheels(out, emit):
     wheel(p, "demo", "1.0", BAD_TAG, files, record_lines=sorted(lines), extra_members=[enc])
     emit(p)
 
+    # bad_crc: demo/bad.so (multi.so) inflates to its bytes, but both headers give it a CRC-32
+    # one off; bad_deflate: demo/cut.so's deflate stream is cut at half its length (the sizes it
+    # claims are multi.so's). RECORD lists them as they should be.
+    for kind in ("crc", "deflate"):
+        p = os.path.join(out, "bad_%s.whl" % kind)
+        files = bad_base()
+        name = "demo/bad.so" if kind == "crc" else "demo/cut.so"
+        whole = deflate(multi)
+        m = (Member(name, multi, crc=zlib.crc32(multi) ^ 1) if kind == "crc" else
+             Member(name, multi, raw=whole[:len(whole) // 2]))
+        allf = dict(files)
+        allf[name] = multi
+        wheel(p, "demo", "1.0", BAD_TAG, files,
+              record_lines=_record_for(allf, "demo", "1.0", BAD_TAG), extra_members=[m])
+        emit(p)
+
     # bad_record: RECORD gives demo/lib.so (multi.so) a wrong hash and size, and lists
     # demo/missing.so, which is not in the wheel.
     p = os.path.join(out, "bad_record.whl")

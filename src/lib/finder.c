@@ -537,9 +537,9 @@ static void ptx_facts(smc_finder *f, smc_image *img, struct kept *k)
 
 /* At a whole container's end: what its payloads say is read where it can change a verdict for
  * the targets (smc_facts_matter; all of it for --detail's kernel names): its PTX's .version and
- * .target, its cubins' kernels. And, whatever the targets, the ptxas release of its first small
- * cubin that can carry one (entry version 1.8: CUDA 12.8 on write .note.nv.tkinfo), for its
- * library's CUDA, unless a cubin read already gave it. */
+ * .target, its cubins' kernels. And where a driver is known, whatever the targets, the ptxas
+ * release of its first small cubin that can carry one (entry version 1.8: CUDA 12.8 on write
+ * .note.nv.tkinfo), for its library's CUDA minor, unless a cubin read already gave it. */
 static void inspect(smc_finder *f, cparse *cp, hit *h)
 {
     const smc_options *o = f->opt;

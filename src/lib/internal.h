@@ -308,6 +308,19 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                             const smc_options *opt, const smc_ticker *tk);
 void smc_zipcache_close(smc_zipcache *zc);
 
+/* inflate.c: one member's bytes as they inflate: raw deflate through ISA-L where it is built in
+ * (the CRC-32 checked at the stream's end), else libzip and zlib. */
+typedef struct smc_member smc_member;
+struct zip_stat;
+/* Whether deflated members go through ISA-L (built with it, and SMCHECK_INFLATE is not "zlib"). */
+bool smc_member_isal(void);
+/* NULL only when out of memory; one that cannot be opened says so at its first read. */
+smc_member *smc_member_open(struct zip *za, uint64_t index, const struct zip_stat *st);
+/* Up to n bytes; fewer only at the end or on an error (*bad set, smc_member_error says what). */
+size_t smc_member_read(smc_member *m, uint8_t *buf, size_t n, bool *bad);
+const char *smc_member_error(const smc_member *m);
+void smc_member_close(smc_member *m);
+
 /* env.c: Python environments. ---------------------------------------------------------------- */
 
 typedef struct smc_env smc_env;

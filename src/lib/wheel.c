@@ -488,25 +488,9 @@ static bool pe_at(const uint8_t *p, size_t n)
     return smc_in_range(n, at, 4) && memcmp(p + at, "PE\0\0", 4) == 0;
 }
 
-/* Reads up to n bytes; fewer only at the end or on an error (*bad set). */
-static size_t read_full(zip_file_t *zf, uint8_t *buf, size_t n, bool *bad)
-{
-    size_t got = 0;
-    while (got < n) {
-        zip_int64_t r = zip_fread(zf, buf + got, n - got);
-        if (r < 0) {
-            *bad = true;
-            break;
-        }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    return got;
-}
-
 /* Inflates the member into the finder: at most member_max bytes (its limit), and the input's cap; the first
  * got bytes are in buf already. *total counts what came out; *stopped says a cap was reached. */
-static smc_status inflate_into(smc_finder *f, zip_file_t *zf, uint8_t *buf, size_t got,
+static smc_status inflate_into(smc_finder *f, smc_member *zf, uint8_t *buf, size_t got,
                                size_t cap, uint64_t member_max, uint64_t input_max,
                                const smc_ticker *tk, const char *name, uint64_t *total,
                                bool *stopped, bool *bad)
@@ -518,10 +502,10 @@ static smc_status inflate_into(smc_finder *f, zip_file_t *zf, uint8_t *buf, size
         size_t room = cap < left ? cap : (size_t)left;
         if (room == 0) { /* at the cap: one byte more says whether there is more */
             uint8_t probe;
-            if (read_full(zf, &probe, 1, bad) == 1) *stopped = true;
+            if (smc_member_read(zf, &probe, 1, bad) == 1) *stopped = true;
             break;
         }
-        size_t r = read_full(zf, buf, room, bad);
+        size_t r = smc_member_read(zf, buf, room, bad);
         if (r == 0) break;
         *total += r;
         st = smc_finder_feed(f, buf, r);
@@ -552,20 +536,20 @@ static int temp_file(void)
 /* A member whose stream outgrew what a stream may hold (smc_finder_spilled: hostile nesting,
  * floods of headers or images) is inflated again, its first len bytes, into a temporary file and
  * read as a file on disk is: the same answer as the same bytes on disk, in bounded memory. */
-static smc_status scan_spilled(smc_input *part, zip_t *za, zip_uint64_t index, const char *name,
+static smc_status scan_spilled(smc_input *part, zip_t *za, const zip_stat_t *zs, const char *name,
                                uint64_t len, uint8_t *buf, const smc_options *opt)
 {
     int fd = temp_file();
     if (fd < 0)
         return smc_input_add_error(part, name, "cannot make a temporary file to read it from: %s",
                                    strerror(errno));
-    zip_file_t *zf = zip_fopen_index(za, index, 0);
+    smc_member *zf = smc_member_open(za, zs->index, zs);
     uint64_t done = 0;
     bool bad = zf == NULL;
     int werr = 0;
     while (!bad && !werr && done < len) {
         size_t want = len - done < SMALL_MEMBER ? (size_t)(len - done) : SMALL_MEMBER;
-        size_t r = read_full(zf, buf, want, &bad);
+        size_t r = smc_member_read(zf, buf, want, &bad);
         if (r == 0) break;
         for (size_t w = 0; w < r && !werr;) {
             ssize_t k = write(fd, buf + w, r - w);
@@ -574,7 +558,7 @@ static smc_status scan_spilled(smc_input *part, zip_t *za, zip_uint64_t index, c
         }
         done += r;
     }
-    if (zf) zip_fclose(zf);
+    smc_member_close(zf);
     smc_status st;
     if (werr || bad || done != len) {
         st = smc_input_add_error(part, name, "cannot read it again into a temporary file: %s",
@@ -610,11 +594,10 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                    zip_strerror(zc->za));
     char *name = smc_asprintf("%s!%s", it->path, zs.name);
     if (!name) return SMC_ERR_NOMEM;
-    zip_file_t *zf = zip_fopen_index(zc->za, (zip_uint64_t)it->member, 0);
+    smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs);
     if (!zf) {
-        smc_status st = smc_input_add_error(part, name, "%s", zip_strerror(zc->za));
         free(name);
-        return st;
+        return SMC_ERR_NOMEM;
     }
     part->files++;
     uint64_t member_max = opt && opt->max_member_bytes ? opt->max_member_bytes : DEFAULT_MEMBER_MAX;
@@ -624,7 +607,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                 "claims %llu bytes, past the cap of %llu bytes for one "
                                 "member (--max-inflate): not read",
                                 (unsigned long long)zs.size, (unsigned long long)member_max);
-        zip_fclose(zf);
+        smc_member_close(zf);
         free(name);
         return st;
     }
@@ -640,7 +623,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     uint8_t head[4097];
     bool bad = false, stopped = false;
     size_t first = limit < 4096 ? (size_t)limit + 1 : 4096; /* enough for any signature */
-    size_t got = read_full(zf, head, first, &bad);
+    size_t got = smc_member_read(zf, head, first, &bad);
     if (got > limit) { /* one byte past the claim */
         got = (size_t)limit;
         stopped = true;
@@ -663,11 +646,11 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                 whole = false;
             } else { /* at the cap: one byte more says whether there is more */
                 uint8_t probe;
-                if (read_full(zf, &probe, 1, &bad) == 1) stopped = true;
+                if (smc_member_read(zf, &probe, 1, &bad) == 1) stopped = true;
             }
             break;
         }
-        size_t r = read_full(zf, buf + got, room < TICK_BYTES ? room : TICK_BYTES, &bad);
+        size_t r = smc_member_read(zf, buf + got, room < TICK_BYTES ? room : TICK_BYTES, &bad);
         if (r == 0) break;
         got += r;
         total += r;
@@ -693,18 +676,18 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         }
         /* Section names that went by before the section table: the member once more. */
         if (st == SMC_OK && f && !bad && !stopped && smc_finder_again(f)) {
-            zip_file_t *again = zip_fopen_index(zc->za, (zip_uint64_t)it->member, 0);
+            smc_member *again = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs);
             uint64_t second = 0;
             bool bad2 = false, stopped2 = false;
-            if (again) {
+            if (!again) st = SMC_ERR_NOMEM;
+            else
                 st = inflate_into(f, again, buf, 0, SMALL_MEMBER, total, input_max, tk, name,
                                   &second, &stopped2, &bad2);
-                zip_fclose(again);
-            }
+            smc_member_close(again);
         }
     }
     if (st == SMC_OK && bad)
-        st = smc_input_add_error(part, name, "cannot inflate: %s", zip_file_strerror(zf));
+        st = smc_input_add_error(part, name, "cannot inflate: %s", smc_member_error(zf));
     if (st == SMC_OK && stopped && claimed && total >= limit)
         st = smc_input_add_error(part, name,
                                  "inflates past the %llu bytes it claims: read no further",
@@ -720,10 +703,9 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (st == SMC_OK && scan && !bad && !stopped && (zs.valid & ZIP_STAT_SIZE) && total != zs.size)
         st = smc_input_add_error(part, name, "claims %llu bytes but inflates to %llu",
                                  (unsigned long long)zs.size, (unsigned long long)total);
-    zip_fclose(zf);
+    smc_member_close(zf);
     /* What was read is scanned, even when the rest could not be. */
-    if (st == SMC_OK && spilled)
-        st = scan_spilled(part, zc->za, (zip_uint64_t)it->member, name, total, buf, opt);
+    if (st == SMC_OK && spilled) st = scan_spilled(part, zc->za, &zs, name, total, buf, opt);
     if (st == SMC_OK && f) st = smc_finder_finish(f, part);
     smc_finder_free(f);
     free(buf);

@@ -9,9 +9,13 @@
 #                  check, which is what smcheck's libzip path costs at least;
 #   raw inflate    for information: zlib inflate of each member's raw deflate stream
 #                  (ZIP_FL_COMPRESSED), no CRC;
-#   smcheck -j1, -j2   SMCHECK scan --format json -jN WHEEL, with peak RSS (/usr/bin/time -f %M).
-# Prints the times, MiB/s of inflated output, ratios to the floor, peak RSS, the machine, and the
-# goals of issue 4 (-j1 within 1.10x the floor, -j2 below it, peak RSS at most 64 MiB).
+#   ISA-L floor    each member's raw deflate stream through ISA-L's isal_inflate with its CRC-32
+#                  (what smcheck's ISA-L path costs at least; when libisal-dev is installed);
+#   smcheck -j1, -j2   SMCHECK scan --format json -jN WHEEL, with peak RSS (/usr/bin/time -f %M),
+#                  and -j1 again with SMCHECK_INFLATE=zlib (the zlib fallback of the same build).
+# Prints the times, MiB/s of inflated output, ratios to the zlib floor, peak RSS, the machine, and
+# the goals of issues 4 and 11 (-j1 within 1.10x the zlib floor, -j2 below it, -j1 at most 0.8x
+# the zlib floor with ISA-L, peak RSS at most 64 MiB).
 # Defaults: SMCHECK=build/smcheck, OUTDIR=/tmp/smcheck-bench. Environment: RUNS (3),
 # BENCH_LIBDIR (/usr/local/cuda/lib64), BENCH_LIBS (space-separated names in BENCH_LIBDIR).
 # Needs python3, cc, libzip and zlib headers (libzip-dev, zlib1g-dev).
@@ -53,11 +57,15 @@ fi
 floor=$out/inflate-floor
 if [ ! -x "$floor" ] || [ "$0" -nt "$floor" ]; then
     cat >"$out/inflate-floor.c" <<'EOF'
-/* inflate-floor WHEEL [raw]: inflates every member of WHEEL and discards the bytes. Default:
+/* inflate-floor WHEEL [raw|isal]: inflates every member of WHEEL and discards the bytes. Default:
  * libzip's zip_fread (zlib inflate and the CRC check) into a 1 MiB buffer. "raw": the member's
- * raw deflate stream (ZIP_FL_COMPRESSED) through zlib's inflate, no CRC. Prints the members and
- * the bytes inflated. */
+ * raw deflate stream (ZIP_FL_COMPRESSED) through zlib's inflate, no CRC. "isal": the raw stream
+ * through ISA-L's isal_inflate, its CRC-32 computed and checked. Prints the members and the bytes
+ * inflated. */
 #include <inttypes.h>
+#ifdef HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +79,13 @@ static unsigned char in[BUF], outb[BUF];
 int main(int argc, char **argv)
 {
     int err = 0, raw = argc > 2 && strcmp(argv[2], "raw") == 0;
+    int isal = argc > 2 && strcmp(argv[2], "isal") == 0;
+#ifndef HAVE_ISAL
+    if (isal) {
+        fprintf(stderr, "inflate-floor: built without ISA-L\n");
+        return 2;
+    }
+#endif
     zip_t *z = argc > 1 ? zip_open(argv[1], ZIP_RDONLY, &err) : NULL;
     if (!z) {
         fprintf(stderr, "inflate-floor: cannot open %s (libzip error %d)\n", argc > 1 ? argv[1] : "", err);
@@ -82,9 +97,36 @@ int main(int argc, char **argv)
         zip_stat_t st;
         if (zip_stat_index(z, (zip_uint64_t)i, 0, &st) != 0) goto fail;
         int deflated = st.comp_method == ZIP_CM_DEFLATE;
-        zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, raw && deflated ? ZIP_FL_COMPRESSED : 0);
+        zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, (raw || isal) && deflated ? ZIP_FL_COMPRESSED : 0);
         if (!f) goto fail;
         zip_int64_t r;
+#ifdef HAVE_ISAL
+        if (isal && deflated) {
+            static struct inflate_state s;
+            isal_inflate_init(&s);
+            s.crc_flag = ISAL_GZIP_NO_HDR;
+            while (s.block_state != ISAL_BLOCK_FINISH) {
+                if (s.avail_in == 0) {
+                    if ((r = zip_fread(f, in, BUF)) <= 0) break;
+                    s.next_in = in;
+                    s.avail_in = (uint32_t)r;
+                }
+                s.next_out = outb;
+                s.avail_out = BUF;
+                if (isal_inflate(&s) < 0) {
+                    fprintf(stderr, "inflate-floor: %s: isal_inflate error\n", st.name);
+                    return 2;
+                }
+                total += BUF - s.avail_out;
+            }
+            if (s.block_state != ISAL_BLOCK_FINISH || s.crc != st.crc) {
+                fprintf(stderr, "inflate-floor: %s: stream ends early or CRC error\n", st.name);
+                return 2;
+            }
+            zip_fclose(f);
+            continue;
+        }
+#endif
         if (raw && deflated) {
             z_stream s;
             memset(&s, 0, sizeof s);
@@ -127,9 +169,11 @@ fail:
     return 2;
 }
 EOF
+    isal=()
+    if pkg-config --exists libisal 2>/dev/null; then isal=(-DHAVE_ISAL -lisal); fi
     # shellcheck disable=SC2046
     cc -O2 -o "$floor" "$out/inflate-floor.c" \
-        $(pkg-config --cflags --libs libzip zlib 2>/dev/null || echo -lzip -lz) ||
+        $(pkg-config --cflags --libs libzip zlib 2>/dev/null || echo -lzip -lz) "${isal[@]}" ||
         die "cannot compile the floor program (needs libzip-dev and zlib1g-dev)"
 fi
 
@@ -174,8 +218,12 @@ read -r members obytes < <("$floor" "$wheel") || die "the floor program failed o
 results=()
 measure "floor (libzip zip_fread, 1 MiB)" "$floor" "$wheel"
 measure "raw inflate (zlib, no CRC; info)" "$floor" "$wheel" raw
+if "$floor" "$wheel" isal >/dev/null 2>&1; then
+    measure "ISA-L floor (raw, CRC)" "$floor" "$wheel" isal
+fi
 measure "smcheck scan -j1" "$smcheck" scan --format json -j1 "$wheel"
 measure "smcheck scan -j2" "$smcheck" scan --format json -j2 "$wheel"
+measure "smcheck scan -j1, SMCHECK_INFLATE=zlib" env SMCHECK_INFLATE=zlib "$smcheck" scan --format json -j1 "$wheel"
 
 cpu=$(grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f 2- | sed 's/^ *//' || true)
 echo "smcheck: $smcheck"

@@ -1,0 +1,156 @@
+/* inflate.c: reads one zip member's bytes as they inflate. A deflated member is read raw
+ * (libzip's ZIP_FL_COMPRESSED) and inflated by Intel ISA-L, whose inflate is faster than zlib's,
+ * with the CRC-32 the central directory gives checked at the stream's end, as libzip checks it;
+ * anything else (stored members, other methods, encryption, a build without ISA-L, or
+ * SMCHECK_INFLATE=zlib) goes through libzip and zlib. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+#ifdef SMC_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
+#define RAW_BUF (256u << 10) /* compressed bytes read at once */
+
+struct smc_member {
+    zip_file_t *zf;
+    char error[160];
+#ifdef SMC_HAVE_ISAL
+    struct inflate_state *state; /* NULL: zlib through libzip */
+    uint8_t *raw;
+    bool raw_end;  /* every compressed byte is in */
+    uint32_t crc;  /* what the central directory says */
+    bool done;     /* the deflate stream ended and its CRC was checked */
+#endif
+};
+
+bool smc_member_isal(void)
+{
+#ifdef SMC_HAVE_ISAL
+    const char *force = getenv("SMCHECK_INFLATE");
+    return !(force && strcmp(force, "zlib") == 0);
+#else
+    return false;
+#endif
+}
+
+smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st)
+{
+    smc_member *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+#ifdef SMC_HAVE_ISAL
+    bool raw = smc_member_isal() && (st->valid & ZIP_STAT_COMP_METHOD) &&
+               st->comp_method == ZIP_CM_DEFLATE && (st->valid & ZIP_STAT_CRC) &&
+               (st->valid & ZIP_STAT_ENCRYPTION_METHOD) &&
+               st->encryption_method == ZIP_EM_NONE;
+    if (raw) {
+        m->state = malloc(sizeof *m->state);
+        m->raw = malloc(RAW_BUF);
+        if (!m->state || !m->raw) {
+            smc_member_close(m);
+            return NULL;
+        }
+        isal_inflate_init(m->state);
+        m->state->crc_flag = ISAL_GZIP_NO_HDR; /* raw deflate; state->crc: the output's CRC-32 */
+        m->crc = st->crc;
+    }
+    m->zf = zip_fopen_index(za, index, raw ? ZIP_FL_COMPRESSED : 0);
+#else
+    (void)st;
+    m->zf = zip_fopen_index(za, index, 0);
+#endif
+    if (!m->zf) {
+        snprintf(m->error, sizeof m->error, "%s", zip_strerror(za));
+        return m; /* smc_member_read says why */
+    }
+    return m;
+}
+
+static size_t fail(smc_member *m, bool *bad, const char *why)
+{
+    if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", why);
+    *bad = true;
+    return 0;
+}
+
+#ifdef SMC_HAVE_ISAL
+static const char *isal_error(int r)
+{
+    switch (r) {
+    case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+        return "invalid deflate distance";
+    default:
+        return "deflate stream not readable";
+    }
+}
+
+static size_t read_isal(smc_member *m, uint8_t *buf, size_t n, bool *bad)
+{
+    struct inflate_state *s = m->state;
+    s->next_out = buf;
+    s->avail_out = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    while (s->avail_out && !m->done) {
+        if (s->avail_in == 0 && !m->raw_end) {
+            zip_int64_t r = zip_fread(m->zf, m->raw, RAW_BUF);
+            if (r < 0) return fail(m, bad, zip_file_strerror(m->zf));
+            m->raw_end = r == 0;
+            s->next_in = m->raw;
+            s->avail_in = (uint32_t)r;
+        }
+        int r = isal_inflate(s);
+        /* What came out before a fault is the caller's all the same, as through zlib. */
+        size_t got = (size_t)(s->next_out - buf);
+        if (r < 0) return got + fail(m, bad, isal_error(r));
+        if (s->block_state == ISAL_BLOCK_FINISH) {
+            m->done = true;
+            if (s->crc != m->crc) return got + fail(m, bad, "CRC error");
+        } else if (s->avail_in == 0 && m->raw_end && s->avail_out) {
+            return got + fail(m, bad, "the deflate stream ends early");
+        }
+    }
+    return (size_t)(s->next_out - buf);
+}
+#endif
+
+size_t smc_member_read(smc_member *m, uint8_t *buf, size_t n, bool *bad)
+{
+    if (!m->zf) {
+        *bad = true; /* m->error says why it did not open */
+        return 0;
+    }
+#ifdef SMC_HAVE_ISAL
+    if (m->state) return read_isal(m, buf, n, bad);
+#endif
+    size_t got = 0;
+    while (got < n) {
+        zip_int64_t r = zip_fread(m->zf, buf + got, n - got);
+        if (r < 0) return got + fail(m, bad, zip_file_strerror(m->zf));
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
+const char *smc_member_error(const smc_member *m)
+{
+    return m->error[0] ? m->error : "unknown error";
+}
+
+void smc_member_close(smc_member *m)
+{
+    if (!m) return;
+    if (m->zf) zip_fclose(m->zf);
+#ifdef SMC_HAVE_ISAL
+    free(m->state);
+    free(m->raw);
+#endif
+    free(m);
+}
