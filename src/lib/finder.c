@@ -519,19 +519,19 @@ static void ptx_facts(smc_finder *f, smc_image *img, struct kept *k)
 {
     uint8_t text[PTX_TEXT];
     k->read = true;
-    size_t want = img->compression == SMC_COMPRESS_ZSTD ? PTX_TEXT : PTX_FIRST;
+    size_t ask = img->compression == SMC_COMPRESS_ZSTD ? PTX_TEXT : PTX_FIRST;
     for (;;) {
-        long n = smc_payload_prefix(k->stored, k->have, img, f->zctx, text, want);
+        long n = smc_payload_prefix(k->stored, k->have, img, f->zctx, text, ask);
         if (n <= 0) return;
         size_t use = (size_t)n;
-        bool cut = use == want && use < img->size; /* the text goes on past what is here */
+        bool cut = use == ask && use < img->size; /* the text goes on past what is here */
         if (cut) {
             const uint8_t *nl = memrchr(text, '\n', use);
             use = nl ? (size_t)(nl - text) + 1 : 0;
         }
         smc_ptx_facts(img, text, use);
-        if (img->text_arch || !cut || want == PTX_TEXT) return;
-        want = PTX_TEXT;
+        if (img->text_arch || !cut || ask == PTX_TEXT) return;
+        ask = PTX_TEXT;
     }
 }
 
@@ -574,7 +574,7 @@ static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img
         nomem(f);
     cp->pay_facts = false;
     uint64_t len = cp->pay_verify ? img->stored_size : 0;
-    uint64_t keep = img->kind == SMC_IMAGE_PTX
+    uint64_t wanted = img->kind == SMC_IMAGE_PTX
                         ? (img->stored_size < PTX_PREFIX ? img->stored_size : PTX_PREFIX)
                         : img->stored_size;
     bool small = img->kind == SMC_IMAGE_PTX ||
@@ -582,14 +582,14 @@ static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img
                   (f->want_names ? img->stored_size <= CUBIN_NAMES_MAX
                                  : img->size <= CUBIN_FACTS_MAX &&
                                        img->stored_size <= CUBIN_FACTS_MAX));
-    if (f->inspect && small && cp->kept + keep <= CONTAINER_FACTS_MAX) {
-        if (!f->whole && f->kept + keep > STREAM_FACTS_MAX) {
+    if (f->inspect && small && cp->kept + wanted <= CONTAINER_FACTS_MAX) {
+        if (!f->whole && f->kept + wanted > STREAM_FACTS_MAX) {
             spill(f);
         } else {
             cp->pay_facts = true;
-            cp->kept += keep;
-            f->kept += keep;
-            if (!cp->pay_verify) len = keep;
+            cp->kept += wanted;
+            f->kept += wanted;
+            if (!cp->pay_verify) len = wanted;
         }
     }
     if (img->kind == SMC_IMAGE_CUBIN && !cp->pay_facts) cp->all_read = false;

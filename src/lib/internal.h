@@ -296,7 +296,11 @@ typedef struct smc_ticker {
     void (*tick)(void *ctx, uint64_t bytes, const char *current);
     void *ctx;
     _Atomic uint_fast64_t *input_bytes;
+    size_t buffer; /* bytes of a member's buffer (0: the most): members up to it are read whole */
 } smc_ticker;
+/* What the threads' member buffers may take together: each gets its share, 1 to 8 MiB (two
+ * threads get 8 MiB each; sixteen, 1 MiB). */
+#define SMC_WHEEL_BUFFERS (16u << 20)
 
 bool smc_zip_at(const uint8_t *p, uint64_t n);
 /* Reads the archive at path: its facts become a distribution of in, its problems errors of in,

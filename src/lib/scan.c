@@ -137,6 +137,7 @@ typedef struct pool {
     _Atomic uint_fast64_t *inflated; /* per input: bytes wheel members inflated to */
     _Atomic uint_fast64_t done;      /* bytes, for progress */
     uint64_t total;
+    unsigned jobs;        /* threads */
     pthread_mutex_t lock; /* one progress call at a time */
     struct timespec last;
 } pool;
@@ -179,7 +180,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     const smc_item *it = &p->items[i];
     smc_input *part = p->parts[i] = smc_input_new(it->path, SMC_INPUT_FILE);
     if (!part) return SMC_ERR_NOMEM;
-    smc_ticker tk = {tick, p, &p->inflated[it->input]};
+    smc_ticker tk = {tick, p, &p->inflated[it->input], SMC_WHEEL_BUFFERS / p->jobs};
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
@@ -347,6 +348,7 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     pthread_mutex_init(&p.lock, NULL);
     clock_gettime(CLOCK_MONOTONIC, &p.last);
     unsigned jobs = job_count(opt, n), started = 0;
+    p.jobs = jobs;
     pthread_t threads[256];
     for (; started + 1 < jobs; started++)
         if (pthread_create(&threads[started], NULL, worker, &p) != 0) break;

@@ -225,8 +225,8 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
  * variant; PTX by what its text says it is for (compute_90a for ".target sm_90a"). */
 static uint64_t token_key(const smc_image *img)
 {
-    unsigned rank = img->kind == SMC_IMAGE_CUBIN ? 0 : img->kind == SMC_IMAGE_PTX ? 1 : 2;
-    return (uint64_t)rank << 40 | (uint64_t)arch_of(img) << 8 | (uint64_t)variant_of(img);
+    unsigned kind = img->kind == SMC_IMAGE_CUBIN ? 0 : img->kind == SMC_IMAGE_PTX ? 1 : 2;
+    return (uint64_t)kind << 40 | (uint64_t)arch_of(img) << 8 | (uint64_t)variant_of(img);
 }
 
 static int by_key(const void *a, const void *b)
@@ -290,7 +290,7 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
     out[0] = '\0';
     for (size_t i = 0; i < k && i <= 12; i++) {
         if (i == 12) {
-            len += (size_t)sprintf(out + len, " ...");
+            strcpy(out + len, " ...");
             break;
         }
         smc_image eff = {.kind = set[i] >> 40 == 0   ? SMC_IMAGE_CUBIN

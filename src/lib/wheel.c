@@ -16,6 +16,7 @@
 #include <zip.h>
 
 #define SMALL_MEMBER (8u << 20) /* inflated whole and read as a file; larger ones stream */
+#define BUFFER_MIN (1u << 20)    /* a thread's share of SMC_WHEEL_BUFFERS is at least this */
 #define META_MAX (16u << 20)    /* METADATA, WHEEL, RECORD, version.py */
 #define REPORT_MAX 20           /* RECORD disagreements reported per wheel */
 #define DEFAULT_MEMBER_MAX (16ull << 30)
@@ -537,7 +538,7 @@ static int temp_file(void)
  * floods of headers or images) is inflated again, its first len bytes, into a temporary file and
  * read as a file on disk is: the same answer as the same bytes on disk, in bounded memory. */
 static smc_status scan_spilled(smc_input *part, zip_t *za, const zip_stat_t *zs, const char *name,
-                               uint64_t len, uint8_t *buf, const smc_options *opt)
+                               uint64_t len, uint8_t *buf, size_t cap, const smc_options *opt)
 {
     int fd = temp_file();
     if (fd < 0)
@@ -548,7 +549,7 @@ static smc_status scan_spilled(smc_input *part, zip_t *za, const zip_stat_t *zs,
     bool bad = zf == NULL;
     int werr = 0;
     while (!bad && !werr && done < len) {
-        size_t want = len - done < SMALL_MEMBER ? (size_t)(len - done) : SMALL_MEMBER;
+        size_t want = len - done < cap ? (size_t)(len - done) : cap;
         size_t r = smc_member_read(zf, buf, want, &bad);
         if (r == 0) break;
         for (size_t w = 0; w < r && !werr;) {
@@ -634,13 +635,17 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     bool scan = smc_finder_signature(head, got);
     if (!scan && pe_at(head, got))
         st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
-    uint8_t *buf = scan ? malloc(SMALL_MEMBER) : NULL;
+    /* This thread's share of what the buffers may take (the more threads, the smaller): members
+     * up to it are read whole, as one window; larger ones stream through it. */
+    size_t cap = tk && tk->buffer < SMALL_MEMBER ? tk->buffer : SMALL_MEMBER;
+    if (cap < BUFFER_MIN) cap = BUFFER_MIN;
+    uint8_t *buf = scan ? malloc(cap) : NULL;
     if (scan && !buf) st = SMC_ERR_NOMEM;
     if (buf) memcpy(buf, head, got);
     bool whole = true, spilled = false;
     while (scan && st == SMC_OK && !bad && !stopped && whole) { /* small: whole, one window */
         uint64_t left = limit - total;
-        size_t room = SMALL_MEMBER - got < left ? SMALL_MEMBER - got : (size_t)left;
+        size_t room = cap - got < left ? cap - got : (size_t)left;
         if (room == 0) {
             if (total < limit) { /* the buffer is full: a large member */
                 whole = false;
@@ -667,7 +672,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (f && whole) {
         st = smc_finder_feed(f, buf, got);
     } else if (f) {
-        st = inflate_into(f, zf, buf, got, SMALL_MEMBER, limit, input_max, tk, name, &total,
+        st = inflate_into(f, zf, buf, got, cap, limit, input_max, tk, name, &total,
                           &stopped, &bad);
         if (st == SMC_OK && smc_finder_spilled(f)) { /* inflated to its end all the same */
             smc_finder_free(f);
@@ -681,7 +686,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
             bool bad2 = false, stopped2 = false;
             if (!again) st = SMC_ERR_NOMEM;
             else
-                st = inflate_into(f, again, buf, 0, SMALL_MEMBER, total, input_max, tk, name,
+                st = inflate_into(f, again, buf, 0, cap, total, input_max, tk, name,
                                   &second, &stopped2, &bad2);
             smc_member_close(again);
         }
@@ -705,7 +710,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                  (unsigned long long)zs.size, (unsigned long long)total);
     smc_member_close(zf);
     /* What was read is scanned, even when the rest could not be. */
-    if (st == SMC_OK && spilled) st = scan_spilled(part, zc->za, &zs, name, total, buf, opt);
+    if (st == SMC_OK && spilled) st = scan_spilled(part, zc->za, &zs, name, total, buf, cap, opt);
     if (st == SMC_OK && f) st = smc_finder_finish(f, part);
     smc_finder_free(f);
     free(buf);
