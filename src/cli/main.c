@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -527,6 +528,10 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
 int main(int argc, char **argv)
 {
     config cfg = {.fail_on = SMC_STATUS_NONE};
+    /* One malloc arena for all the scanning threads: with one each, what every thread once freed
+     * stays resident in its own (tensorflow's wheel at -j16: 136 MiB, against 53 MiB), and the
+     * scan mallocs per container, not per byte, so they hardly contend for it. */
+    mallopt(M_ARENA_MAX, 1);
     diag = smc_text_stream(stderr, false);
     if (diag) {
         setvbuf(diag, NULL, _IOLBF, 0);

@@ -48,8 +48,8 @@ smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st)
                (st->valid & ZIP_STAT_ENCRYPTION_METHOD) &&
                st->encryption_method == ZIP_EM_NONE;
     if (raw) {
-        m->state = malloc(sizeof *m->state);
-        m->raw = malloc(RAW_BUF);
+        m->state = smc_big_alloc(sizeof *m->state);
+        m->raw = smc_big_alloc(RAW_BUF);
         if (!m->state || !m->raw) {
             smc_member_close(m);
             return NULL;
@@ -149,8 +149,8 @@ void smc_member_close(smc_member *m)
     if (!m) return;
     if (m->zf) zip_fclose(m->zf);
 #ifdef SMC_HAVE_ISAL
-    free(m->state);
-    free(m->raw);
+    smc_big_free(m->state, sizeof *m->state);
+    smc_big_free(m->raw, RAW_BUF);
 #endif
     free(m);
 }

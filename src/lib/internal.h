@@ -6,6 +6,7 @@
 #include "smcheck/smcheck.h"
 
 #include <stdarg.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -37,6 +38,11 @@ static inline uint64_t smc_le64(const uint8_t *p)
  * when n is one (so no capacity needs storing). Returns the new slot, or NULL when out of memory.
  */
 void *smc_push(void *arrayp, size_t n, size_t elsize);
+
+/* A large buffer that goes back to the system when freed (mapped, not from malloc's arenas, where
+ * one thread's freed megabytes would stay resident), or NULL. */
+void *smc_big_alloc(size_t n);
+void smc_big_free(void *p, size_t n);
 
 char *smc_strdup(const char *s);
 static inline bool smc_ends_with(const char *s, const char *tail)
@@ -285,11 +291,16 @@ typedef struct smc_item {
 
 /* wheel.c: zip archives (wheels) through libzip. ---------------------------------------------- */
 
-/* A thread's open archive, kept while its items come from the same one. */
+/* A thread's open archive, kept while its items come from the same one. An open archive holds
+ * its central directory and a member buffer (megabytes), so at most SMC_ZIP_READERS threads hold
+ * one at once: slots, when not NULL, counts them (the thread pool's). */
 typedef struct smc_zipcache {
     char *path;
     struct zip *za;
+    sem_t *slots;
+    bool holding; /* one of the slots */
 } smc_zipcache;
+#define SMC_ZIP_READERS 3
 
 /* Progress and the per-input cap on inflated bytes, shared by the threads. */
 typedef struct smc_ticker {
@@ -298,8 +309,8 @@ typedef struct smc_ticker {
     _Atomic uint_fast64_t *input_bytes;
     size_t buffer; /* bytes of a member's buffer (0: the most): members up to it are read whole */
 } smc_ticker;
-/* What the threads' member buffers may take together: each gets its share, 1 to 8 MiB (two
- * threads get 8 MiB each; sixteen, 1 MiB). */
+/* What the member buffers of the threads that read archives may take together: each gets its
+ * share, 1 to 8 MiB (two threads get 8 MiB each, three 5.3 MiB). */
 #define SMC_WHEEL_BUFFERS (16u << 20)
 
 bool smc_zip_at(const uint8_t *p, uint64_t n);

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 void *smc_push(void *arrayp, size_t n, size_t elsize)
 {
@@ -16,6 +17,17 @@ void *smc_push(void *arrayp, size_t n, size_t elsize)
         *array = grown;
     }
     return (char *)*array + n * elsize;
+}
+
+void *smc_big_alloc(size_t n)
+{
+    void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void smc_big_free(void *p, size_t n)
+{
+    if (p) munmap(p, n ? n : 1);
 }
 
 char *smc_strdup(const char *s)

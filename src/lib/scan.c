@@ -138,6 +138,7 @@ typedef struct pool {
     _Atomic uint_fast64_t done;      /* bytes, for progress */
     uint64_t total;
     unsigned jobs;        /* threads */
+    sem_t zip_slots;      /* threads that may hold an open archive (smc_zipcache) */
     pthread_mutex_t lock; /* one progress call at a time */
     struct timespec last;
 } pool;
@@ -180,7 +181,8 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     const smc_item *it = &p->items[i];
     smc_input *part = p->parts[i] = smc_input_new(it->path, SMC_INPUT_FILE);
     if (!part) return SMC_ERR_NOMEM;
-    smc_ticker tk = {tick, p, &p->inflated[it->input], SMC_WHEEL_BUFFERS / p->jobs};
+    smc_ticker tk = {tick, p, &p->inflated[it->input],
+                     SMC_WHEEL_BUFFERS / (p->jobs < SMC_ZIP_READERS ? p->jobs : SMC_ZIP_READERS)};
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
@@ -200,7 +202,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
 static void *worker(void *arg)
 {
     pool *p = arg;
-    smc_zipcache zc = {0};
+    smc_zipcache zc = {.slots = &p->zip_slots};
     for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
         if (scan_item(p, i, &zc) != SMC_OK) atomic_store(&p->failed, true);
     smc_zipcache_close(&zc);
@@ -349,6 +351,7 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     clock_gettime(CLOCK_MONOTONIC, &p.last);
     unsigned jobs = job_count(opt, n), started = 0;
     p.jobs = jobs;
+    sem_init(&p.zip_slots, 0, SMC_ZIP_READERS);
     pthread_t threads[256];
     for (; started + 1 < jobs; started++)
         if (pthread_create(&threads[started], NULL, worker, &p) != 0) break;
@@ -356,6 +359,7 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     for (unsigned i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
     pthread_mutex_destroy(&p.lock);
+    sem_destroy(&p.zip_slots);
     free(p.inflated);
     return atomic_load(&p.failed) ? SMC_ERR_NOMEM : SMC_OK;
 }

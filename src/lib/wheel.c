@@ -478,7 +478,8 @@ void smc_zipcache_close(smc_zipcache *zc)
 {
     if (zc->za) zip_discard(zc->za);
     free(zc->path);
-    *zc = (smc_zipcache){0};
+    if (zc->holding) sem_post(zc->slots);
+    *zc = (smc_zipcache){.slots = zc->slots};
 }
 
 /* "MZ" with a "PE\0\0" header where e_lfanew says: a Windows DLL or executable. */
@@ -584,6 +585,11 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (!zc->path || strcmp(zc->path, it->path) != 0) {
         char why[128];
         smc_zipcache_close(zc);
+        if (zc->slots) { /* wait for one: the others read on and close theirs */
+            while (sem_wait(zc->slots) != 0)
+                ;
+            zc->holding = true;
+        }
         if (!(zc->path = smc_strdup(it->path))) return SMC_ERR_NOMEM;
         if (!(zc->za = open_zip(it, why, sizeof why)))
             return smc_input_add_error(part, it->path, "not a readable zip archive: %s", why);
@@ -639,7 +645,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
      * up to it are read whole, as one window; larger ones stream through it. */
     size_t cap = tk && tk->buffer < SMALL_MEMBER ? tk->buffer : SMALL_MEMBER;
     if (cap < BUFFER_MIN) cap = BUFFER_MIN;
-    uint8_t *buf = scan ? malloc(cap) : NULL;
+    uint8_t *buf = scan ? smc_big_alloc(cap) : NULL;
     if (scan && !buf) st = SMC_ERR_NOMEM;
     if (buf) memcpy(buf, head, got);
     bool whole = true, spilled = false;
@@ -713,7 +719,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (st == SMC_OK && spilled) st = scan_spilled(part, zc->za, &zs, name, total, buf, cap, opt);
     if (st == SMC_OK && f) st = smc_finder_finish(f, part);
     smc_finder_free(f);
-    free(buf);
+    smc_big_free(buf, cap);
     for (size_t i = before; i < part->library_count; i++)
         part->libraries[i].distribution = it->dist;
     free(name);
