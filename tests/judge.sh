@@ -116,6 +116,19 @@ check "a broken --gpu-table names the file and line" has "$err" "$tmp/bad.tsv"
 run gpus --list
 check "gpus --list prints the table" has "$out" "12.1  sm_121  Blackwell     DGX Spark (GB10)"
 
+# Three copies of multi.so's device-link module (no kernels), as one raw fat binary: its cubins
+# are read once and remembered by their bytes, and all three say no kernels; on sm_90, which
+# they serve, they are not read at all.
+python3 - "$fixtures/nvcc/multi.so" "$tmp/three.fatbin" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()[8240:8240 + 6208]
+assert b[:4] == bytes([0x50, 0xed, 0x55, 0xba]), "multi.so changed: the module moved"
+open(sys.argv[2], "wb").write(b * 3)
+PY
+run --gpu sm_61 --format json "$tmp/three.fatbin"
+check "three copies of one kernel-less module: no kernels, each" has "$out" '"no-kernels":	3'
+run --gpu sm_90 --format json "$tmp/three.fatbin"
+check "the same on a GPU they serve: native, unread" has "$out" '"native":	3'
 run --gpu sm_90,sm_120 --format json --detail nvcc/multi.so
 check "json: targets" has "$out" '"token":	"sm_120"'
 check "json: verdicts per library" has "$out" '"containers_by_verdict":'

@@ -33,6 +33,8 @@
 #define CUBIN_NAMES_MAX (1u << 20)    /* for --detail's kernel names, up to this size (stored) */
 #define CONTAINER_FACTS_MAX (4u << 20) /* bytes kept for facts per container (stored) */
 #define STREAM_FACTS_MAX (16u << 20)   /* and in all the containers a stream has open */
+#define SEEN_SLOTS 4096u               /* cubins whose facts are remembered, per file, at most */
+#define SEEN_BYTES (4u << 20)          /* and their stored bytes */
 #define PTX_PREFIX (64u << 10)        /* the stored bytes of PTX read for .version/.target */
 #define PTX_TEXT 4096u                /* the text they decompress to, at most */
 #define PTX_FIRST 1024u               /* and first, where more costs more (not Zstandard) */
@@ -163,6 +165,19 @@ struct smc_finder {
     uint64_t image_total; /* images held: in every hit (a stream), in parsed ones (one window) */
     uint64_t decoded;     /* bytes decompressed (facts and --verify), against the budget */
     uint64_t kept;        /* payload bytes the open parses keep for facts */
+    /* The facts of cubins read already, by their stored bytes: a library holds the same small
+     * cubin many times (cuBLASLt: 1,025 copies of one device-link module; the toolkit: 7,634
+     * cubins of at most 16 KiB, 1,449 different). Open addressing on a hash of the bytes. */
+    struct seen {
+        uint64_t hash;
+        uint8_t *stored; /* a copy: NULL for an empty slot */
+        uint64_t stored_size, size;
+        smc_compression compression;
+        bool readable;
+        smc_cubin_info info;
+    } *seen;
+    size_t seen_count;
+    uint64_t seen_bytes;
     uint64_t expect;      /* a stream: the size it will have (a member's claim), 0 unknown */
     bool over_budget;     /* one window: some payload was not decompressed for it */
     bool inspect, verify, want_names; /* want_names: every container's kernel names */
@@ -304,6 +319,9 @@ void smc_finder_free(smc_finder *f)
     capture_clear(&f->dynamic);
     capture_clear(&f->file);
     capture_clear(&f->needed);
+    for (size_t i = 0; f->seen && i < SEEN_SLOTS; i++)
+        free(f->seen[i].stored);
+    free(f->seen);
     for (size_t i = 0; i < f->guess_count; i++)
         capture_clear(&f->guesses[i]);
     free(f->members);
@@ -411,21 +429,72 @@ static bool afford(smc_finder *f, const smc_image *img)
     return true;
 }
 
-/* The facts of a cubin: whether it holds kernels, their names, the toolkit that wrote it. */
+static uint64_t bytes_hash(const uint8_t *p, uint64_t n, uint64_t h)
+{
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15u;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h ^ (h >> 32);
+}
+
+/* The slot of a cubin's stored bytes in f->seen: the one that holds them, or an empty one (NULL
+ * when the table is full). */
+static struct seen *seen_slot(smc_finder *f, const smc_image *img, const uint8_t *stored,
+                              uint64_t hash)
+{
+    if (!f->seen && !(f->seen = calloc(SEEN_SLOTS, sizeof *f->seen))) return NULL;
+    for (size_t i = 0, at = (size_t)hash & (SEEN_SLOTS - 1); i < SEEN_SLOTS;
+         i++, at = (at + 1) & (SEEN_SLOTS - 1)) {
+        struct seen *e = &f->seen[at];
+        if (!e->stored) return e;
+        if (e->hash == hash && e->stored_size == img->stored_size && e->size == img->size &&
+            e->compression == img->compression && memcmp(e->stored, stored, img->stored_size) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* The facts of a cubin: whether it holds kernels, their names, the toolkit that wrote it. The
+ * same stored bytes (and sizes) give the same facts: those read once are remembered. */
 static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, struct kept *k)
 {
     k->read = true;
     smc_cubin_info info;
     bool read;
+    uint64_t hash = bytes_hash(k->stored, img->stored_size, img->size * 31 + img->compression);
+    struct seen *e = k->known ? NULL : seen_slot(f, img, k->stored, hash);
     if (k->known) {
         read = k->readable;
         info = k->info;
+    } else if (e && e->stored) {
+        read = e->readable;
+        info = e->info;
+    } else if (!afford(f, img)) {
+        read = false;
     } else {
         uint8_t *data = NULL;
         smc_fatbin_error err;
-        read = afford(f, img) && smc_payload_decode(k->stored, img, f->zctx, &data, &err) == SMC_OK &&
+        read = smc_payload_decode(k->stored, img, f->zctx, &data, &err) == SMC_OK &&
                smc_cubin_inspect(data, img->size, &info, &err) == SMC_OK;
         free(data);
+        if (e && f->seen_count < SEEN_SLOTS / 2 && f->seen_bytes + img->stored_size <= SEEN_BYTES &&
+            (e->stored = malloc(img->stored_size ? img->stored_size : 1))) {
+            memcpy(e->stored, k->stored, img->stored_size);
+            e->hash = hash;
+            e->stored_size = img->stored_size;
+            e->size = img->size;
+            e->compression = img->compression;
+            e->readable = read;
+            if (read) e->info = info;
+            f->seen_count++;
+            f->seen_bytes += img->stored_size;
+        }
     }
     if (!read) return false; /* what cannot be read is taken to hold kernels */
     img->release = info.release;
