@@ -380,12 +380,46 @@ typedef struct lists {
     size_t count;
 } lists;
 
+/* A container's architecture list as lists_of compares it: what smc_failing_tokens prints of it,
+ * as numbers (its first 12 distinct tokens, LTO IR left out, in token order, and whether there
+ * are more), without printing. */
+#define SET_SHOWN 12
+typedef struct set_key {
+    uint64_t key[SET_SHOWN];
+    unsigned n;
+    bool more;
+} set_key;
+
+static smc_status set_of(const smc_library *lib, const smc_container *c, set_key *s)
+{
+    uint64_t small[64], *all = c->image_count <= 64 ? small : malloc(c->image_count * sizeof *all);
+    if (!all) return SMC_ERR_NOMEM;
+    size_t m = 0;
+    for (size_t j = c->first_image; j < c->first_image + c->image_count; j++)
+        if (lib->images[j].kind != SMC_IMAGE_LTO) all[m++] = token_key(&lib->images[j]);
+    qsort(all, m, sizeof *all, by_key);
+    *s = (set_key){0};
+    for (size_t j = 0; j < m; j++) {
+        if (j && all[j] == all[j - 1]) continue;
+        if (s->n == SET_SHOWN) {
+            s->more = true;
+            break;
+        }
+        s->key[s->n++] = all[j];
+    }
+    if (all != small) free(all);
+    return SMC_OK;
+}
+
 static int by_set(const void *a, const void *b, void *ctx)
 {
-    char *const *sets = ctx;
-    const size_t *x = a, *y = b;
-    int c = strcmp(sets[*x], sets[*y]);
-    return c ? c : (*x > *y) - (*x < *y);
+    const set_key *sets = ctx;
+    const set_key *x = &sets[*(const size_t *)a], *y = &sets[*(const size_t *)b];
+    if (x->n != y->n) return x->n < y->n ? -1 : 1;
+    if (x->more != y->more) return x->more ? 1 : -1;
+    for (unsigned i = 0; i < x->n; i++)
+        if (x->key[i] != y->key[i]) return x->key[i] < y->key[i] ? -1 : 1;
+    return 0;
 }
 
 static smc_status lists_of(const smc_library *lib, lists *m)
@@ -393,27 +427,22 @@ static smc_status lists_of(const smc_library *lib, lists *m)
     size_t n = lib->container_count;
     m->count = 0;
     m->group = malloc((n ? n : 1) * sizeof *m->group);
-    char **sets = calloc(n ? n : 1, sizeof *sets);
+    set_key *sets = malloc((n ? n : 1) * sizeof *sets);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     smc_status st = m->group && sets && order ? SMC_OK : SMC_ERR_NOMEM;
     size_t k = 0;
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
         m->group[i] = SMC_NONE;
         if (lib->containers[i].relocatable) continue;
-        bool ptx;
-        if (!(sets[i] = smc_failing_tokens(lib, &i, 1, &ptx)))
-            st = SMC_ERR_NOMEM;
-        else if (sets[i][0])
-            order[k++] = i;
+        st = set_of(lib, &lib->containers[i], &sets[i]);
+        if (st == SMC_OK && sets[i].n) order[k++] = i;
     }
     if (st == SMC_OK && k) qsort_r(order, k, sizeof *order, by_set, sets);
     for (size_t i = 0; st == SMC_OK && i < k; i++) {
-        if (i && strcmp(sets[order[i - 1]], sets[order[i]]) != 0) m->count++;
+        if (i && by_set(&order[i - 1], &order[i], sets) != 0) m->count++;
         m->group[order[i]] = m->count;
     }
     if (k) m->count++;
-    for (size_t i = 0; sets && i < n; i++)
-        free(sets[i]);
     free(sets);
     free(order);
     return st;
