@@ -33,7 +33,8 @@
 #define CUBIN_NAMES_MAX (1u << 20)    /* for --detail's kernel names, up to this size (stored) */
 #define CONTAINER_FACTS_MAX (4u << 20) /* bytes kept for facts per container (stored) */
 #define STREAM_FACTS_MAX (16u << 20)   /* and in all the containers a stream has open */
-#define SEEN_SLOTS 4096u               /* cubins whose facts are remembered, per file, at most */
+#define SEEN_SLOTS 4096u               /* slots for cubins whose facts are remembered, at most */
+#define SEEN_FIRST 16u                 /* at first (the table doubles when half full) */
 #define SEEN_BYTES (4u << 20)          /* and their stored bytes */
 #define PTX_PREFIX (64u << 10)        /* the stored bytes of PTX read for .version/.target */
 #define PTX_TEXT 4096u                /* the text they decompress to, at most */
@@ -176,7 +177,7 @@ struct smc_finder {
         bool readable;
         smc_cubin_info info;
     } *seen;
-    size_t seen_count;
+    size_t seen_slots, seen_count;
     uint64_t seen_bytes;
     uint64_t expect;      /* a stream: the size it will have (a member's claim), 0 unknown */
     bool over_budget;     /* one window: some payload was not decompressed for it */
@@ -319,7 +320,7 @@ void smc_finder_free(smc_finder *f)
     capture_clear(&f->dynamic);
     capture_clear(&f->file);
     capture_clear(&f->needed);
-    for (size_t i = 0; f->seen && i < SEEN_SLOTS; i++)
+    for (size_t i = 0; i < f->seen_slots; i++)
         free(f->seen[i].stored);
     free(f->seen);
     for (size_t i = 0; i < f->guess_count; i++)
@@ -443,16 +444,38 @@ static uint64_t bytes_hash(const uint8_t *p, uint64_t n, uint64_t h)
     return h ^ (h >> 32);
 }
 
-/* The slot of a cubin's stored bytes in f->seen: the one that holds them, or an empty one (NULL
- * when the table is full). */
+/* Makes room for one more entry in f->seen: SEEN_FIRST slots at first, twice as many when half
+ * full, up to SEEN_SLOTS (an archive has a finder per member: most remember a few cubins). */
+static bool seen_room(smc_finder *f)
+{
+    if ((f->seen_count + 1) * 2 <= f->seen_slots) return true;
+    if (f->seen_slots >= SEEN_SLOTS) return false;
+    size_t slots = f->seen_slots ? 2 * f->seen_slots : SEEN_FIRST;
+    struct seen *grown = calloc(slots, sizeof *grown);
+    if (!grown) return false;
+    for (size_t i = 0; i < f->seen_slots; i++) {
+        if (!f->seen[i].stored) continue;
+        size_t at = (size_t)f->seen[i].hash & (slots - 1);
+        while (grown[at].stored)
+            at = (at + 1) & (slots - 1);
+        grown[at] = f->seen[i];
+    }
+    free(f->seen);
+    f->seen = grown;
+    f->seen_slots = slots;
+    return true;
+}
+
+/* The slot of a cubin's stored bytes in f->seen: the one that holds them, or an empty one to put
+ * them in, or NULL (no room). The table is never more than half full, so a probe ends. */
 static struct seen *seen_slot(smc_finder *f, const smc_image *img, const uint8_t *stored,
                               uint64_t hash)
 {
-    if (!f->seen && !(f->seen = calloc(SEEN_SLOTS, sizeof *f->seen))) return NULL;
-    for (size_t i = 0, at = (size_t)hash & (SEEN_SLOTS - 1); i < SEEN_SLOTS;
-         i++, at = (at + 1) & (SEEN_SLOTS - 1)) {
+    bool room = seen_room(f);
+    for (size_t i = 0, at = (size_t)hash & (f->seen_slots - 1); i < f->seen_slots;
+         i++, at = (at + 1) & (f->seen_slots - 1)) {
         struct seen *e = &f->seen[at];
-        if (!e->stored) return e;
+        if (!e->stored) return room ? e : NULL;
         if (e->hash == hash && e->stored_size == img->stored_size && e->size == img->size &&
             e->compression == img->compression && memcmp(e->stored, stored, img->stored_size) == 0)
             return e;
@@ -483,7 +506,7 @@ static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, struct kept *k)
         read = smc_payload_decode(k->stored, img, f->zctx, &data, &err) == SMC_OK &&
                smc_cubin_inspect(data, img->size, &info, &err) == SMC_OK;
         free(data);
-        if (e && f->seen_count < SEEN_SLOTS / 2 && f->seen_bytes + img->stored_size <= SEEN_BYTES &&
+        if (e && f->seen_bytes + img->stored_size <= SEEN_BYTES &&
             (e->stored = malloc(img->stored_size ? img->stored_size : 1))) {
             memcpy(e->stored, k->stored, img->stored_size);
             e->hash = hash;
