@@ -100,7 +100,7 @@ static size_t read_isal(smc_member *m, uint8_t *buf, size_t n, bool *bad)
     while (s->avail_out && !m->done) {
         if (s->avail_in == 0 && !m->raw_end) {
             zip_int64_t r = zip_fread(m->zf, m->raw, RAW_BUF);
-            if (r < 0) return fail(m, bad, zip_file_strerror(m->zf));
+            if (r < 0) return (size_t)(s->next_out - buf) + fail(m, bad, zip_file_strerror(m->zf));
             m->raw_end = r == 0;
             s->next_in = m->raw;
             s->avail_in = (uint32_t)r;
