@@ -28,22 +28,21 @@ struct smc_member {
 #endif
 };
 
-bool smc_member_isal(void)
-{
 #ifdef SMC_HAVE_ISAL
+/* Whether deflated members go through ISA-L: unless SMCHECK_INFLATE is "zlib". */
+static bool use_isal(void)
+{
     const char *force = getenv("SMCHECK_INFLATE");
     return !(force && strcmp(force, "zlib") == 0);
-#else
-    return false;
-#endif
 }
+#endif
 
 smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st)
 {
     smc_member *m = calloc(1, sizeof *m);
     if (!m) return NULL;
 #ifdef SMC_HAVE_ISAL
-    bool raw = smc_member_isal() && (st->valid & ZIP_STAT_COMP_METHOD) &&
+    bool raw = use_isal() && (st->valid & ZIP_STAT_COMP_METHOD) &&
                st->comp_method == ZIP_CM_DEFLATE && (st->valid & ZIP_STAT_CRC) &&
                (st->valid & ZIP_STAT_ENCRYPTION_METHOD) &&
                st->encryption_method == ZIP_EM_NONE;

@@ -327,8 +327,6 @@ void smc_zipcache_close(smc_zipcache *zc);
  * (the CRC-32 checked at the stream's end), else libzip and zlib. */
 typedef struct smc_member smc_member;
 struct zip_stat;
-/* Whether deflated members go through ISA-L (built with it, and SMCHECK_INFLATE is not "zlib"). */
-bool smc_member_isal(void);
 /* NULL only when out of memory; one that cannot be opened says so at its first read. */
 smc_member *smc_member_open(struct zip *za, uint64_t index, const struct zip_stat *st);
 /* Up to n bytes; fewer only at the end or on an error (*bad set, smc_member_error says what). */

@@ -20,10 +20,7 @@ die() { echo "judge-vs-scan: $*" >&2; exit 2; }
 [ -x "$smcheck" ] || die "$smcheck: not an executable (build it first, or pass its path)"
 [ -d "$dir" ] || die "$dir: not a directory"
 
-files=()
-while IFS= read -r -d '' f; do
-    files+=("$f")
-done < <(find "$dir/" -maxdepth 1 -type f -name '*.so*' -print0 | LC_ALL=C sort -z)
+library_files "$dir"
 [ "${#files[@]}" -gt 0 ] || die "no *.so* files in $dir"
 bytes=$(du -b --apparent-size -c -- "${files[@]}" | tail -n 1 | cut -f 1)
 

@@ -21,13 +21,7 @@ if [ ! -d "$dir" ]; then
     exit 2
 fi
 
-# Regular files only: the toolkit holds links such as libcublas.so -> libcublas.so.13;
-# -type f without -L does not follow them, so each file is read once.
-# (DIR itself may be a link, e.g. lib64 -> lib: the trailing / follows it.)
-files=()
-while IFS= read -r -d '' f; do
-    files+=("$f")
-done < <(find "$dir/" -maxdepth 1 -type f -name '*.so*' -print0 | LC_ALL=C sort -z)
+library_files "$dir"
 if [ "${#files[@]}" -eq 0 ]; then
     echo "scan-vs-cat: no *.so* files in $dir" >&2
     exit 2

@@ -24,10 +24,7 @@ die() { echo "vs-cuobjdump: $*" >&2; exit 2; }
     die "no cuobjdump (pass its path; PyPI: pip download --no-deps nvidia-cuda-cuobjdump)"
 [ -d "$dir" ] || die "$dir: not a directory"
 
-files=()
-while IFS= read -r -d '' f; do
-    files+=("$f")
-done < <(find "$dir/" -maxdepth 1 -type f -name '*.so*' -print0 | LC_ALL=C sort -z)
+library_files "$dir"
 [ "${#files[@]}" -gt 0 ] || die "no *.so* files in $dir"
 
 tmp=$(mktemp -d)
