@@ -33,7 +33,7 @@ lines() { printf '%s\n' "$1" | grep -c .; }
 
 run --help
 check "--help exits 0" [ "$status" -eq 0 ]
-for opt in --gpu --driver --fail-on --format --detail --verify --jobs --output --gpu-table --list --version --help; do
+for opt in --gpu --driver --fail-on --format --detail --verify --jobs --output --gpu-table --platform --builds-table --list --version --help; do
     check "--help lists $opt" has "$out" "$opt"
 done
 run --version
@@ -225,6 +225,27 @@ check "a METADATA without a name: the dist-info's name, METADATA's version" \
     [ "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin)["inputs"][0]["distributions"][0]; print(d["name"], d["version"])')" = "nn 2.0" ]
 no_leak() { [ "$status" -ne 23 ] && ! has "$err" "LeakSanitizer"; }
 check "a METADATA without a name: nothing leaks (under the sanitizers)" no_leak
+
+# smcheck advise (issue 12): usage errors, a bad table named in one line, no local GPU.
+run advise --gpu h100 --platform riscv
+check "advise: an unknown --platform is a usage error (64)" [ "$status" -eq 64 ]
+check "advise: --platform names the value" has "$err" "not 'riscv'"
+run advise --gpu h100 "$fixtures/nvcc/multi.so"
+check "advise takes no PATH (64)" [ "$status" -eq 64 ]
+run --platform linux-x86_64 --gpu h100 "$fixtures/nvcc/multi.so"
+check "--platform is for advise only (64)" [ "$status" -eq 64 ]
+run advise
+check "advise without --gpu and without a local GPU is a usage error (64)" [ "$status" -eq 64 ]
+printf '2.8.0\tcu128\tlinux-x86_64\n' >"$tmp/bad_builds.tsv"
+run advise --gpu h100 --builds-table "$tmp/bad_builds.tsv"
+check "a bad builds table: exit 2, one line naming the file and the line" \
+    [ "$status" -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "$tmp/bad_builds.tsv: line 1: expected 10 tab-separated columns"
+run --gpu h100 --builds-table "$tmp/missing.tsv" "$fixtures/nvcc/multi.so"
+check "a missing builds table stops a judge run too (exit 2)" [ "$status" -eq 2 ] && has "$err" "missing.tsv: No such file"
+run advise --gpu h100 --driver 12.4 --builds-table "$fixtures/../tests/builds_fixture.tsv"
+check "advise: the install line of the build that runs" has "$out" "pip install torch==3.0.0 --index-url https://download.pytorch.org/whl/cu126"
+run advise --gpu orin --builds-table "$fixtures/../tests/builds_fixture.tsv"
+check "advise: nothing runs: exit 1" [ "$status" -eq 1 ] && has "$out" "install: no build in the table runs"
 
 # The README's usage block is --help, word for word.
 run --help

@@ -45,5 +45,12 @@ run_case judge_orin_detail.txt --gpu orin --driver 13.0 --detail nvcc gen
 run_case judge_h100.json --gpu h100,sm_120 --driver 12.8 --format json --detail nvcc/multi.so nvcc/plain.o gen/old_arches.so
 run_case judge_default.txt nvcc/multi.so gen/sm90a_v1.so
 
+# Advice from a small table of builds (tests/builds_fixture.tsv): the build to install, what a
+# newer driver gives, every build with --detail; JSON; none for a Jetson.
+builds=../tests/builds_fixture.tsv
+run_case advise_rtx5090.txt advise --builds-table $builds --gpu "RTX 5090" --driver 570.124.06
+run_case advise_v100_detail.txt advise --builds-table $builds --gpu v100,h100 --driver 13.0 --detail
+run_case advise_orin.json advise --builds-table $builds --gpu orin --driver 12.6 --format json
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -351,6 +351,13 @@ def rollups(out):
     check(st == ["none"] and vs[0]["alternatives"]["chosen_by_torch"] and rc == 1 and
           vs[0]["library"].endswith("libalt_cuda118.so"),
           "alternatives in an environment: the one torch's CUDA (cu118) picks, which is none (exit 1)")
+    # Issue 12: a torch that is none is told what to install instead, from the builds table.
+    table = os.path.join(HERE, "builds_fixture.tsv")
+    rc, doc = judged(os.path.join(out, "rollup_env"), "6.1", "--builds-table", table)
+    st, vs = dist_status(doc, "torch")
+    check(st == ["none"] and vs[0]["next"] == "torch 3.0.0 cu126: pip install torch==3.0.0 "
+          "--index-url https://download.pytorch.org/whl/cu126",
+          "a torch that is none names the build to install instead (%s)" % vs[0].get("next"))
     rc, doc = judged(os.path.join(out, "gated-1.0-%s.whl" % tag), "8.0")
     st, vs = dist_status(doc, "gated")
     lib = {l["path"].split("!")[1]: l for l in doc["inputs"][0]["libraries"]}

@@ -391,6 +391,11 @@ smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targe
 char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
                            int driver_cuda);
 char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda);
+/* What to get instead when a library is none for t: a driver ("a driver of 580.65.06
+ * or newer (CUDA 13), or a build of it for CUDA 12"), or a build for the GPU ("a build for
+ * sm_120: CUDA 12.8 or newer, nvcc -gencode arch=compute_120,code=sm_120
+ * (TORCH_CUDA_ARCH_LIST=12.0), and a driver of 570.26 or newer"). New memory; NULL otherwise. */
+char *smc_next_step(const smc_judgement *j, const smc_target *t, int driver_cuda);
 /* How a distribution or input of in came to its status for target t, in new memory. */
 char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t);
 
@@ -436,6 +441,9 @@ typedef struct smc_report_options {
     const char *default_reason; /* why these inputs, when the user named none */
     const smc_lib_status *overall; /* per target: the worst status of all inputs (smc_judge) */
     bool color;                 /* text: statuses in colour (ANSI escapes) */
+    /* The PyTorch builds (smcheck/builds.h): a torch, torchvision or torchaudio that is none
+     * for a target is told which build to install instead. NULL: no such advice. */
+    const struct smc_builds *builds;
 } smc_report_options;
 
 /* The text report for people: per library its containers, tokens and token sets, then a line

@@ -2,6 +2,7 @@
  * --help), chooses the targets (--gpu, the local GPUs, or the representative matrix), runs the
  * library over each path and prints the report; diagnostics go to stderr as "smcheck: PATH:
  * message". It decides only which targets to use and the exit status. */
+#include "smcheck/builds.h"
 #include "smcheck/smcheck.h"
 
 #include <errno.h>
@@ -45,6 +46,8 @@ enum {
     OPT_MAX_FILES,
     OPT_VERSION,
     OPT_COLOR,
+    OPT_PLATFORM,
+    OPT_BUILDS_TABLE,
     OPT_QUIET = 'q',
 };
 
@@ -71,6 +74,11 @@ static const option_row option_rows[] = {
     {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
+    {"platform", OPT_PLATFORM, "PLATFORM",
+     "with 'advise': the platform to install for, linux-x86_64, linux-aarch64 or windows-amd64 "
+     "(default: this machine's; linux-aarch64 for GPUs only Arm machines have)"},
+    {"builds-table", OPT_BUILDS_TABLE, "FILE",
+     "read the PyTorch builds from FILE instead of the built-in table (data/builds.tsv)"},
     {"max-inflate", OPT_MAX_INFLATE, "SIZE",
      "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)"},
     {"max-inflate-total", OPT_MAX_INFLATE_TOTAL, "SIZE",
@@ -96,6 +104,7 @@ static void usage(FILE *f)
     fputs("usage: smcheck [OPTION]... [PATH]...      judge the device code against GPUs\n"
           "       smcheck scan [OPTION]... [PATH]... list it only\n"
           "       smcheck gpus [--list] [--format FMT]\n"
+          "       smcheck advise [--gpu LIST] [--driver VERSION] [--platform PLATFORM]\n"
           "\n"
           "Reads the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
           "static archives, raw fat binaries, wheels (read in place, never extracted) and\n"
@@ -106,7 +115,10 @@ static void usage(FILE *f)
           "Without --gpu it judges against the local GPUs, found through the CUDA Driver API\n"
           "(libcuda.so.1, or SMCHECK_LIBCUDA), and without those against one representative\n"
           "GPU per architecture, for information. 'smcheck gpus' shows the local GPUs and\n"
-          "driver; 'smcheck gpus --list' the GPU table.\n"
+          "driver; 'smcheck gpus --list' the GPU table. 'smcheck advise' says which PyTorch\n"
+          "build to install for the GPUs and driver (local, or --gpu and --driver): the newest\n"
+          "release that runs on all of them, its pip and uv command, and what a newer driver\n"
+          "would give; --detail lists every build judged.\n"
           "\n"
           "options:\n",
           f);
@@ -140,13 +152,14 @@ static void usage(FILE *f)
     fputs("\n"
           "exit status:\n"
           "  0   nothing fails the gate (always, when judging the representative matrix)\n"
-          "  1   some input is 'none' for some target (or worse than --fail-on allows)\n"
+          "  1   some input is 'none' for some target (or worse than --fail-on allows);\n"
+          "      advise: no build runs on the GPUs\n"
           "  2   some input could not be read, or a library holds malformed device code\n"
           "  64  usage error\n",
           f);
 }
 
-typedef enum mode { MODE_JUDGE, MODE_SCAN, MODE_GPUS } mode;
+typedef enum mode { MODE_JUDGE, MODE_SCAN, MODE_GPUS, MODE_ADVISE } mode;
 
 /* "4G", "512M", "100000": bytes. */
 static bool parse_size(const char *text, uint64_t *out)
@@ -172,7 +185,7 @@ typedef struct config {
     smc_report_options report;
     bool json, list, have_driver, quiet;
     const char *color; /* auto, always, never */
-    const char *output, *gpus, *gpu_table;
+    const char *output, *gpus, *gpu_table, *builds_table, *platform;
     smc_lib_status fail_on;
 } config;
 
@@ -218,6 +231,15 @@ static int parse_args(int argc, char **argv, config *cfg)
             break;
         case OPT_GPU_TABLE:
             cfg->gpu_table = optarg;
+            break;
+        case OPT_BUILDS_TABLE:
+            cfg->builds_table = optarg;
+            break;
+        case OPT_PLATFORM:
+            if (!(cfg->platform = smc_platform_name(optarg)))
+                return usage_error("--platform wants linux-x86_64, linux-aarch64 or windows-amd64, "
+                                   "not '%s'",
+                                   optarg);
             break;
         case OPT_DRIVER:
             if (!smc_driver_parse(optarg, &cfg->report.driver_cuda))
@@ -525,6 +547,72 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
     return fail ? EXIT_FAIL : EXIT_CLEAN;
 }
 
+static int load_builds(const config *cfg, smc_builds **builds)
+{
+    char err[320];
+    int rc = cfg->builds_table ? smc_builds_load(cfg->builds_table, builds, err, sizeof err)
+                               : smc_builds_builtin(builds);
+    if (rc == 1) return -1;
+    if (rc < 0) fputs("smcheck: out of memory\n", diag);
+    else fprintf(diag, "smcheck: %s\n", cfg->builds_table ? err : "the built-in builds table is broken");
+    return EXIT_INPUT;
+}
+
+/* Whether every target is a GPU that only Arm machines have (Jetson, DGX Spark). */
+static bool arm_only(const smc_target *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!smc_gpu_arm_only(&t[i])) return false;
+    return n > 0;
+}
+
+/* smcheck advise: the build to install for the GPUs (local or --gpu) and the driver. */
+static int advise(config *cfg)
+{
+    smc_gpu_table *table = NULL;
+    smc_builds *builds = NULL;
+    smc_target *targets = NULL;
+    size_t n = 0;
+    bool informational = false;
+    int stop = load_table(cfg, &table);
+    if (stop >= 0) return stop;
+    if ((stop = load_builds(cfg, &builds)) >= 0) {
+        smc_gpu_table_free(table);
+        return stop;
+    }
+    if (!cfg->gpus) cfg->gpus = "auto"; /* advice is for GPUs: the local ones, or named */
+    stop = choose_targets(cfg, table, &targets, &n, &informational);
+    smc_gpu_table_free(table);
+    if (stop >= 0) {
+        smc_builds_free(builds);
+        return stop;
+    }
+    if (cfg->have_driver) cfg->report.driver_source = "--driver";
+    const char *platform = cfg->platform ? cfg->platform
+                           : arm_only(targets, n) ? "linux-aarch64"
+                                                  : smc_platform_here();
+    cfg->report.targets = targets;
+    cfg->report.target_count = n;
+    smc_advice a;
+    smc_status st = smc_advise(builds, platform, targets, n, cfg->report.driver_cuda, &a);
+    int status = EXIT_INPUT;
+    if (st != SMC_OK) {
+        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
+    } else {
+        FILE *out = open_output(cfg);
+        if (out)
+            status = close_output(out, cfg->json ? smc_report_advice_json(out, builds, &a, platform,
+                                                                          &cfg->report)
+                                                 : smc_report_advice_text(out, builds, &a, platform,
+                                                                          &cfg->report));
+        if (status == EXIT_CLEAN && a.best == SMC_NONE) status = EXIT_FAIL;
+        smc_advice_free(&a);
+    }
+    smc_builds_free(builds);
+    free(targets);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     config cfg = {.fail_on = SMC_STATUS_NONE};
@@ -544,12 +632,18 @@ int main(int argc, char **argv)
         cfg.mode = MODE_SCAN, first = 1;
     else if (argc > 1 && strcmp(argv[1], "gpus") == 0)
         cfg.mode = MODE_GPUS, first = 1;
+    else if (argc > 1 && strcmp(argv[1], "advise") == 0)
+        cfg.mode = MODE_ADVISE, first = 1;
     int stop = parse_args(argc - first, argv + first, &cfg);
     if (stop >= 0) return stop;
     int npaths = argc - first - optind;
     char **paths = argv + first + optind;
     if (cfg.mode == MODE_GPUS)
         return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
+    if (cfg.platform && cfg.mode != MODE_ADVISE)
+        return usage_error("%s", "--platform is for 'advise'");
+    if (cfg.mode == MODE_ADVISE)
+        return npaths > 0 ? usage_error("'advise' takes no PATH: %s", paths[0]) : advise(&cfg);
     if (cfg.mode == MODE_SCAN && (cfg.gpus || cfg.have_driver))
         return usage_error("%s", "'scan' only lists: --gpu and --driver judge, without 'scan'");
     /* No PATH: the active Python environment, or the site-packages found on disk. */
@@ -574,6 +668,7 @@ int main(int argc, char **argv)
     }
 
     smc_gpu_table *table = NULL;
+    smc_builds *builds = NULL;
     smc_target *targets = NULL;
     size_t ntargets = 0;
     bool informational = false;
@@ -588,6 +683,11 @@ int main(int argc, char **argv)
         if (cfg.have_driver) cfg.report.driver_source = "--driver";
         cfg.report.targets = targets;
         cfg.report.target_count = ntargets;
+        if ((stop = load_builds(&cfg, &builds)) >= 0) {
+            free(targets);
+            return stop;
+        }
+        cfg.report.builds = builds;
     }
     /* What judging needs is read with the bytes; so are the kernel names --detail shows. */
     cfg.scan.inspect = cfg.mode == MODE_JUDGE || cfg.report.detail;
@@ -605,6 +705,7 @@ int main(int argc, char **argv)
         fprintf(diag, "smcheck: %s\n", smc_status_str(st));
         free(inputs);
         free(targets);
+        smc_builds_free(builds);
         return EXIT_INPUT;
     }
     size_t n = (size_t)npaths;
@@ -619,6 +720,7 @@ int main(int argc, char **argv)
         free(inputs);
         free(targets);
         free(overall);
+        smc_builds_free(builds);
         return EXIT_INPUT;
     }
     cfg.report.overall = overall;
@@ -641,6 +743,7 @@ int main(int argc, char **argv)
     free(inputs);
     free(targets);
     free(overall);
+    smc_builds_free(builds);
     for (size_t i = 0; i < ndefaults; i++)
         free(defaults[i]);
     free(defaults);

@@ -2,9 +2,10 @@
  * capabilities, product names) into targets. It trusts neither the table text nor what the user
  * typed: every field is length- and range-checked, lines are read within (pointer, length), and a
  * bad line or item is reported with a one-line message. Facts: reference/cuda-compat.md §1. */
+#include "internal.h"
+
 #include <smcheck/targets.h>
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,29 +361,13 @@ int smc_gpu_table_load(const char *path, smc_gpu_table **out, char *err, size_t 
     if (err && errlen) err[0] = '\0';
     if (!out || !path) return fail(err, errlen, "no table path");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, "%s: %s", path, strerror(errno));
-    /* Read at most one byte past the limit, to tell a file at the limit from a longer one. */
-    char *buf = malloc(TABLE_FILE_MAX + 1);
-    if (!buf) {
-        fclose(f);
-        return -1;
+    char *text, why[256];
+    size_t n;
+    int rc = smc_read_small_file(path, TABLE_FILE_MAX, &text, &n, why, sizeof why);
+    if (rc == 1) {
+        rc = smc_gpu_table_parse(text, n, out, why, sizeof why);
+        free(text);
     }
-    size_t n = fread(buf, 1, TABLE_FILE_MAX + 1, f);
-    int rd_err = ferror(f);
-    int saved = errno;
-    fclose(f);
-    if (rd_err) {
-        free(buf);
-        return fail(err, errlen, "%s: %s", path, strerror(saved));
-    }
-    if (n > TABLE_FILE_MAX) {
-        free(buf);
-        return fail(err, errlen, "%s: larger than %u bytes: not a GPU table", path, TABLE_FILE_MAX);
-    }
-    char why[256];
-    int rc = smc_gpu_table_parse(buf, n, out, why, sizeof why);
-    free(buf);
     if (rc == 0) fail(err, errlen, "%s: %s", path, why);
     return rc;
 }

@@ -2,6 +2,8 @@
  * leaves a cause code and its numbers, and this turns them into words. Works on the model only. */
 #include "internal.h"
 
+#include <smcheck/builds.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -270,4 +272,37 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
                                   "GPU (%s is %s)",
                                   r->choices, r->serving, name, smc_lib_status_str(own));
     return smc_asprintf("%s is %s", name, smc_lib_status_str(own));
+}
+
+char *smc_next_step(const smc_judgement *j, const smc_target *t, int driver_cuda)
+{
+    if (j->status != SMC_STATUS_NONE) return NULL;
+    char drv[32];
+    switch (j->cause) {
+    case SMC_CAUSE_BUILT_NEWER:
+    case SMC_CAUSE_CUBIN_ABI: {
+        unsigned major = j->cause == SMC_CAUSE_CUBIN_ABI ? 13 : j->built_major;
+        const char *d = smc_driver_for_cuda((int)major * 1000, false, drv, sizeof drv);
+        return smc_asprintf("a driver of %s or newer (CUDA %u), or a build of it for CUDA %d",
+                            d ? d : "a newer branch", major, driver_cuda / 1000);
+    }
+    case SMC_CAUSE_PTX_ISA:
+    case SMC_CAUSE_DRIVER_GPU: {
+        int cuda = j->cause == SMC_CAUSE_PTX_ISA ? smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10)
+                                                 : j->gpu_cuda;
+        const char *d = smc_driver_for_cuda(cuda, true, drv, sizeof drv);
+        return smc_asprintf("a driver of %s or newer (CUDA %d.%d)", d ? d : "a newer branch",
+                            cuda / 1000, cuda % 1000 / 10);
+    }
+    default: { /* built for other GPUs: what a build for this one takes */
+        unsigned cc = t->cc_major * 10 + t->cc_minor;
+        int cuda = smc_cuda_for_arch(cc);
+        char first[48] = "a CUDA toolkit that knows it";
+        if (cuda) snprintf(first, sizeof first, "CUDA %d.%d or newer", cuda / 1000, cuda % 1000 / 10);
+        const char *d = cuda ? smc_driver_for_cuda(cuda, true, drv, sizeof drv) : NULL;
+        return smc_asprintf("a build for sm_%u: %s, nvcc -gencode arch=compute_%u,code=sm_%u "
+                            "(TORCH_CUDA_ARCH_LIST=%u.%u), and a driver of %s or newer",
+                            cc, first, cc, cc, t->cc_major, t->cc_minor, d ? d : "that CUDA");
+    }
+    }
 }

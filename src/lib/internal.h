@@ -63,6 +63,10 @@ size_t smc_utf8_at(const unsigned char *p, size_t n);
 size_t smc_utf8_wants(unsigned char lead);
 /* smc_strdup, then smc_sanitize. */
 char *smc_strdup_clean(const char *s);
+/* Reads a whole small file (a table) into new memory, NUL-terminated: 1 ok; 0 with a message
+ * ("No such file", "larger than N bytes") in err; -1 out of memory. */
+int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, char *err,
+                        size_t errlen);
 char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
 char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
 
@@ -268,6 +272,12 @@ smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda
  * can change its verdict for one of the targets, judged from its entry headers alone. */
 bool smc_facts_matter(const smc_image *images, size_t n, const smc_target *targets, size_t nt,
                       int driver_cuda);
+
+/* builds.c: the next step of a torch-family distribution that is none for target t (see
+ * smc_next_build), on the platform of its wheel tag or else this machine's; NULL when it is not
+ * one, is not none, opt has no builds, or memory runs out. */
+char *smc_distribution_next(const smc_distribution *d, const smc_rollup *r, size_t t,
+                            const smc_report_options *opt);
 
 /* The distinct tokens (LTO IR left out) of the containers listed, space-separated, at most 12
  * then " ..."; *has_ptx says whether one is PTX. NULL when out of memory. */

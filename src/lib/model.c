@@ -2,8 +2,10 @@
  * its enums print as. Trusts only its callers. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 void *smc_push(void *arrayp, size_t n, size_t elsize)
@@ -143,6 +145,38 @@ smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt,
     }
     in->error_count++;
     return SMC_OK;
+}
+
+int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, char *err,
+                        size_t errlen)
+{
+    *text = NULL;
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) {
+        snprintf(err, errlen, "%s", path ? strerror(errno) : "no path");
+        return 0;
+    }
+    /* One byte past the limit tells a file at the limit from a longer one. */
+    char *buf = malloc(max + 2);
+    if (!buf) {
+        fclose(f);
+        return -1;
+    }
+    size_t got = fread(buf, 1, max + 1, f);
+    int bad = ferror(f), saved = errno;
+    fclose(f);
+    if (bad || got > max) {
+        free(buf);
+        if (bad)
+            snprintf(err, errlen, "%s", strerror(saved));
+        else
+            snprintf(err, errlen, "larger than %zu bytes: not a table", max);
+        return 0;
+    }
+    buf[got] = '\0';
+    *text = buf;
+    *n = got;
+    return 1;
 }
 
 smc_library *smc_library_new(const char *path)

@@ -2,6 +2,8 @@
  * their order fixed; other tools parse this. */
 #include "internal.h"
 
+#include <smcheck/builds.h>
+
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
@@ -150,6 +152,9 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", warn ? json_text(warn) : cJSON_CreateNull());
     free(why);
     free(warn);
+    char *next = smc_next_step(j, &opt->targets[target], opt->driver_cuda);
+    add(b, o, "next", next ? json_text(next) : cJSON_CreateNull());
+    free(next);
     if (opt->detail) {
         cJSON *fails = add(b, o, "failing_containers", cJSON_CreateArray());
         for (size_t i = 0; fails && i < j->failing_count; i++) {
@@ -257,7 +262,8 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
     return v;
 }
 
-static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distribution *d)
+static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distribution *d,
+                               const smc_report_options *opt)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -275,8 +281,12 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
         add(b, libs, NULL, json_text(in->libraries[d->libraries[i]].path));
     if (d->verdicts) {
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
-        for (size_t t = 0; vs && t < in->verdict_count; t++)
-            add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
+        for (size_t t = 0; vs && t < in->verdict_count; t++) {
+            cJSON *v = add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
+            char *next = v ? smc_distribution_next(d, &d->verdicts[t], t, opt) : NULL;
+            if (v) add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
+            free(next);
+        }
     }
     return o;
 }
@@ -304,7 +314,7 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
     if (in->distribution_count || in->kind == SMC_INPUT_ENVIRONMENT) {
         cJSON *dists = add(b, o, "distributions", cJSON_CreateArray());
         for (size_t i = 0; dists && i < in->distribution_count; i++)
-            add(b, dists, NULL, distribution_json(b, in, &in->distributions[i]));
+            add(b, dists, NULL, distribution_json(b, in, &in->distributions[i], opt));
     }
     cJSON *notes = add(b, o, "notes", cJSON_CreateArray());
     for (size_t i = 0; notes && i < in->note_count; i++)
@@ -316,42 +326,50 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
     return o;
 }
 
+/* The report's head: schema_version, tool, the default input, targets and driver. */
+static cJSON *root_json(builder *b, const smc_report_options *opt)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return NULL;
+    add(b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
+    cJSON *tool = add(b, root, "tool", cJSON_CreateObject());
+    if (tool) {
+        add(b, tool, "name", json_text("smcheck"));
+        add(b, tool, "version", json_text(SMC_VERSION));
+    }
+    if (opt && opt->default_reason)
+        add(b, root, "default_input", json_text(opt->default_reason));
+    cJSON *targets = add(b, root, "targets", cJSON_CreateArray());
+    for (size_t t = 0; targets && opt && t < opt->target_count; t++) {
+        const smc_target *g = &opt->targets[t];
+        cJSON *o = add(b, targets, NULL, cJSON_CreateObject());
+        if (!o) break;
+        char tok[16];
+        snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
+        add(b, o, "token", json_text(tok));
+        add(b, o, "name", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
+        add(b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
+    }
+    if (opt && opt->target_count) {
+        cJSON *drv = add(b, root, "driver", cJSON_CreateObject());
+        char v[32];
+        snprintf(v, sizeof v, "%d.%d", opt->driver_cuda / 1000, opt->driver_cuda % 1000 / 10);
+        if (drv) {
+            add(b, drv, "cuda_version",
+                opt->driver_cuda > 0 ? json_text(v) : cJSON_CreateNull());
+            add(b, drv, "source",
+                opt->driver_source ? json_text(opt->driver_source) : cJSON_CreateNull());
+        }
+    }
+    return root;
+}
+
 smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
                            const smc_report_options *opt)
 {
     builder b = {false};
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = root_json(&b, opt);
     if (!root) return SMC_ERR_NOMEM;
-    add(&b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
-    cJSON *tool = add(&b, root, "tool", cJSON_CreateObject());
-    if (tool) {
-        add(&b, tool, "name", json_text("smcheck"));
-        add(&b, tool, "version", json_text(SMC_VERSION));
-    }
-    if (opt && opt->default_reason)
-        add(&b, root, "default_input", json_text(opt->default_reason));
-    cJSON *targets = add(&b, root, "targets", cJSON_CreateArray());
-    for (size_t t = 0; targets && opt && t < opt->target_count; t++) {
-        const smc_target *g = &opt->targets[t];
-        cJSON *o = add(&b, targets, NULL, cJSON_CreateObject());
-        if (!o) break;
-        char tok[16];
-        snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
-        add(&b, o, "token", json_text(tok));
-        add(&b, o, "name", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
-        add(&b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
-    }
-    if (opt && opt->target_count) {
-        cJSON *drv = add(&b, root, "driver", cJSON_CreateObject());
-        char v[32];
-        snprintf(v, sizeof v, "%d.%d", opt->driver_cuda / 1000, opt->driver_cuda % 1000 / 10);
-        if (drv) {
-            add(&b, drv, "cuda_version",
-                opt->driver_cuda > 0 ? json_text(v) : cJSON_CreateNull());
-            add(&b, drv, "source",
-                opt->driver_source ? json_text(opt->driver_source) : cJSON_CreateNull());
-        }
-    }
     if (opt && opt->target_count && opt->overall) {
         cJSON *all = add(&b, root, "overall", cJSON_CreateArray());
         for (size_t t = 0; all && t < opt->target_count; t++) {
@@ -415,5 +433,81 @@ smc_status smc_report_gpu_table_json(FILE *out, const smc_gpu_table *t)
         add(&b, o, "representative", cJSON_CreateBool(m->representative));
         add(&b, o, "weakly_sourced", cJSON_CreateBool(m->weak));
     }
+    return print_root(out, root, &b);
+}
+
+/* Advice ------------------------------------------------------------------------------------ */
+
+static cJSON *cuda_json(int cuda)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d.%d", cuda / 1000, cuda % 1000 / 10);
+    return cuda > 0 ? json_text(v) : cJSON_CreateNull();
+}
+
+/* One build as judged: what it is, how it installs, whether it runs and what it needs. */
+static cJSON *advice_row_json(builder *b, const smc_builds *t, const smc_advice *a, size_t i,
+                              const smc_report_options *opt)
+{
+    const smc_advice_row *r = &a->rows[i];
+    const smc_build *row = &t->rows[r->build];
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    add(b, o, "torch", json_text(row->torch));
+    add(b, o, "variant", json_text(row->variant));
+    add(b, o, "platform", json_text(row->platform));
+    add(b, o, "cuda", cuda_json(row->cuda));
+    cJSON *tokens = add(b, o, "images", cJSON_CreateArray());
+    for (size_t k = 0; tokens && k < row->image_count; k++) {
+        char tok[SMC_TOKEN_MAX];
+        add(b, tokens, NULL, json_text(smc_image_token(&row->images[k], tok)));
+    }
+    add(b, o, "pypi_default", cJSON_CreateBool(row->pypi));
+    char index[96];
+    add(b, o, "index_url", string_or_null(smc_build_index(row, index, sizeof index)));
+    add(b, o, "torchvision", string_or_null(row->torchvision));
+    add(b, o, "torchaudio", string_or_null(row->torchaudio));
+    add(b, o, "source", json_text(row->source));
+    add(b, o, "status", json_text(smc_lib_status_str(r->status)));
+    add(b, o, "status_with_newer_driver", json_text(smc_lib_status_str(r->any)));
+    add(b, o, "needs_cuda", cuda_json(r->needs_cuda));
+    char drv[32];
+    add(b, o, "needs_driver",
+        string_or_null(r->needs_cuda ? smc_driver_for_cuda(r->needs_cuda, r->needs_cuda % 1000 != 0,
+                                                           drv, sizeof drv)
+                                     : NULL));
+    size_t l = a->library[r->build];
+    char *why = NULL, *warn = NULL;
+    if (l != SMC_NONE && r->status != SMC_STATUS_OK)
+        why = smc_judgement_reason(&a->model->libraries[l], &r->judgements[r->worst],
+                                   &opt->targets[r->worst], opt->driver_cuda);
+    if (l != SMC_NONE) warn = smc_judgement_warnings(&r->judgements[r->worst], opt->driver_cuda);
+    add(b, o, "reason", l == SMC_NONE ? json_text("no GPU code") : string_or_null(why));
+    add(b, o, "warnings", string_or_null(warn));
+    free(why);
+    free(warn);
+    char *pip = smc_build_install(row, false, NULL), *uv = smc_build_install(row, true, NULL);
+    add(b, o, "pip", pip ? json_text(pip) : NULL);
+    add(b, o, "uv", uv ? json_text(uv) : NULL);
+    free(pip);
+    free(uv);
+    return o;
+}
+
+smc_status smc_report_advice_json(FILE *out, const smc_builds *t, const smc_advice *a,
+                                  const char *platform, const smc_report_options *opt)
+{
+    builder b = {false};
+    cJSON *root = root_json(&b, opt);
+    if (!root) return SMC_ERR_NOMEM;
+    add(&b, root, "platform", json_text(platform));
+    add(&b, root, "recommended",
+        a->best != SMC_NONE ? advice_row_json(&b, t, a, a->best, opt) : cJSON_CreateNull());
+    add(&b, root, "with_newer_driver",
+        a->newer_driver != SMC_NONE ? advice_row_json(&b, t, a, a->newer_driver, opt)
+                                    : cJSON_CreateNull());
+    cJSON *rows = add(&b, root, "builds", cJSON_CreateArray());
+    for (size_t i = 0; rows && i < a->count; i++)
+        add(&b, rows, NULL, advice_row_json(&b, t, a, i, opt));
     return print_root(out, root, &b);
 }

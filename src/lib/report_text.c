@@ -2,6 +2,8 @@
  * describe.c's words) as they are; it decides nothing. */
 #include "internal.h"
 
+#include <smcheck/builds.h>
+
 #include <stdlib.h>
 
 
@@ -237,6 +239,32 @@ static smc_status print_distribution(FILE *out, const smc_input *in, const smc_d
         print_status(out, opt, d->verdicts[0].status, 0);
     }
     fputc('\n', out);
+    /* What to install instead, once per distinct answer. */
+    for (size_t t = 0; opt && d->verdicts && t < opt->target_count; t++) {
+        char *next = smc_distribution_next(d, &d->verdicts[t], t, opt);
+        if (!next) continue;
+        bool before = false;
+        for (size_t k = 0; k < t && !before; k++) {
+            char *o = smc_distribution_next(d, &d->verdicts[k], k, opt);
+            before = o && strcmp(o, next) == 0;
+            free(o);
+        }
+        if (!before) {
+            fputs("    next for", out);
+            for (size_t k = t, first = 1; k < opt->target_count; k++) {
+                char *o = k == t ? NULL : smc_distribution_next(d, &d->verdicts[k], k, opt);
+                if (k == t || (o && strcmp(o, next) == 0)) {
+                    char tok[16];
+                    target_token(tok, &opt->targets[k]);
+                    fprintf(out, "%s %s", first ? "" : ",", tok);
+                    first = 0;
+                }
+                free(o);
+            }
+            fprintf(out, ": %s\n", next);
+        }
+        free(next);
+    }
     /* Why, where it is not simply the worst library's word. */
     for (size_t t = 0; opt && d->verdicts && t < opt->target_count; t++) {
         const smc_rollup *r = &d->verdicts[t];
@@ -305,6 +333,9 @@ static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
     print_status(out, opt, j->status, 0);
     fprintf(out, ": %s\n", why);
     free(why);
+    char *next = smc_next_step(j, &opt->targets[t], opt->driver_cuda);
+    if (next) fprintf(out, "%snext: %s\n", indent, next);
+    free(next);
     return print_why(out, lib, j, opt, indent);
 }
 
@@ -451,6 +482,136 @@ smc_status smc_report_gpu_table_text(FILE *out, const smc_gpu_table *t)
         fprintf(out, "%2u.%u  %-7s %-13s %s%s%s\n", m->cc_major, m->cc_minor, tok, m->architecture,
                 m->name, m->representative ? "  (representative)" : "",
                 m->weak ? "  (weakly sourced)" : "");
+    }
+    return ferror(out) ? SMC_ERR_IO : SMC_OK;
+}
+
+/* Advice ----------------------------------------------------------------------------------- */
+
+static const char *advice_cuda(int cuda, char buf[16])
+{
+    snprintf(buf, 16, "%d.%d", cuda / 1000, cuda % 1000 / 10);
+    return buf;
+}
+
+/* "2.11.0 cu128 (CUDA 12.8, download.pytorch.org)" */
+static void print_build(FILE *out, const smc_build *b)
+{
+    char cv[16];
+    fprintf(out, "torch %s %s (%s%s%s)", b->torch, b->variant, b->cuda ? "CUDA " : "CPU only",
+            b->cuda ? advice_cuda(b->cuda, cv) : "", b->pypi ? ", the PyPI default" : "");
+}
+
+/* Why a row does not run (or the caution it runs with), in new memory; NULL when nothing to say. */
+static char *row_reason(const smc_advice *a, const smc_advice_row *r, const smc_report_options *opt)
+{
+    size_t l = a->library[r->build];
+    if (l == SMC_NONE) return smc_strdup("no GPU code");
+    const smc_library *lib = &a->model->libraries[l];
+    const smc_judgement *j = &r->judgements[r->worst];
+    if (r->status == SMC_STATUS_OK && !r->warnings) return NULL;
+    if (r->status == SMC_STATUS_OK) return smc_judgement_warnings(j, opt->driver_cuda);
+    return smc_judgement_reason(lib, j, &opt->targets[r->worst], opt->driver_cuda);
+}
+
+static smc_status print_needs(FILE *out, const smc_advice_row *r)
+{
+    char cv[16], drv[32];
+    const char *d = smc_driver_for_cuda(r->needs_cuda, r->needs_cuda % 1000 != 0, drv, sizeof drv);
+    fprintf(out, "a driver for CUDA %s (%s or newer)", advice_cuda(r->needs_cuda, cv),
+            d ? d : "no known driver");
+    return SMC_OK;
+}
+
+/* The row shown for the release of row i: the one to install, else its first. */
+static size_t release_pick(const smc_builds *b, const smc_advice *a, size_t i)
+{
+    size_t p = smc_advice_pick(b, a, i);
+    while (p == SMC_NONE && i > 0 &&
+           strcmp(b->rows[a->rows[i - 1].build].torch, b->rows[a->rows[i].build].torch) == 0)
+        i--;
+    return p == SMC_NONE ? i : p;
+}
+
+smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advice *a,
+                                  const char *platform, const smc_report_options *opt)
+{
+    print_targets(out, opt);
+    fprintf(out, "platform: %s\n\n", platform);
+    if (a->best != SMC_NONE) {
+        const smc_advice_row *r = &a->rows[a->best];
+        const smc_build *row = &b->rows[r->build];
+        fputs("install: ", out);
+        print_build(out, row);
+        fputc('\n', out);
+        for (int uv = 0; uv < 2; uv++) {
+            char *cmd = smc_build_install(row, uv, NULL);
+            if (!cmd) return SMC_ERR_NOMEM;
+            fprintf(out, "  %s\n", cmd);
+            free(cmd);
+        }
+        if (row->torchvision || row->torchaudio)
+            fprintf(out, "  with torchvision %s, torchaudio %s\n",
+                    row->torchvision ? row->torchvision : "(unknown)",
+                    row->torchaudio ? row->torchaudio : "(unknown)");
+        char *why = row_reason(a, r, opt);
+        if (why) fprintf(out, "  %s: %s\n", r->status == SMC_STATUS_JIT ? "through PTX" : "caution",
+                         why);
+        free(why);
+        if (r->needs_cuda) {
+            fputs("  it needs ", out);
+            print_needs(out, r);
+            fputs("\n", out);
+        }
+        /* Newer releases on the platform that have no build for it, when no driver helps. */
+        size_t above = a->best;
+        while (above > 0 && strcmp(b->rows[a->rows[above - 1].build].torch, row->torch) == 0)
+            above--;
+        if (above > 0 && a->newer_driver == SMC_NONE) {
+            const char *top = b->rows[a->rows[0].build].torch;
+            const char *low = b->rows[a->rows[above - 1].build].torch;
+            if (strcmp(top, low) == 0)
+                fprintf(out, "  torch %s, the newest release, has no build that runs here\n", top);
+            else
+                fprintf(out, "  torch %s to %s, the newer releases, have no build that runs here\n",
+                        low, top);
+        }
+    } else {
+        fprintf(out, "install: no build in the table runs on %s with this driver on %s\n",
+                opt->target_count == 1 ? "this GPU" : "all of these GPUs", platform);
+    }
+    if (a->newer_driver != SMC_NONE) {
+        const smc_advice_row *r = &a->rows[a->newer_driver];
+        fputs("with a newer driver: ", out);
+        print_build(out, &b->rows[r->build]);
+        fputs(" needs ", out);
+        print_needs(out, r);
+        if (opt->driver_cuda > 0) {
+            char cv[16];
+            fprintf(out, "; the driver supports CUDA %s", advice_cuda(opt->driver_cuda, cv));
+        }
+        fputc('\n', out);
+    }
+    bool jetson = false;
+    for (size_t t = 0; t < opt->target_count; t++)
+        jetson |= smc_gpu_arm_only(&opt->targets[t]) && opt->targets[t].cc_major < 10;
+    if (jetson && a->best == SMC_NONE)
+        fputs("note: Jetson GPUs before Thor need NVIDIA's PyTorch builds for their JetPack; the "
+              "aarch64 wheels on PyPI and download.pytorch.org are server (SBSA) builds\n",
+              out);
+
+    fprintf(out, "\n%s, newest first:\n", opt->detail ? "every build" : "the best build of each release");
+    for (size_t i = 0; i < a->count; i++) {
+        const smc_advice_row *r = &a->rows[i];
+        const smc_build *row = &b->rows[r->build];
+        if (!opt->detail && release_pick(b, a, i) != i) continue;
+        fprintf(out, "  %-8s %-6s ", row->torch, row->variant);
+        print_status(out, opt, r->status, 8);
+        char *why = row_reason(a, r, opt);
+        if (why) fprintf(out, "%s", why);
+        else fputs("runs", out);
+        free(why);
+        fputc('\n', out);
     }
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
 }

@@ -3,6 +3,8 @@
  * CUDA 12.8 is 12080 (as cuDriverGetVersion reports it), PTX ISA 8.7 is 87. */
 #include "internal.h"
 
+#include <smcheck/builds.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -73,6 +75,33 @@ int smc_cuda_for_arch(unsigned cc)
     for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
         if (first[i].cc == cc) return first[i].cuda / 10 * 1000 + first[i].cuda % 10 * 10;
     return 0;
+}
+
+const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len)
+{
+    /* Minor-version compatibility (cuda-compat.md §5.2): a driver of the same major runs it. */
+    static const struct {
+        unsigned short major;
+        unsigned short v[3];
+    } floors[] = {{11, {450, 80, 2}}, {12, {525, 60, 13}}, {13, {580, 65, 6}}};
+    for (size_t i = 0; !exact && i < sizeof floors / sizeof floors[0]; i++)
+        if (floors[i].major == cuda / 1000) {
+            snprintf(buf, len, "%u.%02u.%02u", floors[i].v[0], floors[i].v[1], floors[i].v[2]);
+            return buf;
+        }
+    unsigned short v = short_cuda(cuda);
+    for (size_t i = 0; i < N_DRIVERS; i++)
+        if (drivers[i].cuda >= v) {
+            if (drivers[i].minor == 0 && drivers[i].patch == 0)
+                snprintf(buf, len, "R%u", drivers[i].major); /* only the branch is known */
+            else if (drivers[i].patch == 0)
+                snprintf(buf, len, "%u.%02u", drivers[i].major, drivers[i].minor);
+            else
+                snprintf(buf, len, "%u.%02u.%02u", drivers[i].major, drivers[i].minor,
+                         drivers[i].patch);
+            return buf;
+        }
+    return NULL;
 }
 
 int smc_driver_branch_for_cuda(int cuda)

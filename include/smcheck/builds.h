@@ -1,0 +1,121 @@
+/* builds.h: which PyTorch build to install. A table of builds (data/builds.tsv: torch release x
+ * CUDA variant x platform -> the cubins and PTX it carries, its CUDA, where it is installed from)
+ * and the advice drawn from it: each build is judged by smc_judge() as a library of one container
+ * holding those images, against the GPUs and the driver, so advice and verdicts follow one set
+ * of rules.
+ *
+ * Like the rest of libsmcheck, nothing here prints or exits. */
+#ifndef SMCHECK_BUILDS_H
+#define SMCHECK_BUILDS_H
+
+#include "smcheck/smcheck.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One build: a row of the table. */
+typedef struct smc_build {
+    char *torch;       /* "2.8.0" */
+    char *variant;     /* "cu128"; "cpu" for a build without CUDA */
+    char *platform;    /* "linux-x86_64", "linux-aarch64", "windows-amd64" */
+    int cuda;          /* the CUDA it was built with, 1000*major + 10*minor; 0 for cpu */
+    smc_image *images; /* its cubins and PTX (kind, arch, variant, version) */
+    size_t image_count;
+    bool pypi;         /* what `pip install torch==V` gets from PyPI on that platform */
+    char *torchvision; /* the matching releases, NULL when unknown */
+    char *torchaudio;
+    char *source;      /* "wheel FILE" (read by smcheck from that wheel) or "claim WHERE" */
+} smc_build;
+
+typedef struct smc_builds {
+    smc_build *rows; /* in the order of the table text */
+    size_t count;
+} smc_builds;
+
+/* Parses table text in the format of data/builds.tsv (len bytes). Returns 1 and a new table in
+ * *out; 0 for bad input, with err = "line N: why"; -1 when out of memory. */
+int smc_builds_parse(const char *text, size_t len, smc_builds **out, char *err, size_t errlen);
+/* Reads the file at path and parses it; err = "PATH: why" on failure. Same returns. */
+int smc_builds_load(const char *path, smc_builds **out, char *err, size_t errlen);
+/* Parses the copy of data/builds.tsv compiled into the library (1, 0 broken, -1 no memory). */
+int smc_builds_builtin(smc_builds **out);
+void smc_builds_free(smc_builds *b);
+
+/* The platform of a wheel tag or a machine name: "manylinux_2_28_x86_64" and "x86_64" give
+ * "linux-x86_64", "manylinux2014_aarch64" and "aarch64" "linux-aarch64", "win_amd64"
+ * "windows-amd64"; the three names themselves are accepted too. NULL for anything else. */
+const char *smc_platform_name(const char *text);
+/* Whether a GPU is one only Arm machines have (Jetson, DGX Spark): its builds are linux-aarch64. */
+bool smc_gpu_arm_only(const smc_target *t);
+/* The platform of this machine (as smcheck was built for it). */
+const char *smc_platform_here(void);
+
+/* One build judged for the GPUs. */
+typedef struct smc_advice_row {
+    size_t build;            /* index into the table */
+    smc_lib_status status;   /* the worst over the GPUs with the driver; NO_CODE for cpu */
+    smc_lib_status any;      /* the same with a driver new enough for it */
+    int needs_cuda;          /* the CUDA version the driver must support for `any`; 0 when
+                              * it does not run on the GPUs whatever the driver */
+    unsigned warnings;       /* SMC_WARN_ bits of the GPUs' judgements */
+    size_t worst;            /* the GPU (index of targets) whose judgement gave status */
+    const smc_judgement *judgements; /* per GPU, with the driver (in model); NULL for cpu */
+} smc_advice_row;
+
+typedef struct smc_advice {
+    smc_advice_row *rows; /* the builds of the platform, newest release first */
+    size_t count;
+    size_t best;          /* the row to install: the newest release that runs on every GPU with
+                           * the driver (see smc_advise); SMC_NONE when none does */
+    size_t newer_driver;  /* the newest that would run with a newer driver, when it is newer
+                           * than best; else SMC_NONE */
+    /* The rows as libraries, which the judgements explain (smc_judgement_reason). */
+    smc_input *model;
+    size_t *library;      /* per row: its library in model, SMC_NONE for cpu */
+} smc_advice;
+
+/* Judges every build of the platform against the GPUs with a driver of this CUDA version
+ * (0 unknown: then every build runs "with a driver new enough", and needs_cuda says which).
+ * Among the releases that run on every GPU, the newest is chosen; within it a build that runs
+ * without a caution (no newer minor CUDA than the driver), then the PyPI default, then the
+ * newest CUDA; a build that only runs through PTX comes after every one with cubins. */
+smc_status smc_advise(const smc_builds *b, const char *platform, const smc_target *targets,
+                      size_t target_count, int driver_cuda, smc_advice *out);
+void smc_advice_free(smc_advice *a);
+/* The row of row i's release that a person would install (by the rules of smc_advise), or
+ * SMC_NONE when no row of that release runs. */
+size_t smc_advice_pick(const smc_builds *b, const smc_advice *a, size_t i);
+
+/* The index a build is installed from: NULL for PyPI, else https://download.pytorch.org/whl/VARIANT,
+ * in buf. */
+const char *smc_build_index(const smc_build *b, char *buf, size_t len);
+
+/* The command that installs a build: "pip install torch==2.8.0 --index-url URL" ("uv pip
+ * install ..." with uv), with the matching release of also ("torchvision", "torchaudio") when
+ * not NULL and known. New memory, NULL when out of it. */
+char *smc_build_install(const smc_build *b, bool uv, const char *also);
+
+/* The next step for a torch-family distribution (name: torch, torchvision, torchaudio) that is
+ * none for t with this driver on platform: "torch 2.11.0 cu128: pip install torch==2.11.0
+ * --index-url https://download.pytorch.org/whl/cu128", or what driver the newest build needs,
+ * or that no build of the table runs there. New memory; NULL when out of it. */
+char *smc_next_build(const smc_builds *b, const char *platform, const smc_target *t,
+                     int driver_cuda, const char *name);
+
+/* The advice as text for people and as JSON (schema_version 1): opt gives the GPUs, the driver
+ * and detail (every build, not only the best of each release). */
+smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advice *a,
+                                  const char *platform, const smc_report_options *opt);
+smc_status smc_report_advice_json(FILE *out, const smc_builds *b, const smc_advice *a,
+                                  const char *platform, const smc_report_options *opt);
+
+/* The oldest Linux driver that runs what CUDA version cuda built, by minor-version compatibility
+ * (cuda-compat.md §5.2: 11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06), or that supports cuda
+ * itself when exact (§5.1), into buf ("570.26"). NULL when the table does not know. */
+const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
