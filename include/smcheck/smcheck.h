@@ -223,6 +223,7 @@ typedef struct smc_library {
     size_t finding_count;
     size_t findings_more;    /* past those: counted, not kept */
     unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
+    unsigned machine;          /* the host ELF's e_machine (62 x86-64, 183 AArch64); 0 none */
     unsigned release;          /* the newest cubin release read (see smc_image.release); 0 none */
     smc_judgement *judgements; /* one per target, from smc_judge(); else NULL */
     size_t judgement_count;

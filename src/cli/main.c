@@ -494,6 +494,36 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *
     ps->shown = true;
 }
 
+/* The representative matrix follows the inputs' platform: when every library with device code is
+ * an x86-64 one (by its ELF header or its wheel's tag), the GPUs only Arm machines have (Jetson,
+ * DGX Spark) get no column. */
+static void platform_columns(smc_input *const *inputs, size_t n, smc_target *targets, size_t *nt)
+{
+    bool x86 = false, arm = false;
+    for (size_t i = 0; i < n; i++) {
+        const smc_input *in = inputs[i];
+        for (size_t l = 0; l < in->library_count; l++) {
+            const smc_library *lib = &in->libraries[l];
+            const char *tag = lib->distribution < in->distribution_count
+                                  ? in->distributions[lib->distribution].platform
+                                  : NULL;
+            const char *p = smc_platform_name(tag);
+            x86 |= lib->machine == 62 || (p && strcmp(p, "linux-x86_64") == 0);
+            arm |= lib->machine == 183 || (p && strcmp(p, "linux-aarch64") == 0) ||
+                   (lib->machine != 62 && !p); /* a raw fatbin or cubin: anywhere */
+        }
+    }
+    if (!x86 || arm) return;
+    size_t kept = 0;
+    for (size_t t = 0; t < *nt; t++)
+        if (!smc_gpu_arm_only(&targets[t])) targets[kept++] = targets[t];
+    if (kept < *nt)
+        fputs("smcheck: every library is x86-64: no columns for the GPUs of Arm machines (Jetson, "
+              "DGX Spark)\n",
+              diag);
+    *nt = kept;
+}
+
 /* Prints each input error and finding as a one-line diagnostic; returns whether there were any. */
 static bool diagnose(smc_input *const *inputs, size_t n)
 {
@@ -709,6 +739,10 @@ int main(int argc, char **argv)
         return EXIT_INPUT;
     }
     size_t n = (size_t)npaths;
+    if (informational) {
+        platform_columns(inputs, n, targets, &ntargets);
+        cfg.report.target_count = ntargets;
+    }
     smc_lib_status *overall = calloc(ntargets ? ntargets : 1, sizeof *overall);
     st = !overall  ? SMC_ERR_NOMEM
          : ntargets ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)

@@ -2009,6 +2009,7 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
     if (st == SMC_OK && lib->container_count) {
         bool unknown;
         lib->cudart_major = needed_cudart(f, &unknown);
+        if (f->kind == K_ELF && f->elf_ok) lib->machine = f->eh.machine;
         if (unknown)
             st = finding(lib, SMC_NO_OFFSET,
                          "more than %u libcudart strings went by: the runtime it needs was not "

@@ -374,6 +374,136 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_repo
     return st;
 }
 
+/* Failing cells of a matrix that share a library, a status, a cause and the images that fail:
+ * one reason for all their targets. */
+typedef struct cell {
+    const smc_library *lib;
+    smc_lib_status status;
+    smc_cause cause;
+    size_t failing, counted;
+    char *tokens;   /* of the failing containers */
+    char *reason;   /* the first target's */
+    bool targets[64];
+    size_t first;
+} cell;
+
+/* A reason that holds for every GPU of a cell: the architecture causes name the GPU in theirs. */
+static char *cell_reason(const cell *c)
+{
+    bool arch = c->status == SMC_STATUS_NONE &&
+                (c->cause == SMC_CAUSE_ARCH || c->cause == SMC_CAUSE_MAIN_ARCH ||
+                 c->cause == SMC_CAUSE_FEW || c->cause == SMC_CAUSE_TEGRA);
+    if (!arch) return smc_strdup(c->reason);
+    return smc_asprintf("has %s%s", c->tokens,
+                        c->cause == SMC_CAUSE_TEGRA
+                            ? ": a cubin for a lower minor does not run on Jetson"
+                            : ", none of it for these GPUs");
+}
+
+/* Under a matrix: why each failing cell fails, once per reason (none fails; partial warns). */
+static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
+                                const smc_report_options *opt)
+{
+    cell *cells = NULL;
+    size_t count = 0, nt = opt->target_count < 64 ? opt->target_count : 64;
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < n && st == SMC_OK; i++)
+        for (size_t l = 0; l < inputs[i]->library_count && st == SMC_OK; l++) {
+            const smc_library *lib = &inputs[i]->libraries[l];
+            for (size_t t = 0; t < nt && t < lib->judgement_count && st == SMC_OK; t++) {
+                const smc_judgement *j = &lib->judgements[t];
+                if (j->status != SMC_STATUS_NONE && j->status != SMC_STATUS_PARTIAL) continue;
+                bool ptx;
+                char *toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx);
+                if (!toks) {
+                    st = SMC_ERR_NOMEM;
+                    break;
+                }
+                size_t k = 0;
+                while (k < count && !(cells[k].lib == lib && cells[k].status == j->status &&
+                                      cells[k].cause == j->cause &&
+                                      cells[k].failing == j->failing_count &&
+                                      cells[k].counted == j->counted &&
+                                      strcmp(cells[k].tokens, toks) == 0))
+                    k++;
+                if (k < count) {
+                    cells[k].targets[t] = true;
+                    free(toks);
+                    continue;
+                }
+                cell *c = smc_push(&cells, count, sizeof *c);
+                char *why = c ? smc_judgement_reason(lib, j, &opt->targets[t], opt->driver_cuda)
+                              : NULL;
+                if (!why) {
+                    free(toks);
+                    st = SMC_ERR_NOMEM;
+                    break;
+                }
+                *c = (cell){.lib = lib, .status = j->status, .cause = j->cause,
+                            .failing = j->failing_count, .counted = j->counted, .tokens = toks,
+                            .reason = why, .first = t};
+                c->targets[t] = true;
+                count++;
+            }
+        }
+    /* The sentence of each cell; then cells that say the same for the same GPUs, merged. */
+    char **why = calloc(count ? count : 1, sizeof *why);
+    if (!why) st = SMC_ERR_NOMEM;
+    for (size_t k = 0; k < count && st == SMC_OK; k++) {
+        size_t many = 0;
+        for (size_t t = 0; t < nt; t++)
+            many += cells[k].targets[t];
+        if (!(why[k] = many > 1 ? cell_reason(&cells[k]) : smc_strdup(cells[k].reason)))
+            st = SMC_ERR_NOMEM;
+    }
+    /* One library, one sentence: its GPUs together (a driver cause fails whatever the images). */
+    for (size_t k = 0; k < count && st == SMC_OK; k++)
+        for (size_t m = k + 1; m < count && why[k]; m++)
+            if (why[m] && cells[m].lib == cells[k].lib && cells[m].status == cells[k].status &&
+                strcmp(why[m], why[k]) == 0) {
+                for (size_t t = 0; t < nt; t++)
+                    cells[k].targets[t] |= cells[m].targets[t];
+                free(why[m]);
+                why[m] = NULL;
+            }
+    if (st == SMC_OK && count)
+        fputs("why (once per reason; none fails, partial is a warning):\n", out);
+    for (size_t k = 0; k < count && st == SMC_OK; k++) {
+        if (!why[k]) continue; /* merged into an earlier line */
+        fputs(" ", out);
+        for (size_t t = 0; t < nt; t++) {
+            char tok[16];
+            target_token(tok, &opt->targets[t]);
+            if (cells[k].targets[t]) fprintf(out, " %s", tok);
+        }
+        fputc(' ', out);
+        print_status(out, opt, cells[k].status, 0);
+        size_t same = 0;
+        for (size_t m = k; m < count; m++) {
+            if (m > k && (!why[m] || cells[m].status != cells[k].status ||
+                          memcmp(cells[m].targets, cells[k].targets, sizeof cells[k].targets) != 0 ||
+                          strcmp(why[m], why[k]) != 0))
+                continue;
+            if (same < 3) fprintf(out, "%s %s", same ? "," : "", smc_base_name(cells[m].lib->path));
+            same++;
+            if (m > k) {
+                free(why[m]);
+                why[m] = NULL;
+            }
+        }
+        if (same > 3) fprintf(out, " and %zu more", same - 3);
+        fprintf(out, ": %s\n", why[k]);
+    }
+    for (size_t k = 0; k < count; k++) {
+        if (why) free(why[k]);
+        free(cells[k].tokens);
+        free(cells[k].reason);
+    }
+    free(why);
+    free(cells);
+    return st;
+}
+
 smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                            const smc_report_options *opt)
 {
@@ -390,6 +520,11 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                 fprintf(out, "%-8s", tok);
             }
             fputs("library\n", out);
+            if (!opt->detail)
+                fputs("legend: ok runs; jit runs once the driver has compiled its PTX; partial "
+                      "runs, but some modules do not (a warning); gated: only arch-specific code "
+                      "for other GPUs; none cannot run (fails); - no device code\n",
+                      out);
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -428,6 +563,10 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         files += inputs[i]->files;
         libraries += inputs[i]->library_count;
         errors += inputs[i]->error_count + inputs[i]->errors_more;
+    }
+    if (judging && opt->target_count > 1 && !opt->detail) {
+        smc_status st = print_reasons(out, inputs, n, opt);
+        if (st != SMC_OK) return st;
     }
     fprintf(out, "%llu file%s looked at, %zu librar%s found", (unsigned long long)files,
             files == 1 ? "" : "s", libraries, libraries == 1 ? "y" : "ies");
