@@ -501,6 +501,24 @@ def make_rollup_wheels(out, emit):
     p = os.path.join(out, "gatedonly-1.0-%s.whl" % tag)
     wheel(p, "gatedonly", "1.0", tag, {"gatedonly/_flash_sm90a.so": fixture("gen/gated_only.so")})
     emit(p)
+    # variant: a wheel variant (PEP 825 draft) whose variant.json claims more than its library
+    # (gen/cuda128.so: sm_80 sm_90 sm_100 sm_120 compute_120, CUDA 12 by Requires-Dist) backs:
+    # 75_real and a lower bound of 11.8 are not backed; the rest are; another namespace is not
+    # checked. badvariant: a variant.json that is not JSON.
+    claims = {"variants": {"cu128": {"nvidia": {
+        "sm_arch": ["90_real", "120_real", "75_real", "120_virtual"],
+        "cuda_version_lower_bound": ["11.8"]}, "x86_64": {"level": ["v3"]}}}}
+    files = {"variant/_C.so": fixture("gen/cuda128.so")}
+    files.update({"variant-1.0.dist-info/variant.json": json.dumps(claims).encode()})
+    p = os.path.join(out, "variant-1.0-%s-cu128.whl" % tag)
+    wheel(p, "variant", "1.0", tag, files,
+          metadata_extra=("Requires-Dist: nvidia-cuda-runtime-cu12==12.8.90",))
+    emit(p)
+    files = {"badvariant/_C.so": fixture("gen/cuda128.so"),
+             "badvariant-1.0.dist-info/variant.json": b"{not json"}
+    p = os.path.join(out, "badvariant-1.0-%s.whl" % tag)
+    wheel(p, "badvariant", "1.0", tag, files)
+    emit(p)
 
 
 def remove_tree(path):

@@ -351,6 +351,24 @@ def rollups(out):
     check(st == ["none"] and vs[0]["alternatives"]["chosen_by_torch"] and rc == 1 and
           vs[0]["library"].endswith("libalt_cuda118.so"),
           "alternatives in an environment: the one torch's CUDA (cu118) picks, which is none (exit 1)")
+    # Issue 12: a variant.json's claims, checked library by library; a broken one is an error.
+    rc, doc = judged(os.path.join(out, "variant-1.0-%s-cu128.whl" % tag), "9.0")
+    var = [d for d in doc["inputs"][0]["distributions"] if d["name"] == "variant"][0]["variant"]
+    check(var["label"] == "cu128" and len(var["claims"]) == 6 and
+          var["not_backed"] == [
+              "nvidia :: sm_arch :: 75_real: not backed by variant/_C.so: no sm_75 in 1 of its 1 containers",
+              "nvidia :: cuda_version_lower_bound :: 11.8: not backed by variant/_C.so: built by "
+              "CUDA 12, which no driver older than CUDA 12.0 runs"],
+          "variant.json: each claim its library does not back, and only those (%s)" % var)
+    rc, out_, err = run("scan", os.path.join(out, "variant-1.0-%s-cu128.whl" % tag))
+    check("serves: cubins 8.0 8.6 8.9 9.0 10.0 10.3 12.0; not 5.2 6.0 6.1 7.0 7.5" in out_ and
+          "nvidia :: sm_arch :: 80_real 90_real 100_real 120_real 120_virtual" in out_ and
+          "some not backed by its libraries:" in out_,
+          "scan says what a library serves, and in wheel-variant terms")
+    rc, out_, err = run("scan", os.path.join(out, "badvariant-1.0-%s.whl" % tag))
+    check(rc == 2 and err.count("\n") == 1 and
+          "badvariant-1.0.dist-info/variant.json: not JSON" in err and "_C.so" in out_,
+          "a variant.json that is not JSON: one line naming it, the wheel still scanned (%r)" % err)
     # Issue 12: a torch that is none is told what to install instead, from the builds table.
     table = os.path.join(HERE, "builds_fixture.tsv")
     rc, doc = judged(os.path.join(out, "rollup_env"), "6.1", "--builds-table", table)

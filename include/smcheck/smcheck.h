@@ -250,6 +250,11 @@ typedef struct smc_distribution {
     size_t *libraries;   /* indices into its input's libraries */
     size_t library_count;
     smc_rollup *verdicts; /* per target, from smc_judge() (as many as its input's) */
+    /* A wheel's *.dist-info/variant.json (wheel variants, PEP 825 draft): its label and the
+     * properties it claims, "nvidia :: sm_arch :: 90_real"; NULL and 0 when it has none. */
+    char *variant_label;
+    char **variant_claims;
+    size_t variant_claim_count;
 } smc_distribution;
 
 /* A file or directory that could not be read at all. */
@@ -356,6 +361,35 @@ typedef struct smc_summary {
 smc_status smc_library_summarize(const smc_library *lib, smc_summary *out);
 void smc_summary_free(smc_summary *sum);
 
+/* What a library or distribution serves, judged (smc_judge, no driver) against GPUs of distinct
+ * compute capabilities: each list space-separated ("7.0 7.5 8.0"), "" when empty. */
+typedef struct smc_serving {
+    char cubins[256];  /* native or compatible cubins for every counted container */
+    char ptx[256];     /* only through PTX, compiled by a driver of at least ptx_cuda */
+    int ptx_cuda;
+    char partial[256]; /* some containers run, some not */
+    char none[256];    /* nothing runs (or only arch-specific code for other GPUs) */
+    /* In wheel-variant terms (nvidia-variant-provider): the sm_arch values it can honestly claim
+     * ("75_real ... 120_virtual": a plain cubin, or PTX, of that architecture in every counted
+     * container of every main library), and the lowest CUDA a driver must support
+     * (cuda_version_lower_bound: its CUDA major, by minor-version compatibility; 0 unknown). */
+    char sm_arch[512];
+    int cuda_lower_bound;
+} smc_serving;
+
+/* A library's serving; its judgements must be against targets (nt of them), with no driver. */
+smc_status smc_library_serving(const smc_library *lib, const smc_target *targets, size_t nt,
+                               smc_serving *out);
+/* The same for a distribution of in: its roll-up per target, its main libraries' claims. */
+smc_status smc_distribution_serving(const smc_input *in, const smc_distribution *d,
+                                    const smc_target *targets, size_t nt, smc_serving *out);
+/* Each claim of a distribution's variant.json that one of its main libraries does not back, as a
+ * sentence ("nvidia :: sm_arch :: 120_virtual: not backed by torch/lib/libtorch_cuda.so: no
+ * compute_120 in 389 of 393 containers"), in a new array of *n new strings; claims of other
+ * namespaces and features are not checked. */
+smc_status smc_variant_unbacked(const smc_input *in, const smc_distribution *d, char ***out,
+                                size_t *n);
+
 /* Scans a file or directory. On SMC_OK *out holds the result, read errors included; other
  * statuses (SMC_ERR_NOMEM, SMC_ERR_ARG) mean there is no result. */
 smc_status smc_scan_path(const char *path, const smc_options *opt, smc_input **out);
@@ -445,6 +479,10 @@ typedef struct smc_report_options {
     /* The PyTorch builds (smcheck/builds.h): a torch, torchvision or torchaudio that is none
      * for a target is told which build to install instead. NULL: no such advice. */
     const struct smc_builds *builds;
+    /* scan: the GPUs the libraries were judged against to say what they serve (with no driver);
+     * NULL: not said. */
+    const smc_target *serving;
+    size_t serving_count;
 } smc_report_options;
 
 /* The text report for people: per library its containers, tokens and token sets, then a line

@@ -413,6 +413,19 @@ static int by_capability(const void *a, const void *b)
     return cx < cy ? -1 : cx > cy;
 }
 
+/* One representative GPU per compute capability (the table's rep rows), by capability. */
+static bool representatives(const smc_gpu_table *table, smc_target **targets, size_t *n)
+{
+    for (size_t i = 0; i < table->count; i++) {
+        const smc_gpu_model *m = &table->models[i];
+        smc_target t = {.cc_major = m->cc_major, .cc_minor = m->cc_minor};
+        snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, m->name);
+        if (m->representative && !add_target(targets, n, &t)) return false;
+    }
+    if (*n) qsort(*targets, *n, sizeof **targets, by_capability);
+    return true;
+}
+
 /* Chooses the targets: --gpu, else the local GPUs, else one representative per capability
  * (*informational then: the exit status ignores the verdicts). Returns -1 or an exit status. */
 static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **targets, size_t *n,
@@ -455,16 +468,10 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
                 "architecture, for information\n",
                 d.message[0] ? d.message : "none found");
         *informational = true;
-        for (size_t i = 0; i < table->count; i++) {
-            const smc_gpu_model *m = &table->models[i];
-            smc_target t = {.cc_major = m->cc_major, .cc_minor = m->cc_minor};
-            snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, m->name);
-            if (m->representative && !add_target(targets, n, &t)) {
-                smc_driver_free(&d);
-                return usage_error("%s", "out of memory");
-            }
+        if (!representatives(table, targets, n)) {
+            smc_driver_free(&d);
+            return usage_error("%s", "out of memory");
         }
-        if (*n) qsort(*targets, *n, sizeof **targets, by_capability);
     }
     smc_driver_free(&d);
     return -1;
@@ -497,7 +504,8 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *
 /* The representative matrix follows the inputs' platform: when every library with device code is
  * an x86-64 one (by its ELF header or its wheel's tag), the GPUs only Arm machines have (Jetson,
  * DGX Spark) get no column. */
-static void platform_columns(smc_input *const *inputs, size_t n, smc_target *targets, size_t *nt)
+static void platform_columns(smc_input *const *inputs, size_t n, smc_target *targets, size_t *nt,
+                             bool say)
 {
     bool x86 = false, arm = false;
     for (size_t i = 0; i < n; i++) {
@@ -517,7 +525,7 @@ static void platform_columns(smc_input *const *inputs, size_t n, smc_target *tar
     size_t kept = 0;
     for (size_t t = 0; t < *nt; t++)
         if (!smc_gpu_arm_only(&targets[t])) targets[kept++] = targets[t];
-    if (kept < *nt)
+    if (kept < *nt && say)
         fputs("smcheck: every library is x86-64: no columns for the GPUs of Arm machines (Jetson, "
               "DGX Spark)\n",
               diag);
@@ -561,7 +569,7 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
     bool fail = false;
     for (size_t t = 0; t < ntargets; t++)
         fail |= smc_status_fails(overall[t], cfg->fail_on);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n && ntargets; i++) /* scan judges only to say what serves */
         for (size_t l = 0; l < inputs[i]->library_count; l++) {
             const smc_library *lib = &inputs[i]->libraries[l];
             bool is_partial = false;
@@ -740,13 +748,30 @@ int main(int argc, char **argv)
     }
     size_t n = (size_t)npaths;
     if (informational) {
-        platform_columns(inputs, n, targets, &ntargets);
+        platform_columns(inputs, n, targets, &ntargets, true);
         cfg.report.target_count = ntargets;
     }
+    /* scan: what the libraries serve, judged against one GPU per architecture, no driver. */
+    smc_target *serving = NULL;
+    size_t nserving = 0;
+    if (cfg.mode == MODE_SCAN) {
+        smc_gpu_table *reps = NULL;
+        st = load_table(&cfg, &reps) >= 0                         ? SMC_ERR_IO
+             : !representatives(reps, &serving, &nserving) ? SMC_ERR_NOMEM
+                                                           : SMC_OK;
+        smc_gpu_table_free(reps);
+        if (st == SMC_OK) {
+            platform_columns(inputs, n, serving, &nserving, false);
+            st = smc_judge(inputs, n, serving, nserving, 0, NULL);
+        }
+        cfg.report.serving = serving;
+        cfg.report.serving_count = nserving;
+    }
     smc_lib_status *overall = calloc(ntargets ? ntargets : 1, sizeof *overall);
-    st = !overall  ? SMC_ERR_NOMEM
-         : ntargets ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)
-                    : SMC_OK; /* scan: nothing to judge */
+    if (st == SMC_OK)
+        st = !overall  ? SMC_ERR_NOMEM
+             : ntargets ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)
+                        : SMC_OK; /* scan: nothing to judge */
     if (st != SMC_OK) {
         fprintf(diag, "smcheck: %s\n", smc_status_str(st));
         for (size_t i = 0; i < n; i++)
@@ -754,6 +779,7 @@ int main(int argc, char **argv)
         free(inputs);
         free(targets);
         free(overall);
+        free(serving);
         smc_builds_free(builds);
         return EXIT_INPUT;
     }
@@ -777,6 +803,7 @@ int main(int argc, char **argv)
     free(inputs);
     free(targets);
     free(overall);
+    free(serving);
     smc_builds_free(builds);
     for (size_t i = 0; i < ndefaults; i++)
         free(defaults[i]);

@@ -367,6 +367,12 @@ typedef struct smc_metadata {
 
 smc_status smc_metadata_parse(const char *text, size_t len, smc_metadata *out);
 void smc_metadata_free(smc_metadata *md);
+/* A *.dist-info/variant.json: the properties of the variant named label (the wheel file name's
+ * last field), else of its only variant, as "namespace :: feature :: value" into d's
+ * variant_label and variant_claims. SMC_ERR_FORMAT with *why (static text) when it is not such
+ * a file. */
+smc_status smc_variant_json_parse(const char *text, size_t len, const char *label,
+                                  smc_distribution *d, const char **why);
 /* WHEEL's Tag lines, joined by ", ", and the platform of the first ("manylinux_2_28_x86_64"). */
 smc_status smc_wheel_tags(const char *text, size_t len, char **joined, char **platform);
 

@@ -328,3 +328,60 @@ smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char 
     }
     return st;
 }
+
+/* Appends "ns :: feature :: value" for each string value of one variant's properties. */
+static smc_status variant_claims(const cJSON *props, smc_distribution *d, const char **why)
+{
+    const cJSON *ns, *feature, *value;
+    cJSON_ArrayForEach(ns, props)
+    {
+        if (!cJSON_IsObject(ns)) return *why = "a namespace is not an object", SMC_ERR_FORMAT;
+        cJSON_ArrayForEach(feature, ns)
+        {
+            if (!cJSON_IsArray(feature))
+                return *why = "a feature's values are not a list", SMC_ERR_FORMAT;
+            cJSON_ArrayForEach(value, feature)
+            {
+                if (!cJSON_IsString(value))
+                    return *why = "a feature's value is not a string", SMC_ERR_FORMAT;
+                if (d->variant_claim_count >= 256) return *why = "more than 256 claims", SMC_ERR_FORMAT;
+                char **slot = smc_push(&d->variant_claims, d->variant_claim_count, sizeof *slot);
+                if (!slot ||
+                    !(*slot = smc_asprintf("%s :: %s :: %s", ns->string, feature->string,
+                                           value->valuestring)))
+                    return SMC_ERR_NOMEM;
+                smc_sanitize(*slot);
+                d->variant_claim_count++;
+            }
+        }
+    }
+    return SMC_OK;
+}
+
+smc_status smc_variant_json_parse(const char *text, size_t len, const char *label,
+                                  smc_distribution *d, const char **why)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    const cJSON *variants = root ? cJSON_GetObjectItemCaseSensitive(root, "variants") : NULL;
+    smc_status st = SMC_OK;
+    if (!cJSON_IsObject(variants)) {
+        *why = root ? "no \"variants\" object" : "not JSON";
+        st = SMC_ERR_FORMAT;
+    }
+    const cJSON *mine = NULL;
+    if (st == SMC_OK) {
+        mine = label ? cJSON_GetObjectItemCaseSensitive(variants, label) : NULL;
+        if (!mine && cJSON_GetArraySize(variants) == 1) mine = variants->child;
+        if (!mine) {
+            *why = "no variant of the wheel's label, and not exactly one";
+            st = SMC_ERR_FORMAT;
+        } else if (!cJSON_IsObject(mine)) {
+            *why = "a variant is not an object";
+            st = SMC_ERR_FORMAT;
+        }
+    }
+    if (st == SMC_OK && !(d->variant_label = smc_strdup_clean(mine->string))) st = SMC_ERR_NOMEM;
+    if (st == SMC_OK) st = variant_claims(mine, d, why);
+    cJSON_Delete(root);
+    return st;
+}

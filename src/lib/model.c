@@ -211,6 +211,10 @@ void smc_distribution_clear(smc_distribution *d)
     free(d->cuda_source);
     free(d->libraries);
     free(d->verdicts);
+    free(d->variant_label);
+    for (size_t i = 0; i < d->variant_claim_count; i++)
+        free(d->variant_claims[i]);
+    free(d->variant_claims);
     *d = (smc_distribution){0};
 }
 

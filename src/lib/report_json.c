@@ -170,6 +170,41 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     return o;
 }
 
+static cJSON *cc_list_json(const char *list)
+{
+    cJSON *a = cJSON_CreateArray();
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *v = strtok(buf, " "); a && v; v = strtok(NULL, " ")) {
+        cJSON *s = cJSON_CreateString(v);
+        if (!s || !cJSON_AddItemToArray(a, s)) {
+            cJSON_Delete(s);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* {cubins, ptx, ptx_driver_cuda, partial, none, sm_arch, cuda_version_lower_bound} */
+static cJSON *serving_json(builder *b, const smc_serving *sv)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    add(b, o, "cubins", cc_list_json(sv->cubins));
+    add(b, o, "ptx", cc_list_json(sv->ptx));
+    char v[16];
+    snprintf(v, sizeof v, "%d.%d", sv->ptx_cuda / 1000, sv->ptx_cuda % 1000 / 10);
+    add(b, o, "ptx_driver_cuda", sv->ptx_cuda ? json_text(v) : cJSON_CreateNull());
+    add(b, o, "partial", cc_list_json(sv->partial));
+    add(b, o, "none", cc_list_json(sv->none));
+    add(b, o, "sm_arch", cc_list_json(sv->sm_arch));
+    snprintf(v, sizeof v, "%d.%d", sv->cuda_lower_bound / 1000, sv->cuda_lower_bound % 1000 / 10);
+    add(b, o, "cuda_version_lower_bound",
+        sv->cuda_lower_bound ? json_text(v) : cJSON_CreateNull());
+    return o;
+}
+
 static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_options *opt)
 {
     smc_summary sum;
@@ -218,6 +253,10 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             for (size_t t = 0; vs && t < lib->judgement_count; t++)
                 add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
         }
+        smc_serving sv;
+        if (opt && opt->serving && lib->container_count &&
+            smc_library_serving(lib, opt->serving, opt->serving_count, &sv) == SMC_OK)
+            add(b, o, "serves", serving_json(b, &sv));
         if (opt && opt->detail) {
             cJSON *list = add(b, o, "container_list", cJSON_CreateArray());
             for (size_t i = 0; list && i < lib->container_count; i++)
@@ -279,7 +318,7 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < d->library_count; i++)
         add(b, libs, NULL, json_text(in->libraries[d->libraries[i]].path));
-    if (d->verdicts) {
+    if (d->verdicts && opt && opt->target_count) {
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         for (size_t t = 0; vs && t < in->verdict_count; t++) {
             cJSON *v = add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
@@ -287,6 +326,28 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
             if (v) add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
             free(next);
         }
+    }
+    smc_serving sv;
+    if (opt && opt->serving && d->library_count &&
+        smc_distribution_serving(in, d, opt->serving, opt->serving_count, &sv) == SMC_OK)
+        add(b, o, "serves", serving_json(b, &sv));
+    if (d->variant_claim_count) {
+        cJSON *var = add(b, o, "variant", cJSON_CreateObject());
+        char **bad = NULL;
+        size_t nbad = 0;
+        if (smc_variant_unbacked(in, d, &bad, &nbad) != SMC_OK) b->failed = true;
+        if (var) {
+            add(b, var, "label", json_text(d->variant_label));
+            cJSON *claims = add(b, var, "claims", cJSON_CreateArray());
+            for (size_t k = 0; claims && k < d->variant_claim_count; k++)
+                add(b, claims, NULL, json_text(d->variant_claims[k]));
+            cJSON *unb = add(b, var, "not_backed", cJSON_CreateArray());
+            for (size_t k = 0; unb && k < nbad; k++)
+                add(b, unb, NULL, json_text(bad[k]));
+        }
+        for (size_t k = 0; k < nbad; k++)
+            free(bad[k]);
+        free(bad);
     }
     return o;
 }
@@ -306,7 +367,7 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
         add(b, e, "message", json_text(in->errors[i].message));
     }
     if (in->errors_more) add(b, o, "errors_more", cJSON_CreateNumber((double)in->errors_more));
-    if (in->verdict_count) {
+    if (in->verdict_count && opt && opt->target_count) { /* not scan's, for serving */
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         for (size_t t = 0; vs && t < in->verdict_count; t++)
             add(b, vs, NULL, rollup_json(b, in, &in->verdicts[t], t));

@@ -161,6 +161,24 @@ static void print_links(FILE *out, const smc_library *lib, const char *indent)
     fputc('\n', out);
 }
 
+/* "  serves: cubins 7.0 7.5; PTX only: 12.0 (a driver for CUDA 12.8 or newer); not: 5.2" and
+ * the same as wheel-variant properties. */
+static void print_serving(FILE *out, const smc_serving *sv, const char *indent)
+{
+    fprintf(out, "%sserves: cubins %s", indent, sv->cubins[0] ? sv->cubins : "-");
+    if (sv->ptx[0])
+        fprintf(out, "; only through PTX %s (a driver for CUDA %d.%d or newer)", sv->ptx,
+                sv->ptx_cuda / 1000, sv->ptx_cuda % 1000 / 10);
+    if (sv->partial[0]) fprintf(out, "; partly %s", sv->partial);
+    fprintf(out, "; not %s\n", sv->none[0] ? sv->none : "-");
+    fprintf(out, "%sas a wheel variant: nvidia :: sm_arch :: %s", indent,
+            sv->sm_arch[0] ? sv->sm_arch : "(none)");
+    if (sv->cuda_lower_bound)
+        fprintf(out, "; nvidia :: cuda_version_lower_bound :: %d.%d", sv->cuda_lower_bound / 1000,
+                sv->cuda_lower_bound % 1000 / 10);
+    fputc('\n', out);
+}
+
 static smc_status print_library(FILE *out, const smc_library *lib, const smc_report_options *opt)
 {
     smc_summary sum;
@@ -182,6 +200,12 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
                 *sum.sets[i].tokens ? sum.sets[i].tokens : "(no images)",
                 sum.sets[i].relocatable ? "  [relocatable]" : "");
     smc_summary_free(&sum);
+    if (opt && opt->serving && lib->container_count) {
+        smc_serving sv;
+        if ((st = smc_library_serving(lib, opt->serving, opt->serving_count, &sv)) != SMC_OK)
+            return st;
+        print_serving(out, &sv, "  ");
+    }
     if (opt && opt->detail && lib->cudart_major)
         fprintf(out, "  needs libcudart.so.%u (DT_NEEDED)\n", lib->cudart_major);
     if (opt && opt->detail && lib->release)
@@ -239,6 +263,25 @@ static smc_status print_distribution(FILE *out, const smc_input *in, const smc_d
         print_status(out, opt, d->verdicts[0].status, 0);
     }
     fputc('\n', out);
+    if (opt && opt->serving && d->library_count) {
+        smc_serving sv;
+        smc_status st = smc_distribution_serving(in, d, opt->serving, opt->serving_count, &sv);
+        if (st != SMC_OK) return st;
+        print_serving(out, &sv, "    ");
+    }
+    if (d->variant_claim_count) {
+        char **bad;
+        size_t nbad;
+        if (smc_variant_unbacked(in, d, &bad, &nbad) != SMC_OK) return SMC_ERR_NOMEM;
+        fprintf(out, "    variant %s: %zu claim%s, %s\n", d->variant_label, d->variant_claim_count,
+                d->variant_claim_count == 1 ? "" : "s",
+                nbad ? "some not backed by its libraries:" : "each backed by its libraries");
+        for (size_t k = 0; k < nbad; k++) {
+            fprintf(out, "      %s\n", bad[k]);
+            free(bad[k]);
+        }
+        free(bad);
+    }
     /* What to install instead, once per distinct answer. */
     for (size_t t = 0; opt && d->verdicts && t < opt->target_count; t++) {
         char *next = smc_distribution_next(d, &d->verdicts[t], t, opt);
@@ -374,6 +417,8 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_repo
     return st;
 }
 
+#define CELL_TARGETS 64
+
 /* Failing cells of a matrix that share a library, a status, a cause and the images that fail:
  * one reason for all their targets. */
 typedef struct cell {
@@ -383,8 +428,7 @@ typedef struct cell {
     size_t failing, counted;
     char *tokens;   /* of the failing containers */
     char *reason;   /* the first target's */
-    bool targets[64];
-    size_t first;
+    bool targets[CELL_TARGETS];
 } cell;
 
 /* A reason that holds for every GPU of a cell: the architecture causes name the GPU in theirs. */
@@ -405,7 +449,8 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
                                 const smc_report_options *opt)
 {
     cell *cells = NULL;
-    size_t count = 0, nt = opt->target_count < 64 ? opt->target_count : 64;
+    size_t count = 0, nt = opt->target_count;
+    if (nt > CELL_TARGETS) nt = CELL_TARGETS; /* more GPUs than that: the first ones */
     smc_status st = SMC_OK;
     for (size_t i = 0; i < n && st == SMC_OK; i++)
         for (size_t l = 0; l < inputs[i]->library_count && st == SMC_OK; l++) {
@@ -441,7 +486,7 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
                 }
                 *c = (cell){.lib = lib, .status = j->status, .cause = j->cause,
                             .failing = j->failing_count, .counted = j->counted, .tokens = toks,
-                            .reason = why, .first = t};
+                            .reason = why};
                 c->targets[t] = true;
                 count++;
             }

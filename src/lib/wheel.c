@@ -168,6 +168,22 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     if (!text && at >= 0 && st == SMC_OK) st = metadata_unread(in, path, name, over);
     free(text);
     free(name);
+    /* A wheel variant's properties (PEP 825 draft), for its label: the file name's last field. */
+    name = st == SMC_OK ? smc_asprintf("%svariant.json", prefix) : NULL;
+    at = name ? zip_name_locate(za, name, 0) : -1;
+    text = at >= 0 ? read_member(za, (zip_uint64_t)at, &len, &over) : NULL;
+    if (text) {
+        const char *base = smc_base_name(path), *last = strrchr(base, '-'), *why = NULL;
+        char *label = last && smc_ends_with(last, ".whl")
+                          ? smc_asprintf("%.*s", (int)(strlen(last) - 5), last + 1)
+                          : NULL;
+        st = smc_variant_json_parse(text, len, label, d, &why);
+        free(label);
+        if (st == SMC_ERR_FORMAT) st = smc_input_add_error(in, path, "%s: %s", name, why);
+    }
+    if (!text && at >= 0 && st == SMC_OK) st = metadata_unread(in, path, name, over);
+    free(text);
+    free(name);
     /* A version.py at the top of a package states the CUDA it was built with (torch does). */
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
         const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
