@@ -370,8 +370,8 @@ typedef struct smc_serving {
     char partial[256]; /* some containers run, some not */
     char none[256];    /* nothing runs (or only arch-specific code for other GPUs) */
     /* In wheel-variant terms (nvidia-variant-provider): the sm_arch values it can honestly claim
-     * ("75_real ... 120_virtual": a plain cubin, or PTX, of that architecture in every counted
-     * container of every main library), and the lowest CUDA a driver must support
+     * ("75_real ... 120_virtual": a plain cubin, or PTX, of that architecture in more than half
+     * of the counted containers of every main library), and the lowest CUDA a driver must support
      * (cuda_version_lower_bound: its CUDA major, by minor-version compatibility; 0 unknown). */
     char sm_arch[512];
     int cuda_lower_bound;

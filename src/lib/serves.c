@@ -58,7 +58,17 @@ static size_t lacking(const smc_library *lib, smc_image_kind kind, unsigned arch
     return miss;
 }
 
-/* The sm_arch values a library backs: each plain architecture every counted container has. */
+/* Whether a library backs a value: more than half of its counted containers carry that plain
+ * image (its architecture list, as the judge's main list; vendor libraries keep a few odd
+ * per-architecture modules). */
+static bool backs(const smc_library *lib, smc_image_kind kind, unsigned arch, size_t *miss,
+                  size_t *total)
+{
+    *miss = lacking(lib, kind, arch, total);
+    return *total && *miss * 2 < *total;
+}
+
+/* The sm_arch values a library backs. */
 static void sm_arch_of(const smc_library *lib, char *buf, size_t cap)
 {
     buf[0] = '\0';
@@ -83,8 +93,8 @@ static void sm_arch_of(const smc_library *lib, char *buf, size_t cap)
                     done[b] = x;
                 }
         for (size_t k = 0; k < nd; k++) {
-            size_t total;
-            if (lacking(lib, kind, done[k], &total) || !total) continue;
+            size_t miss, total;
+            if (!backs(lib, kind, done[k], &miss, &total)) continue;
             size_t len = strlen(buf);
             if (len + 20 < cap)
                 snprintf(buf + len, cap - len, "%s%u_%s", len ? " " : "", done[k],
@@ -199,8 +209,8 @@ smc_status smc_variant_unbacked(const smc_input *in, const smc_distribution *d, 
             if (!main_library(lib)) continue;
             const char *name = strchr(lib->path, '!') ? strchr(lib->path, '!') + 1 : lib->path;
             if (is_sm) {
-                size_t total, miss = lacking(lib, kind, arch, &total);
-                if (miss)
+                size_t total, miss;
+                if (!backs(lib, kind, arch, &miss, &total))
                     st = push_text(out, n,
                                    smc_asprintf("%s: not backed by %s: no %s_%u in %zu of its %zu "
                                                 "containers",
