@@ -44,5 +44,15 @@ run SMCHECK_LIBCUDA="$stub" STUB_INIT_ERROR=999
 check "other errors are named" has "cuInit failed with CUDA error 999 (CUDA_ERROR_UNKNOWN)"
 check "the driver version survives a failed cuInit" has "driver: supports CUDA 13.0"
 
+# smcheck advise with the local GPUs and driver (issue 12): a build must serve every GPU.
+builds=$(dirname "$0")/builds_fixture.tsv
+out=$(env SMCHECK_LIBCUDA="$stub" STUB_DRIVER_VERSION=12080 "STUB_DEVICES=NVIDIA GeForce RTX 5090|12.0|0" \
+    "$smcheck" advise --builds-table "$builds" 2>&1)
+check "advise, local GPU and driver: the driver is the local one" has "driver: CUDA 12.8 (the local driver)"
+check "advise, local GPU and driver: the build that runs there" has "install: torch 2.9.0 cu128"
+out=$(env SMCHECK_LIBCUDA="$stub" STUB_DRIVER_VERSION=13000 "STUB_DEVICES=Tesla V100-SXM2-16GB|7.0|0;NVIDIA GeForce RTX 5090|12.0|0" \
+    "$smcheck" advise --builds-table "$builds" 2>&1)
+check "advise, two local GPUs: a build for both" has "install: torch 2.9.0 cu128"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
