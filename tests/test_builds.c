@@ -269,6 +269,16 @@ static void test_sentences(void)
     free(s);
     j.status = SMC_STATUS_PARTIAL;
     CHECK(smc_next_step(&j, &t, 12040) == NULL);
+
+    /* The last driver branch of old architectures. */
+    CHECK(smc_last_driver_branch(37) == 470 && smc_last_driver_branch(61) == 580 &&
+          smc_last_driver_branch(70) == 580 && smc_last_driver_branch(75) == 0);
+    t = gpu(6, 1);
+    s = smc_driver_note(&t, 13010); /* a 590 driver */
+    CHECK(s && strcmp(s, "R580 is the last driver branch for compute capability 6.1: no R590 "
+                         "driver runs it") == 0);
+    free(s);
+    CHECK(smc_driver_note(&t, 13000) == NULL && smc_driver_note(&t, 0) == NULL);
 }
 
 int main(int argc, char **argv)

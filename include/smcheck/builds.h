@@ -110,6 +110,14 @@ smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advi
 smc_status smc_report_advice_json(FILE *out, const smc_builds *b, const smc_advice *a,
                                   const char *platform, const smc_report_options *opt);
 
+/* The last Linux driver branch that supports a GPU of compute capability cc (major*10+minor):
+ * 470 for Kepler, 580 for Maxwell, Pascal and Volta; 0 while current drivers still do. */
+int smc_last_driver_branch(unsigned cc);
+
+/* "R580 is the last driver branch for compute capability 6.1: no R590 driver runs it", when the
+ * driver (a CUDA version) is newer than the last branch for t; else NULL. New memory. */
+char *smc_driver_note(const smc_target *t, int driver_cuda);
+
 /* The oldest Linux driver that runs what CUDA version cuda built, by minor-version compatibility
  * (cuda-compat.md §5.2: 11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06), or that supports cuda
  * itself when exact (§5.1), into buf ("570.26"). NULL when the table does not know. */

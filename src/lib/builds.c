@@ -373,6 +373,16 @@ char *smc_distribution_next(const smc_distribution *d, const smc_rollup *r, size
     return NULL;
 }
 
+char *smc_driver_note(const smc_target *t, int driver_cuda)
+{
+    int last = smc_last_driver_branch(t->cc_major * 10 + t->cc_minor);
+    int branch = driver_cuda > 0 ? smc_driver_branch_for_cuda(driver_cuda) : 0;
+    if (!last || branch <= last) return NULL;
+    return smc_asprintf("R%d is the last driver branch for compute capability %u.%u: no R%d "
+                        "driver runs it",
+                        last, t->cc_major, t->cc_minor, branch);
+}
+
 void smc_advice_free(smc_advice *a)
 {
     if (!a) return;

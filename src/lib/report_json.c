@@ -562,6 +562,12 @@ smc_status smc_report_advice_json(FILE *out, const smc_builds *t, const smc_advi
     cJSON *root = root_json(&b, opt);
     if (!root) return SMC_ERR_NOMEM;
     add(&b, root, "platform", json_text(platform));
+    cJSON *notes = add(&b, root, "notes", cJSON_CreateArray());
+    for (size_t g = 0; notes && opt && g < opt->target_count; g++) {
+        char *note = smc_driver_note(&opt->targets[g], opt->driver_cuda);
+        if (note) add(&b, notes, NULL, json_text(note));
+        free(note);
+    }
     add(&b, root, "recommended",
         a->best != SMC_NONE ? advice_row_json(&b, t, a, a->best, opt) : cJSON_CreateNull());
     add(&b, root, "with_newer_driver",

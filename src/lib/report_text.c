@@ -776,6 +776,11 @@ smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advi
         }
         fputc('\n', out);
     }
+    for (size_t t = 0; t < opt->target_count; t++) { /* a driver the GPU cannot have */
+        char *note = smc_driver_note(&opt->targets[t], opt->driver_cuda);
+        if (note) fprintf(out, "note: %s\n", note);
+        free(note);
+    }
     bool jetson = false;
     for (size_t t = 0; t < opt->target_count; t++)
         jetson |= smc_gpu_arm_only(&opt->targets[t]) && opt->targets[t].cc_major < 10;

@@ -104,6 +104,15 @@ const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len)
     return NULL;
 }
 
+int smc_last_driver_branch(unsigned cc)
+{
+    /* cuda-compat.md §3.2 (weak: secondary reports of NVIDIA's notices): R470 was the last branch
+     * for Kepler, R580 is the last for Maxwell, Pascal and Volta (Xavier's 7.2 included). */
+    if (cc >= 30 && cc < 50) return 470;
+    if (cc >= 50 && cc < 75) return 580;
+    return 0;
+}
+
 int smc_driver_branch_for_cuda(int cuda)
 {
     unsigned short v = short_cuda(cuda);
