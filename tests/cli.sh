@@ -29,11 +29,14 @@ run() {
     err=$(cat "$tmp/err")
 }
 has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
+lacks() { ! has "$1" "$2"; }
+# all CONDITION...: each argument a shell condition, all must hold (check runs one command).
+all() { for c in "$@"; do eval "$c" || return 1; done; }
 lines() { printf '%s\n' "$1" | grep -c .; }
 
 run --help
 check "--help exits 0" [ "$status" -eq 0 ]
-for opt in --gpu --driver --fail-on --format --detail --verify --jobs --output --gpu-table --platform --builds-table --list --version --help; do
+for opt in --gpu --driver --fail-on --format --detail --verify --jobs --output --gpu-table --platform --builds-table --one-file-system --exclude --list --version --help; do
     check "--help lists $opt" has "$out" "$opt"
 done
 run --version
@@ -238,14 +241,50 @@ run advise
 check "advise without --gpu and without a local GPU is a usage error (64)" [ "$status" -eq 64 ]
 printf '2.8.0\tcu128\tlinux-x86_64\n' >"$tmp/bad_builds.tsv"
 run advise --gpu h100 --builds-table "$tmp/bad_builds.tsv"
-check "a bad builds table: exit 2, one line naming the file and the line" \
-    [ "$status" -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && has "$err" "$tmp/bad_builds.tsv: line 1: expected 10 tab-separated columns"
+check "a bad builds table: exit 2, one line naming the file and the line" all '[ "$status" -eq 2 ]' \
+    '[ "$(lines "$err")" -eq 1 ]' 'has "$err" "$tmp/bad_builds.tsv: line 1: expected 10 tab-separated columns"'
 run --gpu h100 --builds-table "$tmp/missing.tsv" "$fixtures/nvcc/multi.so"
-check "a missing builds table stops a judge run too (exit 2)" [ "$status" -eq 2 ] && has "$err" "missing.tsv: No such file"
+check "a missing builds table stops a judge run too (exit 2)" all '[ "$status" -eq 2 ]' 'has "$err" "missing.tsv: No such file"'
 run advise --gpu h100 --driver 12.4 --builds-table "$fixtures/../tests/builds_fixture.tsv"
 check "advise: the install line of the build that runs" has "$out" "pip install torch==3.0.0 --index-url https://download.pytorch.org/whl/cu126"
 run advise --gpu orin --builds-table "$fixtures/../tests/builds_fixture.tsv"
-check "advise: nothing runs: exit 1" [ "$status" -eq 1 ] && has "$out" "install: no build in the table runs"
+check "advise: nothing runs: exit 1" all '[ "$status" -eq 1 ]' 'has "$out" "install: no build in the table runs"'
+
+# Live roots (issue 13): a root filesystem is walked without proc, sys, dev and run, saying so;
+# --exclude by name and by path; --one-file-system where this machine has a mount point to see.
+mkdir -p "$tmp/root/etc" "$tmp/root/usr/lib" "$tmp/root/proc/1" "$tmp/root/sys" "$tmp/root/run" "$tmp/root/opt"
+cp "$fixtures/nvcc/multi.so" "$tmp/root/usr/lib/libx.so"
+cp "$fixtures/nvcc/multi.so" "$tmp/root/proc/1/maps"
+cp "$fixtures/nvcc/multi.so" "$tmp/root/run/liby.so"
+cp "$fixtures/nvcc/app" "$tmp/root/opt/app"
+cp "$fixtures/nvcc/app" "$tmp/root/usr/lib/app"
+run scan "$tmp/root"
+check "a root filesystem: proc and run are not walked" all '[ "$status" -eq 0 ]' 'lacks "$out" /proc/' \
+    'lacks "$out" /run/' 'has "$out" "$tmp/root/usr/lib/libx.so"'
+check "a root filesystem: a note says so" has "$out" "note: $tmp/root: a root filesystem: its proc, sys, dev and run are not walked"
+run scan --exclude app "$tmp/root"
+check "--exclude NAME leaves out every entry of that name" all 'lacks "$out" /app:' \
+    'has "$out" "note: $tmp/root: 2 paths left out (--exclude)"'
+run scan --exclude "$tmp/root/opt/*" --exclude '*.so' "$tmp/root"
+check "--exclude PATH-GLOB and a second --exclude" all 'lacks "$out" /opt/app' 'lacks "$out" libx.so' \
+    'has "$out" "$tmp/root/usr/lib/app:"'
+run scan "$tmp/root/usr"
+check "not a root filesystem: no such note" lacks "$out" "a root filesystem"
+other=""
+for d in /dev /sys/fs /run; do
+    [ -d "$d" ] || continue
+    dev=$(stat -c %d "$d")
+    for sub in "$d"/*/; do
+        [ -d "$sub" ] && [ ! -L "${sub%/}" ] && [ "$(stat -c %d "$sub")" != "$dev" ] && { other=$d; break; }
+    done
+    [ -n "$other" ] && break
+done
+if [ -n "$other" ]; then
+    run scan --one-file-system "$other"
+    check "--one-file-system: directories on other filesystems are not walked, and said" has "$out" "on other filesystems not walked (--one-file-system)"
+else
+    echo "skip   --one-file-system: no mount point under /dev, /sys/fs or /run here"
+fi
 
 # The README's usage block is --help, word for word.
 run --help

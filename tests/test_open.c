@@ -77,7 +77,9 @@ int main(int argc, char **argv)
     smc_item *items;
     size_t n;
     int root;
-    CHECK(smc_walk_dir(tree, &opt, &items, &n, &root) == SMC_OK && n == 2 && root >= 0);
+    smc_input *walked = smc_input_new(tree, SMC_INPUT_DIRECTORY);
+    CHECK(walked && smc_walk_dir(walked, tree, &opt, &items, &n, &root) == SMC_OK && n == 2 &&
+          root >= 0);
     const smc_item *a = item_named(items, n, "/a/lib.so"), *b = item_named(items, n, "/b.so");
     CHECK(a && b);
     if (!a || !b) return check_report();
@@ -114,6 +116,7 @@ int main(int argc, char **argv)
     CHECK(smc_scan_path(tree, &opt, &in) == SMC_OK && in && in->error_count == 0);
     smc_input_free(in);
     smc_items_free(items, n);
+    smc_input_free(walked);
     close(root);
 
     /* Paths of exactly 4,096 bytes (read by default) and of 5,000 (read with --max-path 8192),

@@ -322,6 +322,14 @@ typedef struct smc_options {
     const smc_target *targets;
     size_t target_count;
     int driver_cuda;
+    /* Walking directories: stay on the filesystem of the directory named (--one-file-system),
+     * and leave out what matches one of these fnmatch(3) patterns (--exclude): a pattern with a
+     * '/' is matched against the whole path as reported, one without against each name. A root
+     * filesystem (a directory with etc/, usr/ and proc/ or sys/) is walked without its proc,
+     * sys, dev and run. Each is said in a note of the input. */
+    bool one_file_system;
+    const char *const *excludes;
+    size_t exclude_count;
     /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;

@@ -48,6 +48,8 @@ enum {
     OPT_COLOR,
     OPT_PLATFORM,
     OPT_BUILDS_TABLE,
+    OPT_ONE_FILE_SYSTEM,
+    OPT_EXCLUDE,
     OPT_QUIET = 'q',
 };
 
@@ -89,6 +91,11 @@ static const option_row option_rows[] = {
     {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)"},
     {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)"},
     {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)"},
+    {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
+     "do not walk into directories on other filesystems than the one named"},
+    {"exclude", OPT_EXCLUDE, "GLOB",
+     "leave out paths that match GLOB (with a '/': the whole path, else a name); repeatable. A "
+     "root filesystem is walked without its proc, sys, dev and run"},
     {"color", OPT_COLOR, "WHEN",
      "statuses in colour: auto (default: when stdout is a terminal and NO_COLOR is unset), "
      "always, never"},
@@ -187,6 +194,7 @@ typedef struct config {
     const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table, *builds_table, *platform;
     smc_lib_status fail_on;
+    const char **excludes; /* --exclude, in argv's memory */
 } config;
 
 static int usage_error(const char *fmt, const char *what)
@@ -309,6 +317,18 @@ static int parse_args(int argc, char **argv, config *cfg)
         case OPT_QUIET:
             cfg->quiet = true;
             break;
+        case OPT_ONE_FILE_SYSTEM:
+            cfg->scan.one_file_system = true;
+            break;
+        case OPT_EXCLUDE: {
+            const char **grown =
+                realloc(cfg->excludes, (cfg->scan.exclude_count + 1) * sizeof *grown);
+            if (!grown) return usage_error("%s", "out of memory");
+            grown[cfg->scan.exclude_count++] = optarg;
+            cfg->excludes = grown;
+            cfg->scan.excludes = grown;
+            break;
+        }
         case OPT_OUTPUT:
             cfg->output = optarg;
             break;
@@ -339,6 +359,20 @@ static FILE *open_output(const config *cfg)
     if (!safe) fputs("smcheck: out of memory\n", diag);
     if (!safe && out != stdout) fclose(out);
     return safe;
+}
+
+/* What main keeps to its end, released at exit whichever way it returns. */
+static void *kept_to_exit;
+
+static void free_kept(void)
+{
+    free(kept_to_exit);
+}
+
+static void atexit_free(void *p)
+{
+    kept_to_exit = p;
+    if (p) atexit(free_kept);
 }
 
 static int close_output(FILE *out, smc_status st)
@@ -673,6 +707,7 @@ int main(int argc, char **argv)
     else if (argc > 1 && strcmp(argv[1], "advise") == 0)
         cfg.mode = MODE_ADVISE, first = 1;
     int stop = parse_args(argc - first, argv + first, &cfg);
+    atexit_free(cfg.excludes);
     if (stop >= 0) return stop;
     int npaths = argc - first - optind;
     char **paths = argv + first + optind;

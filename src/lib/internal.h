@@ -401,8 +401,8 @@ smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char 
 
 /* Lists the regular files under a directory, in name order; *root is the directory, held open
  * for the items to be opened from (the caller closes it), or -1. */
-smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n,
-                        int *root);
+smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt, smc_item **items,
+                        size_t *n, int *root);
 void smc_items_free(smc_item *items, size_t n);
 /* Opens rel under the directory root without following a symbolic link in any component, so
  * that nothing outside the tree is reached whatever changes meanwhile (openat2 with

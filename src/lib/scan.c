@@ -427,7 +427,7 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
     if (have && S_ISDIR(sb.st_mode)) {
         smc_item *found;
         size_t k, first = *n;
-        smc_status st = smc_walk_dir(path, opt, &found, &k, root);
+        smc_status st = smc_walk_dir(*in, path, opt, &found, &k, root);
         for (size_t i = 0; i < k && st == SMC_OK; i++) {
             found[i].input = input;
             st = add_item(*in, &found[i], false, opt, items, n);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
@@ -23,7 +24,41 @@ typedef struct list {
     size_t rel; /* the length of its path and a slash: where an item's relative path starts */
     uint64_t max_depth, max_path, max_files;
     bool full; /* max_files reached: the walk has stopped */
+    const smc_options *opt;
+    dev_t top_dev;    /* the filesystem of the directory named */
+    bool root_fs;     /* it is a root filesystem: its proc, sys, dev and run are left out */
+    size_t excluded;  /* paths --exclude left out */
+    size_t other_fs;  /* directories on other filesystems left out (--one-file-system) */
+    char *other_example;
 } list;
+
+/* Whether --exclude leaves out an entry: path as reported, name its last component. */
+static bool excluded(const smc_options *opt, const char *path, const char *name)
+{
+    for (size_t i = 0; opt && i < opt->exclude_count; i++) {
+        const char *pat = opt->excludes[i];
+        if (fnmatch(pat, strchr(pat, '/') ? path : name, 0) == 0) return true;
+    }
+    return false;
+}
+
+/* The pseudo and runtime filesystems of a root filesystem: not files to read. */
+static bool pseudo(const char *name)
+{
+    return strcmp(name, "proc") == 0 || strcmp(name, "sys") == 0 || strcmp(name, "dev") == 0 ||
+           strcmp(name, "run") == 0;
+}
+
+/* A root filesystem: etc/ and usr/, and proc/ or sys/. */
+static bool is_root_fs(int dfd)
+{
+    struct stat sb;
+    bool etc = fstatat(dfd, "etc", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode);
+    bool usr = fstatat(dfd, "usr", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode);
+    bool proc = fstatat(dfd, "proc", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode);
+    bool sys = fstatat(dfd, "sys", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode);
+    return etc && usr && (proc || sys);
+}
 
 /* Appends a file (sb its status) or an entry that could not be read (error); takes path. */
 static smc_status add_file(list *l, char *path, const char *error, const struct stat *sb);
@@ -97,10 +132,16 @@ static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
         free(msg);
     }
     for (size_t i = 0; i < n && st == SMC_OK && !l->full; i++) {
+        if (depth == 0 && l->root_fs && pseudo(names[i])) continue;
         char *child = smc_asprintf("%s/%s", path, names[i]);
         if (!child) {
             st = SMC_ERR_NOMEM;
             break;
+        }
+        if (excluded(l->opt, child, names[i])) {
+            l->excluded++;
+            free(child);
+            continue;
         }
         if (strlen(child) > l->max_path) {
             char *msg = smc_asprintf("a path longer than %llu bytes: not read (--max-path)",
@@ -121,6 +162,12 @@ static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
         struct stat sb;
         if (fstatat(dirfd(d), names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0) {
             st = add(l, child, strerror(errno));
+        } else if (S_ISDIR(sb.st_mode) && l->opt && l->opt->one_file_system &&
+                   sb.st_dev != l->top_dev) {
+            if (l->other_fs++ == 0)
+                l->other_example = child;
+            else
+                free(child);
         } else if (S_ISDIR(sb.st_mode)) {
             int fd = depth < l->max_depth ? openat(dirfd(d), names[i],
                                                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -146,13 +193,33 @@ static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
     return st;
 }
 
-smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **items, size_t *n,
-                        int *root)
+/* What the walk left out on purpose, as notes of the input. */
+static smc_status say_left_out(smc_input *in, const list *l, const char *path)
+{
+    smc_status st = SMC_OK;
+    if (l->root_fs)
+        st = smc_input_add_note(in, "%s: a root filesystem: its proc, sys, dev and run are not "
+                                    "walked",
+                                *path ? path : "/");
+    if (st == SMC_OK && l->excluded)
+        st = smc_input_add_note(in, "%s: %zu path%s left out (--exclude)", *path ? path : "/",
+                                l->excluded, l->excluded == 1 ? "" : "s");
+    if (st == SMC_OK && l->other_fs)
+        st = smc_input_add_note(in, "%s: %zu director%s on other filesystems not walked "
+                                    "(--one-file-system), %s the first",
+                                *path ? path : "/", l->other_fs, l->other_fs == 1 ? "y" : "ies",
+                                l->other_example);
+    return st;
+}
+
+smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt, smc_item **items,
+                        size_t *n, int *root)
 {
     list l = {.max_depth = smc_limit(opt ? opt->max_depth : 0, 256),
               .max_path = smc_limit(opt ? opt->max_path : 0, 4096),
               .max_files = smc_limit(opt ? opt->max_files : 0, 10000000),
-              .root = -1};
+              .root = -1,
+              .opt = opt};
     *items = NULL;
     *n = 0;
     *root = -1;
@@ -173,9 +240,14 @@ smc_status smc_walk_dir(const char *path, const smc_options *opt, smc_item **ite
     } else {
         l.root = *root = top;
         l.rel = len + 1;
+        struct stat sb;
+        if (fstat(fd, &sb) == 0) l.top_dev = sb.st_dev;
+        l.root_fs = is_root_fs(fd);
         st = walk(&l, fd, base, 0);
+        if (st == SMC_OK) st = say_left_out(in, &l, base);
     }
     free(base);
+    free(l.other_example);
     if (st != SMC_OK) {
         smc_items_free(l.items, l.n);
         if (*root >= 0) close(*root);
