@@ -216,7 +216,8 @@ def make_wheels(out, emit):
 
     p = os.path.join(out, "demo_win-1.0-cp312-cp312-win_amd64.whl")
     wheel(p, "demo-win", "1.0", "cp312-cp312-win_amd64",
-          {"demo_win/__init__.py": b"", "demo_win/kern.dll": fake_pe_dll()})
+          {"demo_win/__init__.py": b"", "demo_win/kern.dll": fake_pe_dll(),
+           "demo_win/kern_cuda.dll": fixture("gen/pe_cuda12.dll")})
     emit(p)
 
     p = os.path.join(out, "nodevice-2.0-py3-none-any.whl")

@@ -74,9 +74,9 @@ int main(int argc, char **argv)
     make_tree(outside, "OUTSIDE");
 
     smc_options opt = {0};
-    smc_item *items;
-    size_t n;
-    int root;
+    smc_item *items = NULL;
+    size_t n = 0;
+    int root = -1;
     smc_input *walked = smc_input_new(tree, SMC_INPUT_DIRECTORY);
     CHECK(walked && smc_walk_dir(walked, tree, &opt, &items, &n, &root) == SMC_OK && n == 2 &&
           root >= 0);

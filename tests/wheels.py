@@ -4,7 +4,7 @@ each must give is in fixtures/wheels.md).
 
 Usage: wheels.py SMCHECK FIXTURES_DIR
 Checks: a wheel's inventory equals that of its files unpacked; the wheel's facts (name, version,
-local version, platform, CUDA runtime and where it says so); a note for PE files; each broken wheel
+local version, platform, CUDA runtime and where it says so); Windows DLLs; each broken wheel
 gives its one-line error and still reports its good member; environments attribute each library to
 its distribution (dist-info RECORD, egg-info, conda-meta) or list it unowned, and a distribution's
 status is the worst of its libraries. Prints "N passed, M failed".
@@ -103,8 +103,13 @@ def wheels(out):
         print("skip   a large streamed member (no CUDA toolkit here)")
 
     rc, inp, _ = scan_json("demo_win-1.0-cp312-cp312-win_amd64.whl", cwd=out)
-    check(rc == 0 and any("kern.dll: a PE file (Windows), not scanned" in n for n in inp["notes"]),
-          "Windows wheel: a note that its DLL was not scanned, exit 0")
+    libs = {l["path"].split("!")[1]: l for l in inp["libraries"]}
+    check(rc == 0 and sorted(libs) == ["demo_win/kern_cuda.dll"] and
+          libs["demo_win/kern_cuda.dll"]["cudart"] == 12 and
+          libs["demo_win/kern_cuda.dll"]["images"] == {"sm_75": 1, "sm_80": 2, "sm_90": 1,
+                                                       "compute_90": 1},
+          "Windows wheel: its DLLs are read (PE): device code, and cudart64_12.dll imported; a "
+          "DLL without device code is no library (exit 0)")
     dist = inp["distributions"][0]
     check(dist["platform"] == "win_amd64", "Windows wheel: platform win_amd64")
 

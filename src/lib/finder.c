@@ -121,7 +121,7 @@ typedef struct cudart_seen {
     unsigned major;
 } cudart_seen;
 
-enum kind { K_UNKNOWN, K_NONE, K_ELF, K_CUBIN, K_RAW, K_AR };
+enum kind { K_UNKNOWN, K_NONE, K_ELF, K_CUBIN, K_RAW, K_AR, K_PE };
 
 /* One window: every entry header read, once, whatever container asked. Container headers nest
  * and their entry walks merge (a hostile file makes thousands of candidates that all walk one
@@ -191,6 +191,11 @@ struct smc_finder {
     capture needed; /* the DT_NEEDED strings, when a stream saw too many to remember */
     bool dyn_known;
 
+    /* PE layout (a Windows DLL): its headers; the import descriptors go to `dynamic` */
+    smc_pe pe;
+    int pe_ok;          /* smc_pe_parse's answer */
+    char pe_error[96];
+
     /* containers */
     hit *hits;
     size_t hit_count;
@@ -250,7 +255,8 @@ static void spill(smc_finder *f)
 bool smc_finder_signature(const uint8_t *p, uint64_t n)
 {
     return (n >= 4 && memcmp(p, "\177ELF", 4) == 0) ||
-           (n >= 8 && memcmp(p, "!<arch>\n", 8) == 0) || smc_fatbin_at(p, n, 0);
+           (n >= 8 && memcmp(p, "!<arch>\n", 8) == 0) || smc_fatbin_at(p, n, 0) ||
+           smc_pe_at(p, (size_t)(n < HEAD_KEEP ? n : HEAD_KEEP));
 }
 
 smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
@@ -297,6 +303,7 @@ static void capture_clear(capture *c)
 
 void smc_finder_free(smc_finder *f)
 {
+    if (f) smc_pe_free(&f->pe);
     if (!f) return;
     for (size_t i = 0; i < f->hit_count; i++)
         hit_clear(&f->hits[i]);
@@ -1085,14 +1092,14 @@ static uint64_t prev_nonzero(const smc_finder *f, const uint8_t *win, uint64_t a
 static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t n);
 static void names_seen_at(smc_finder *f, uint64_t at, const uint8_t *win, size_t n);
 
-enum { NEEDLE_CUDART, NEEDLE_NAMES };
+enum { NEEDLE_CUDART, NEEDLE_NAMES, NEEDLE_CUDART_DLL };
 
 static bool on_header(void *ctx, size_t i, int which)
 {
     window_ctx *w = ctx;
     smc_finder *f = w->f;
     uint64_t off = w->base + i;
-    if (which == NEEDLE_CUDART) {
+    if (which == NEEDLE_CUDART || which == NEEDLE_CUDART_DLL) {
         cudart_seen_at(f, off, w->buf + i, w->len - i);
         return !f->failed;
     }
@@ -1128,6 +1135,16 @@ static bool on_header(void *ctx, size_t i, int which)
  * NUL or a dot), or 0. */
 static unsigned cudart_major(const uint8_t *p, size_t n)
 {
+    static const char dll[] = "cudart64_";
+    const size_t d = sizeof dll - 1;
+    if (n >= d + 6 && memcmp(p, dll, d) == 0) { /* a DLL import: cudart64_12.dll, _110.dll */
+        unsigned v = 0;
+        size_t i = d;
+        while (i < n && p[i] >= '0' && p[i] <= '9' && v < 1000)
+            v = v * 10 + (unsigned)(p[i++] - '0');
+        if (i == d || n - i < 5 || memcmp(p + i, ".dll", 4) != 0 || p[i + 4] != 0) return 0;
+        return v >= 50 ? v / 10 : v; /* 110 is 11.0, 92 is 9.2, 12 is 12 */
+    }
     static const char key[] = "libcudart.so.";
     const size_t k = sizeof key - 1;
     if (n < k + 2 || memcmp(p, key, k) != 0) return 0;
@@ -1233,13 +1250,14 @@ static void stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t
     memcpy(seam, f->tail, f->tail_len);
     memcpy(seam + f->tail_len, p, lead);
     static const smc_needle needles[] = {{(const uint8_t *)"libcudart.so.", 13},
-                                         {(const uint8_t *)".shstrtab", 10}};
+                                         {(const uint8_t *)".shstrtab", 10},
+                                         {(const uint8_t *)"cudart64_", 9}};
     window_ctx ws = {f, base - f->tail_len, seam, f->tail_len + lead, p, n, true};
     window_ctx w = {f, base, p, n, p, n, false};
     for (size_t i = 0; i < f->guess_count; i++)
         keep(f, &f->guesses[i], base, p, n);
-    smc_fatbin_scan(seam, ws.len, needles, 2, on_header, &ws);
-    smc_fatbin_scan(p, n, needles, 2, on_header, &w);
+    smc_fatbin_scan(seam, ws.len, needles, 3, on_header, &ws);
+    smc_fatbin_scan(p, n, needles, 3, on_header, &w);
     watch_ends(f, base, p, n);
     /* The back buffer: the last BACK bytes before the next window. */
     if (n >= BACK) {
@@ -1421,6 +1439,13 @@ static void decide_kind(smc_finder *f)
         f->elf_ok = true;
     } else if (n >= 4 && memcmp(h, "\177ELF", 4) == 0) {
         f->kind = K_ELF; /* too short for its header: reported at the end */
+    } else if (smc_pe_at(h, n)) {
+        f->kind = K_PE;
+        f->pe_ok = smc_pe_parse(h, n, &f->pe, f->pe_error, sizeof f->pe_error);
+        if (f->pe_ok == -2) nomem(f);
+        if (f->pe_ok == 1 && f->pe.import_offset != SMC_PE_NOWHERE)
+            want(f, &f->dynamic, f->pe.import_offset,
+                 f->pe.import_size < DYNAMIC_MAX ? f->pe.import_size : DYNAMIC_MAX);
     } else {
         f->kind = K_NONE;
     }
@@ -1474,7 +1499,7 @@ static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
         }
         memcpy(f->file.bytes + base, p, n);
         f->file.have = base + n;
-    } else if (f->kind == K_ELF || f->kind == K_RAW) {
+    } else if (f->kind == K_ELF || f->kind == K_RAW || f->kind == K_PE) {
         keep(f, &f->phdrs, base, p, n);
         if (!f->dyn_known && captured(&f->phdrs)) want_dynamic(f);
         keep(f, &f->dynamic, base, p, n);
@@ -1935,6 +1960,47 @@ static unsigned needed_cudart(smc_finder *f, bool *unknown)
     return major;
 }
 
+/* With the sections known (sorted by offset): the fatbin ones walked, the rest of the file
+ * searched, the containers built. st: what reading the sections came to so far. */
+static smc_status resolve_sections(smc_finder *f, smc_library *lib, smc_section *secs,
+                                   size_t nsecs, smc_status st)
+{
+    /* Sections that run past the end: a fatbin one is reported; what is there is searched. */
+    for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
+        smc_section *s = &secs[i];
+        if (smc_in_range(f->len, s->offset, s->size)) continue;
+        if (s->fatbin)
+            st = finding(lib, s->offset,
+                         "section %s (offset 0x%llx, %llu bytes) runs past the end of the file "
+                         "(%llu bytes)",
+                         s->name, (unsigned long long)s->offset, (unsigned long long)s->size,
+                         (unsigned long long)f->len);
+        s->fatbin = false;
+        s->size = s->offset < f->len ? f->len - s->offset : 0;
+    }
+    rules r = {.f = f, .lib = lib, .secs = secs, .nsecs = nsecs};
+    for (size_t i = 1; i < nsecs; i++)
+        r.overlapping |= secs[i].offset - secs[i - 1].offset < secs[i - 1].size;
+    if (r.overlapping && st == SMC_OK && !(r.reach = malloc(nsecs * sizeof *r.reach)))
+        st = SMC_ERR_NOMEM;
+    for (size_t i = 0; r.reach && i < nsecs; i++) {
+        uint64_t end = secs[i].offset + secs[i].size; /* sizes were cut to the file */
+        r.reach[i] = i && r.reach[i - 1] > end ? r.reach[i - 1] : end;
+    }
+    uint64_t covered = 0;
+    for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
+        if (!secs[i].fatbin || secs[i].offset < covered) continue;
+        st = search(&r, covered, secs[i].offset);
+        if (st == SMC_OK) st = walk(&r, secs[i].offset, secs[i].offset + secs[i].size, secs[i].name);
+        covered = secs[i].offset + secs[i].size;
+    }
+    if (st == SMC_OK) st = search(&r, covered, f->len);
+    if (st == SMC_OK) st = f->failed ? f->failed : build(&r);
+    free(r.taken);
+    free(r.reach);
+    return st;
+}
+
 /* An ELF file: the section table, then the fatbin sections walked and the rest searched. */
 static smc_status resolve_elf(smc_finder *f, smc_library *lib)
 {
@@ -1975,49 +2041,84 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
                      (unsigned long long)((e->shnum ? e->shnum : 1u) * (uint64_t)e->shentsize),
                      (unsigned long long)f->len);
     }
-    /* Sections that run past the end: a fatbin one is reported; what is there is searched. */
-    for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
-        smc_section *s = &secs[i];
-        if (smc_in_range(f->len, s->offset, s->size)) continue;
-        if (s->fatbin)
-            st = finding(lib, s->offset,
-                         "section %s (offset 0x%llx, %llu bytes) runs past the end of the file "
-                         "(%llu bytes)",
-                         s->name, (unsigned long long)s->offset, (unsigned long long)s->size,
-                         (unsigned long long)f->len);
-        s->fatbin = false;
-        s->size = s->offset < f->len ? f->len - s->offset : 0;
-    }
-    rules r = {.f = f, .lib = lib, .secs = secs, .nsecs = nsecs};
-    for (size_t i = 1; i < nsecs; i++)
-        r.overlapping |= secs[i].offset - secs[i - 1].offset < secs[i - 1].size;
-    if (r.overlapping && st == SMC_OK && !(r.reach = malloc(nsecs * sizeof *r.reach)))
-        st = SMC_ERR_NOMEM;
-    for (size_t i = 0; r.reach && i < nsecs; i++) {
-        uint64_t end = secs[i].offset + secs[i].size; /* sizes were cut to the file */
-        r.reach[i] = i && r.reach[i - 1] > end ? r.reach[i - 1] : end;
-    }
-    uint64_t covered = 0;
-    for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
-        if (!secs[i].fatbin || secs[i].offset < covered) continue;
-        st = search(&r, covered, secs[i].offset);
-        if (st == SMC_OK) st = walk(&r, secs[i].offset, secs[i].offset + secs[i].size, secs[i].name);
-        covered = secs[i].offset + secs[i].size;
-    }
-    if (st == SMC_OK) st = search(&r, covered, f->len);
-    if (st == SMC_OK) st = f->failed ? f->failed : build(&r);
+    st = resolve_sections(f, lib, secs, nsecs, st);
     if (st == SMC_OK && lib->container_count) {
         bool unknown;
         lib->cudart_major = needed_cudart(f, &unknown);
-        if (f->kind == K_ELF && f->elf_ok) lib->machine = f->eh.machine;
+        if (f->elf_ok) lib->machine = f->eh.machine;
         if (unknown)
             st = finding(lib, SMC_NO_OFFSET,
                          "more than %u libcudart strings went by: the runtime it needs was not "
                          "read",
                          CUDART_MAX);
     }
-    free(r.taken);
-    free(r.reach);
+    smc_sections_free(secs, nsecs);
+    return st;
+}
+
+/* The CUDA runtime a DLL imports (cudart64_12.dll): the import descriptors' names, each read
+ * where its RVA lies in the file (a stream: among the cudart64_ strings that went by). */
+static unsigned imported_cudart(smc_finder *f)
+{
+    const uint8_t *d = NULL;
+    uint64_t dlen = 0, at = f->pe.import_offset;
+    if (f->whole && at != SMC_PE_NOWHERE && at < f->len) {
+        d = f->window + at;
+        dlen = f->len - at < f->pe.import_size ? f->len - at : f->pe.import_size;
+    } else if (!f->whole && captured(&f->dynamic)) {
+        d = f->dynamic.bytes;
+        dlen = f->dynamic.len;
+    }
+    unsigned major = 0;
+    static const uint8_t zero[20];
+    for (uint64_t i = 0; d && (i + 1) * 20 <= dlen && i < NEEDED_MAX; i++) {
+        const uint8_t *desc = d + i * 20;
+        if (memcmp(desc, zero, 20) == 0) break; /* the terminating descriptor */
+        uint64_t name = smc_pe_offset(&f->pe, smc_le32(desc + 12));
+        if (name == SMC_PE_NOWHERE || name >= f->len) continue;
+        unsigned m = 0;
+        if (f->whole)
+            m = cudart_major(f->window + name, (size_t)(f->len - name < 64 ? f->len - name : 64));
+        for (size_t k = 0; !f->whole && k < f->cudart_count; k++)
+            if (f->cudart[k].offset == name) m = f->cudart[k].major;
+        if (m > major) major = m;
+    }
+    return major;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const smc_section *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* A PE image (Windows DLL): its sections from the headers, .nv_fatb walked, the rest searched;
+ * broken headers are a finding, and then the whole file is searched. */
+static smc_status resolve_pe(smc_finder *f, smc_library *lib)
+{
+    smc_status st = SMC_OK;
+    smc_section *secs = NULL;
+    size_t nsecs = 0;
+    if (f->pe_ok != 1) {
+        st = finding(lib, 0, "%s: its sections were not read; the whole file is searched",
+                     f->pe_error[0] ? f->pe_error : "PE headers not read");
+    } else if (f->pe.section_count) {
+        nsecs = f->pe.section_count;
+        if (!(secs = calloc(nsecs, sizeof *secs))) return SMC_ERR_NOMEM;
+        for (size_t i = 0; i < nsecs; i++) {
+            secs[i] = f->pe.sections[i];
+            if (!(secs[i].name = smc_strdup(f->pe.sections[i].name))) {
+                smc_sections_free(secs, i);
+                return SMC_ERR_NOMEM;
+            }
+        }
+        qsort(secs, nsecs, sizeof *secs, by_offset);
+    }
+    st = resolve_sections(f, lib, secs, nsecs, st);
+    if (st == SMC_OK && lib->container_count && f->pe_ok == 1) {
+        lib->cudart_major = imported_cudart(f);
+        lib->machine = f->pe.machine == 0x8664 ? 62 : f->pe.machine == 0xAA64 ? 183 : 0;
+    }
     smc_sections_free(secs, nsecs);
     return st;
 }
@@ -2194,6 +2295,9 @@ smc_status smc_finder_finish(smc_finder *f, smc_input *in)
         break;
     case K_RAW:
         st = resolve_raw(f, lib);
+        break;
+    case K_PE:
+        st = resolve_pe(f, lib);
         break;
     case K_CUBIN:
         st = resolve_cubin(f, lib);

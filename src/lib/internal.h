@@ -180,6 +180,32 @@ typedef struct smc_section {
     bool fatbin; /* .nv_fatbin or __nv_relfatbin */
 } smc_section;
 
+/* pe.c: a PE/COFF image's headers (Windows DLLs), read from its first bytes. ------------------ */
+
+#define SMC_PE_NOWHERE UINT64_MAX
+
+typedef struct smc_pe_map {
+    uint32_t va, vsize, raw, rawsize; /* a section's address and size in memory and in the file */
+} smc_pe_map;
+
+typedef struct smc_pe {
+    uint16_t machine;       /* COFF machine: 0x8664 x86-64, 0xAA64 ARM64 */
+    smc_section *sections;  /* file ranges (PointerToRawData, SizeOfRawData); .nv_fatb: fatbin */
+    smc_pe_map *map;
+    size_t section_count;
+    uint64_t import_offset; /* the import descriptors' file offset, SMC_PE_NOWHERE when none */
+    uint64_t import_size;
+} smc_pe;
+
+/* "MZ" and "PE\0\0" where e_lfanew says, within the n bytes. */
+bool smc_pe_at(const uint8_t *p, size_t n);
+/* 1 and *out (free with smc_pe_free) for a PE image whose headers lie in p[0..n); 0 when it is
+ * not one; -1 when it is, but broken (err says how: "PE: ..."); -2 out of memory. */
+int smc_pe_parse(const uint8_t *p, size_t n, smc_pe *out, char *err, size_t errlen);
+/* The file offset of an RVA, SMC_PE_NOWHERE when no section holds it in the file. */
+uint64_t smc_pe_offset(const smc_pe *pe, uint32_t rva);
+void smc_pe_free(smc_pe *pe);
+
 /* The host ELF header fields the finder needs, in the file's byte order and class. */
 typedef struct smc_elf_header {
     bool is64, big;

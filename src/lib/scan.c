@@ -112,7 +112,7 @@ smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_option
     if (fstat(fd, &sb) != 0) return smc_input_add_error(in, path, "%s", strerror(errno));
     if (!S_ISREG(sb.st_mode)) return smc_input_add_error(in, path, "not a regular file");
     in->files++;
-    uint8_t head[8];
+    uint8_t head[4096]; /* a PE's signature lies where its DOS header says, usually near 0x80 */
     ssize_t got = pread(fd, head, sizeof head, 0);
     if (got < 0) return smc_input_add_error(in, path, "%s", strerror(errno));
     if (!smc_finder_signature(head, (uint64_t)got)) return SMC_OK;

@@ -499,12 +499,6 @@ void smc_zipcache_close(smc_zipcache *zc)
 }
 
 /* "MZ" with a "PE\0\0" header where e_lfanew says: a Windows DLL or executable. */
-static bool pe_at(const uint8_t *p, size_t n)
-{
-    if (n < 0x40 || p[0] != 'M' || p[1] != 'Z') return false;
-    uint32_t at = smc_le32(p + 0x3c);
-    return smc_in_range(n, at, 4) && memcmp(p + at, "PE\0\0", 4) == 0;
-}
 
 /* Inflates the member into the finder: at most member_max bytes (its limit), and the input's cap; the first
  * got bytes are in buf already. *total counts what came out; *stopped says a cap was reached. */
@@ -655,8 +649,6 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     size_t before = part->library_count;
     uint64_t total = got;
     bool scan = smc_finder_signature(head, got);
-    if (!scan && pe_at(head, got))
-        st = smc_input_add_note(part, "%s: a PE file (Windows), not scanned", name);
     /* This thread's share of what the buffers may take (the more threads, the smaller): members
      * up to it are read whole, as one window; larger ones stream through it. */
     size_t cap = tk && tk->buffer < SMALL_MEMBER ? tk->buffer : SMALL_MEMBER;

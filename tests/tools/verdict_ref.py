@@ -398,6 +398,64 @@ def scan_elf(buf, base, size, path, do_search):
     return lib
 
 
+def scan_pe(buf, size, path, do_search):
+    """A PE/COFF image (Windows DLL), read on its own terms: the section table after the optional
+    header, .nv_fatb walked, the rest searched; the import descriptors' DLL names as `needed`."""
+    lib = Library(path, buf)
+    lfanew = struct.unpack_from("<I", buf, 0x3C)[0]
+    if buf[lfanew:lfanew + 4] != b"PE\0\0":
+        raise ParseError("no PE signature")
+    nsec, = struct.unpack_from("<H", buf, lfanew + 6)
+    optsize, = struct.unpack_from("<H", buf, lfanew + 20)
+    opt = lfanew + 24
+    magic, = struct.unpack_from("<H", buf, opt)
+    dirs = opt + (112 if magic == 0x20B else 96)
+    secs = []
+    if nsec <= 96:
+        for i in range(nsec):
+            h = opt + optsize + 40 * i
+            name = bytes(buf[h:h + 8]).rstrip(b"\0").decode("ascii", "replace")
+            if name == "__nv_rel":  # an image's 8 bytes of nvcc's __nv_relfatbin
+                name = "__nv_relfatbin"
+            vsize, va, rawsize, raw = struct.unpack_from("<IIII", buf, h + 8)
+            secs.append((name, va, vsize, raw, rawsize))
+    filesecs = []
+    for name, _va, _vs, raw, rawsize in secs:
+        if rawsize and raw + rawsize <= size:
+            filesecs.append((raw, raw + rawsize, name))
+            if name in (".nv_fatb", "__nv_relfatbin"):
+                walk(lib, raw, raw + rawsize, name)
+    filesecs.sort()
+
+    def section_of(off):
+        for s, e, n in filesecs:
+            if s <= off < e:
+                return n
+        return "<no section>"
+
+    if do_search:
+        search(lib, 0, size, section_of)
+
+    def file_offset(rva):
+        for _n, va, vsize, raw, rawsize in secs:
+            span = min(vsize, rawsize) if vsize else rawsize
+            if va <= rva < va + span:
+                return raw + rva - va
+        return None
+
+    if secs and struct.unpack_from("<I", buf, opt + (108 if magic == 0x20B else 92))[0] >= 2:
+        rva, isize = struct.unpack_from("<II", buf, dirs + 8)
+        at = file_offset(rva) if rva and isize else None
+        while at is not None and at + 20 <= size and bytes(buf[at:at + 20]) != b"\0" * 20:
+            name_at = file_offset(struct.unpack_from("<I", buf, at + 12)[0])
+            if name_at is not None and name_at < size:
+                end = buf.find(b"\0", name_at, min(size, name_at + 256))
+                if end > name_at:
+                    lib.needed.append(bytes(buf[name_at:end]).decode("ascii", "replace"))
+            at += 20
+    return lib
+
+
 def scan_raw(buf, size, path, do_search):
     lib = Library(path, buf)
     walk(lib, 0, size, "<raw>")
@@ -721,6 +779,10 @@ def built_too_new(lib, driver):
         m = re.match(r"^libcudart\.so\.(\d+)", n)
         if m:
             built = max(built, int(m.group(1)))
+        m = re.match(r"^cudart64_(\d+)\.dll$", n)  # 12 is CUDA 12, 110 is 11.0, 92 is 9.2
+        if m:
+            v = int(m.group(1))
+            built = max(built, v // 10 if v >= 50 else v)
     if built <= driver[0] and driver < (13, 0):  # only the notes can say more
         cubin_release(lib, entries)
         for en in entries:
@@ -803,6 +865,10 @@ def scan_file(path, do_search, handle):
                         handle(whole)
                 elif head[:4] == FATBIN_MAGIC:
                     lib = scan_raw(buf, size, path, do_search)
+                    if lib.containers:
+                        handle(lib)
+                elif head[:2] == b"MZ" and size >= 0x40:
+                    lib = scan_pe(buf, size, path, do_search)
                     if lib.containers:
                         handle(lib)
             except (ParseError, fatbin_ref.ParseError, struct.error) as ex:
