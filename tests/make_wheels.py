@@ -9,6 +9,7 @@ Unix mode 0644, deflate level 6. OUTDIR is removed first (after making any mode-
 by a previous run removable again). One line per output on stdout.
 """
 import base64
+import bz2
 import hashlib
 import json
 import os
@@ -538,6 +539,98 @@ def remove_tree(path):
         os.unlink(path)
 
 
+def _tar(files, links=(), mode="w"):
+    """A tar archive (bytes) of files {name: bytes} in name order, plus (name, target) symlinks;
+    fixed owners and times, so the bytes are the same on every run."""
+    import io
+    import tarfile
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode, format=tarfile.PAX_FORMAT) as tf:
+        for name, data in sorted(files.items()):
+            ti = tarfile.TarInfo(name)
+            ti.size, ti.mtime, ti.mode = len(data), 0, 0o644
+            tf.addfile(ti, io.BytesIO(data))
+        for name, target in links:
+            ti = tarfile.TarInfo(name)
+            ti.type, ti.linkname, ti.mtime = tarfile.SYMTYPE, target, 0
+            tf.addfile(ti)
+    return buf.getvalue()
+
+
+def _zstd(data):
+    """One zstd frame of raw and RLE blocks, by the fixtures' own encoder (fixtures/gen.py)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("smcheck_fixtures_gen", os.path.join(FIX, "gen.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen.zstd_frame(data)
+
+
+def conda_files(name, version, build, libs, depends, unlisted=()):
+    """A conda package's files: info/index.json, info/paths.json (listing libs, not unlisted)."""
+    index = {"name": name, "version": version, "build": build, "build_number": 0,
+             "subdir": "linux-64", "depends": list(depends)}
+    paths = {"paths_version": 1, "paths": [
+        {"_path": p, "path_type": "hardlink", "sha256": hashlib.sha256(d).hexdigest(),
+         "size_in_bytes": len(d)} for p, d in sorted(libs.items())]}
+    info = {"info/index.json": json.dumps(index, indent=2).encode(),
+            "info/paths.json": json.dumps(paths, indent=2).encode()}
+    pkg = dict(libs)
+    pkg.update(unlisted)
+    return info, pkg
+
+
+def make_conda(out, emit):
+    """conda packages (issue 13): demo-cuda 1.0 as .tar.bz2 and as .conda, with the same files
+    (gen/cuda128.so as lib/libdemo.so, which paths.json lists; nvcc/multi.so as lib/libextra.so,
+    which it does not; a symlink lib/libdemo.so.1); the same files unpacked (conda_unpacked/);
+    and hostile ones: member names that leave the root, a bz2 bomb, a truncated package."""
+    info, pkg = conda_files("demo-cuda", "1.0", "cuda128_0", {"lib/libdemo.so": fixture("gen/cuda128.so")},
+                            ["cuda-version >=12.8,<13", "libgcc >=13"],
+                            {"lib/libextra.so": fixture("nvcc/multi.so")})
+    link = [("lib/libdemo.so.1", "libdemo.so")]
+    both = dict(info)
+    both.update(pkg)
+    p = os.path.join(out, "demo-cuda-1.0-cuda128_0.tar.bz2")
+    with open(p, "wb") as f:
+        f.write(bz2.compress(_tar(both, link), 9))
+    emit(p)
+    members = [Member("metadata.json", b'{"conda_pkg_format_version": 2}', method=STORED),
+               Member("info-demo-cuda-1.0-cuda128_0.tar.zst", _zstd(_tar(info)), method=STORED),
+               Member("pkg-demo-cuda-1.0-cuda128_0.tar.zst", _zstd(_tar(pkg, link)), method=STORED)]
+    p = os.path.join(out, "demo-cuda-1.0-cuda128_0.conda")
+    write_zip(p, members, sort=False)
+    emit(p)
+    root = os.path.join(out, "conda_unpacked")
+    for name, data in both.items():
+        put(os.path.join(root, name), data)
+    emit(root)
+    hostile = dict(both)
+    hostile.update({"../escape.so": fixture("gen/cuda128.so"), "/etc/abs.so": fixture("gen/cuda128.so")})
+    p = os.path.join(out, "escape-1.0-0.tar.bz2")
+    with open(p, "wb") as f:
+        f.write(bz2.compress(_tar(hostile), 9))
+    emit(p)
+    bomb = dict(info)
+    bomb["lib/libbomb.so"] = b"\x7fELF" + b"\0" * (200 << 20)
+    p = os.path.join(out, "bomb-1.0-0.tar.bz2")
+    with open(p, "wb") as f:
+        f.write(bz2.compress(_tar(bomb), 9))
+    emit(p)
+    big = dict(info)  # a member over what is copied to memory: streamed from a temporary file
+    big["lib/libbig.so"] = fixture("gen/cuda128.so") + b"\0" * (17 << 20)
+    p = os.path.join(out, "big-1.0-0.tar.bz2")
+    with open(p, "wb") as f:
+        f.write(bz2.compress(_tar(big), 9))
+    emit(p)
+    put(os.path.join(out, "conda_big", "lib", "libbig.so"), big["lib/libbig.so"])
+    whole = bz2.compress(_tar(both, link), 9)
+    p = os.path.join(out, "cut-1.0-0.tar.bz2")
+    with open(p, "wb") as f:
+        f.write(whole[:len(whole) // 2])
+    emit(p)
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: make_wheels.py OUTDIR\n")
@@ -554,6 +647,7 @@ def main(argv):
     make_wheels(out, emit)
     make_rollup_wheels(out, emit)
     make_envs(out, emit)
+    make_conda(out, emit)
     return 0
 
 

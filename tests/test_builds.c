@@ -250,6 +250,8 @@ static void test_sentences(void)
     CHECK(strcmp(smc_platform_name("manylinux_2_28_aarch64"), "linux-aarch64") == 0);
     CHECK(strcmp(smc_platform_name("linux_x86_64"), "linux-x86_64") == 0);
     CHECK(strcmp(smc_platform_name("win_amd64"), "windows-amd64") == 0);
+    CHECK(strcmp(smc_platform_name("linux-64"), "linux-x86_64") == 0 &&
+          strcmp(smc_platform_name("win-64"), "windows-amd64") == 0);
     CHECK(smc_platform_name("macosx_11_0_arm64") == NULL && smc_platform_name("any") == NULL);
 
     smc_target t = gpu(12, 0);

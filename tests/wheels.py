@@ -374,6 +374,44 @@ def rollups(out):
     check(rc == 2 and err.count("\n") == 1 and
           "badvariant-1.0.dist-info/variant.json: not JSON" in err and "_C.so" in out_,
           "a variant.json that is not JSON: one line naming it, the wheel still scanned (%r)" % err)
+    # Issue 13: conda packages, .tar.bz2 and .conda, read in place, equal to the files unpacked.
+    def libs_of(path):
+        rc, inp, err = scan_json(path)
+        return rc, inp, err, {l["path"].split("!")[-1] if "!" in l["path"]
+                              else os.path.relpath(l["path"], path):
+                              (l["containers"], l["images"], l["token_sets"], l["findings"])
+                              for l in inp["libraries"]}
+    rc1, inp1, err1, bz = libs_of(os.path.join(out, "demo-cuda-1.0-cuda128_0.tar.bz2"))
+    rc2, inp2, err2, cz = libs_of(os.path.join(out, "demo-cuda-1.0-cuda128_0.conda"))
+    rc3, inp3, err3, un = libs_of(os.path.join(out, "conda_unpacked"))
+    strip = lambda d: {k: v[:3] for k, v in d.items()}
+    check(sorted(bz) == ["lib/libdemo.so", "lib/libextra.so"] and bz == cz and
+          strip(bz) == strip(un),
+          "conda: .tar.bz2 and .conda give the same libraries, as the files unpacked (%s %s)"
+          % (sorted(bz), sorted(un)))
+    d = inp1["distributions"][0]
+    check((d["name"], d["version"], d["tag"], d["platform"], d["cuda"], d["source"]) ==
+          ("demo-cuda", "1.0", "cuda128_0", "linux-64", "12.8", "conda-package") and
+          len(d["libraries"]) == 2 and rc1 == 2 and
+          bz["lib/libextra.so"][3] == [{"offset": None,
+                                        "message": "not in the package's info/paths.json"}],
+          "conda: the distribution from info/index.json, and a library paths.json does not list")
+    rc, out_, err = run("scan", os.path.join(out, "escape-1.0-0.tar.bz2"))
+    check(rc == 2 and "a member named ../escape.so would land outside the package: not read" in err
+          and "a member named /etc/abs.so would land outside the package" in err and
+          "lib/libdemo.so" in out_, "conda: members that would leave the root are errors, the rest read")
+    rc, out_, err = run("scan", "--max-inflate", "64M", os.path.join(out, "bomb-1.0-0.tar.bz2"))
+    check(rc == 2 and "bomb-1.0-0.tar.bz2!lib/libbomb.so: inflates past 67108864 bytes" in err,
+          "conda: a bz2 bomb stops at --max-inflate, named")
+    rc, out_, err = run("scan", os.path.join(out, "cut-1.0-0.tar.bz2"))
+    check(rc == 2 and "cut-1.0-0.tar.bz2: truncated bzip2 input" in err,
+          "conda: a truncated package is one error naming it (%r)" % err)
+    rc, inp_b, _ = scan_json(os.path.join(out, "big-1.0-0.tar.bz2"))
+    rc, inp_u, _ = scan_json(os.path.join(out, "conda_big"))
+    big_p = [(l["containers"], l["images"], l["token_sets"]) for l in inp_b["libraries"]]
+    big_u = [(l["containers"], l["images"], l["token_sets"]) for l in inp_u["libraries"]]
+    check(big_p == big_u and len(big_p) == 1,
+          "conda: a member past 16 MiB, streamed from a temporary file, as the same file on disk")
     # Issue 12: a torch that is none is told what to install instead, from the builds table.
     table = os.path.join(HERE, "builds_fixture.tsv")
     rc, doc = judged(os.path.join(out, "rollup_env"), "6.1", "--builds-table", table)

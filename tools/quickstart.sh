@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make gcc clang pkg-config python3 util-linux zstd
-          libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev libisal-dev
+          libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev libisal-dev libarchive-dev
           libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -42,9 +42,10 @@ int smc_builds_load(const char *path, smc_builds **out, char *err, size_t errlen
 int smc_builds_builtin(smc_builds **out);
 void smc_builds_free(smc_builds *b);
 
-/* The platform of a wheel tag or a machine name: "manylinux_2_28_x86_64" and "x86_64" give
- * "linux-x86_64", "manylinux2014_aarch64" and "aarch64" "linux-aarch64", "win_amd64"
- * "windows-amd64"; the three names themselves are accepted too. NULL for anything else. */
+/* The platform of a wheel tag, a conda subdir or a machine name: "manylinux_2_28_x86_64",
+ * "linux-64" and "x86_64" give "linux-x86_64", "manylinux2014_aarch64" and "aarch64"
+ * "linux-aarch64", "win_amd64" and "win-64" "windows-amd64"; the three names themselves are
+ * accepted too. NULL for anything else. */
 const char *smc_platform_name(const char *text);
 /* Whether a GPU is one only Arm machines have (Jetson, DGX Spark): its builds are linux-aarch64. */
 bool smc_gpu_arm_only(const smc_target *t);

@@ -279,7 +279,10 @@ const char *smc_platform_name(const char *text)
     if (!text) return NULL;
     for (size_t i = 0; i < 3; i++)
         if (strcmp(text, names[i]) == 0) return names[i];
-    if (strcmp(text, "win_amd64") == 0 || strcmp(text, "windows/amd64") == 0) return names[2];
+    if (strcmp(text, "win_amd64") == 0 || strcmp(text, "windows/amd64") == 0 ||
+        strcmp(text, "win-64") == 0) /* a wheel tag, an OCI platform, a conda subdir */
+        return names[2];
+    if (strcmp(text, "linux-64") == 0) return names[0];
     bool linux_tag = strncmp(text, "manylinux", 9) == 0 || strncmp(text, "linux", 5) == 0 ||
                      strchr(text, '_') == NULL;
     if (!linux_tag) return NULL;

@@ -345,6 +345,15 @@ typedef struct smc_ticker {
     _Atomic uint_fast64_t *input_bytes;
     size_t buffer; /* bytes of a member's buffer (0: the most): members up to it are read whole */
 } smc_ticker;
+
+/* An unlinked temporary file in $TMPDIR (or /tmp), or -1 (errno says why). */
+int smc_temp_file(void);
+
+/* conda.c: conda packages (.conda, .tar.bz2), read in place into part: the package's
+ * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open. */
+bool smc_conda_named(const char *path);
+smc_status smc_conda_scan(smc_input *part, const char *path, int fd, const smc_options *opt,
+                          const smc_ticker *tk);
 /* What the member buffers of the threads that read archives may take together: each gets its
  * share, 1 to 8 MiB (two threads get 8 MiB each, three 5.3 MiB). */
 #define SMC_WHEEL_BUFFERS (16u << 20)

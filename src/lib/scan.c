@@ -190,7 +190,9 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (fd < 0) return smc_input_add_error(part, it->path, "%s", smc_open_error(errno));
     uint8_t head[4];
     smc_status st;
-    if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && smc_zip_at(head, sizeof head))
+    if (smc_conda_named(it->path))
+        st = smc_conda_scan(part, it->path, fd, p->opt, &tk);
+    else if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && smc_zip_at(head, sizeof head))
         st = scan_zip_here(part, it, p->opt, &tk);
     else
         st = smc_scan_fd(part, it->path, fd, p->opt);
@@ -387,7 +389,7 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
                            smc_item **items, size_t *n)
 {
     bool named = zip_named(it->path);
-    if (!it->error && (direct || named) && zip_file(it)) {
+    if (!it->error && (direct || named) && !smc_conda_named(it->path) && zip_file(it)) {
         smc_status st = smc_wheel_plan(in, it->path, it, opt, items, n);
         if (direct && st == SMC_OK) in->kind = SMC_INPUT_WHEEL;
         free(it->path);

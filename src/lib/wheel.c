@@ -532,7 +532,7 @@ static smc_status inflate_into(smc_finder *f, smc_member *zf, uint8_t *buf, size
 }
 
 /* An unlinked temporary file in $TMPDIR (or /tmp), or -1. */
-static int temp_file(void)
+int smc_temp_file(void)
 {
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
@@ -551,7 +551,7 @@ static int temp_file(void)
 static smc_status scan_spilled(smc_input *part, zip_t *za, const zip_stat_t *zs, const char *name,
                                uint64_t len, uint8_t *buf, size_t cap, const smc_options *opt)
 {
-    int fd = temp_file();
+    int fd = smc_temp_file();
     if (fd < 0)
         return smc_input_add_error(part, name, "cannot make a temporary file to read it from: %s",
                                    strerror(errno));

@@ -1,0 +1,441 @@
+/* conda.c: conda packages, read in place. A .tar.bz2 is one tar (libarchive); a .conda is a zip
+ * (libzip) of info-*.tar.zst and pkg-*.tar.zst, each a tar that libarchive reads from the
+ * member's stream. info/index.json gives the distribution (name, version, build, subdir,
+ * depends: the CUDA it was built for from cuda-version or __cuda); info/paths.json the files it
+ * installs. Every regular member whose first bytes are device code's is copied out, to memory
+ * when small and else to an unlinked temporary file, and read as the same file on disk would
+ * be. Member names are untrusted: one that would land outside the package's root is an error,
+ * never a path; links are not followed. */
+#include "internal.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zip.h>
+
+#define META_CAP (16u << 20)    /* info/index.json, info/paths.json */
+#define IN_MEMORY (16u << 20)   /* a member copied out: to memory up to this, else a file */
+#define BLOCK (256u << 10)      /* bytes read from a zip member per call */
+#define MEMBERS_DEFAULT 1000000
+
+bool smc_conda_named(const char *path)
+{
+    return smc_ends_with(path, ".conda") || smc_ends_with(path, ".tar.bz2");
+}
+
+/* One package being read. */
+typedef struct package {
+    smc_input *part;
+    const char *path;
+    const smc_options *opt;
+    const smc_ticker *tk;
+    uint64_t members, inflated, member_max, input_max, members_max;
+    char *index, *paths; /* the two metadata files, when met */
+    size_t index_len, paths_len;
+    size_t first_library;
+    bool stopped; /* a cap was reached: said once, the rest not read */
+} package;
+
+/* libarchive reading a zip member's stream. */
+typedef struct zsource {
+    zip_file_t *zf;
+    uint8_t *buf;
+} zsource;
+
+static la_ssize_t zip_read(struct archive *a, void *ctx, const void **out)
+{
+    zsource *z = ctx;
+    zip_int64_t got = zip_fread(z->zf, z->buf, BLOCK);
+    if (got < 0) {
+        archive_set_error(a, EIO, "%s", zip_file_strerror(z->zf));
+        return -1;
+    }
+    *out = z->buf;
+    return (la_ssize_t)got;
+}
+
+/* A member name that would land outside the package's root if extracted. */
+static bool escapes(const char *name)
+{
+    if (name[0] == '/') return true;
+    for (const char *p = name; (p = strstr(p, "..")) != NULL; p += 2)
+        if ((p == name || p[-1] == '/') && (p[2] == '\0' || p[2] == '/')) return true;
+    return false;
+}
+
+/* Reads the rest of the current entry into new memory (at most cap bytes, else NULL, *over). */
+static char *read_small(struct archive *a, uint64_t cap, size_t *len, bool *over, bool *bad)
+{
+    size_t have = 0, room = 4096;
+    char *buf = malloc(room + 1);
+    *over = *bad = false;
+    while (buf) {
+        if (have == room) {
+            if (room >= cap) {
+                *over = true;
+                break;
+            }
+            room = room * 2 < cap ? room * 2 : (size_t)cap;
+            char *grown = realloc(buf, room + 1);
+            if (!grown) break;
+            buf = grown;
+        }
+        la_ssize_t got = archive_read_data(a, buf + have, room - have);
+        if (got < 0) {
+            *bad = true;
+            break;
+        }
+        if (got == 0) {
+            buf[have] = '\0';
+            *len = have;
+            return buf;
+        }
+        have += (size_t)got;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* A large member, copied to fd: read window by window as a wheel member streams (memory stays
+ * bounded whatever its size); a second pass when the finder asks; one that outgrows what a
+ * stream may hold is mapped and read as a file. */
+static smc_status scan_file_streamed(smc_input *part, const char *name, int fd,
+                                     const smc_options *opt)
+{
+    smc_finder *f = smc_finder_new(name, opt, false);
+    uint8_t *buf = smc_big_alloc(BLOCK * 4);
+    smc_status st = f && buf ? SMC_OK : SMC_ERR_NOMEM;
+    for (int pass = 0; st == SMC_OK && pass < 2; pass++) {
+        if (lseek(fd, 0, SEEK_SET) != 0) {
+            st = smc_input_add_error(part, name, "cannot read its temporary file: %s",
+                                     strerror(errno));
+            break;
+        }
+        ssize_t got;
+        while (st == SMC_OK && (got = read(fd, buf, BLOCK * 4)) > 0)
+            st = smc_finder_feed(f, buf, (size_t)got);
+        if (st != SMC_OK || smc_finder_spilled(f) || !smc_finder_again(f)) break;
+    }
+    if (st == SMC_OK && smc_finder_spilled(f)) {
+        smc_finder_free(f);
+        f = NULL;
+        st = smc_scan_fd(part, name, fd, opt);
+        part->files--; /* counted with the package's members already */
+    }
+    if (st == SMC_OK && f) st = smc_finder_finish(f, part);
+    smc_finder_free(f);
+    if (buf) smc_big_free(buf, BLOCK * 4);
+    return st;
+}
+
+/* Copies the rest of the current entry (after the head bytes) out and scans it as a file. */
+static smc_status scan_member(package *pk, struct archive *a, const char *name, const uint8_t *head,
+                              size_t hlen)
+{
+    char *full = smc_asprintf("%s!%s", pk->path, name);
+    if (!full) return SMC_ERR_NOMEM;
+    uint8_t *mem = malloc(IN_MEMORY);
+    int fd = -1;
+    uint64_t size = hlen;
+    smc_status st = mem ? SMC_OK : SMC_ERR_NOMEM;
+    if (mem) memcpy(mem, head, hlen);
+    bool bad = false, capped = false;
+    for (;;) {
+        if (st != SMC_OK) break;
+        uint8_t block[64 << 10];
+        la_ssize_t got = archive_read_data(a, block, sizeof block);
+        if (got < 0) {
+            bad = true;
+            break;
+        }
+        if (got == 0) break;
+        if (size + (uint64_t)got > pk->member_max || pk->inflated + (uint64_t)got > pk->input_max) {
+            capped = true;
+            break;
+        }
+        pk->inflated += (uint64_t)got;
+        if (pk->tk && pk->tk->tick) pk->tk->tick(pk->tk->ctx, (uint64_t)got, full);
+        if (fd < 0 && size + (uint64_t)got > IN_MEMORY) { /* large: the rest goes to a file */
+            fd = smc_temp_file();
+            if (fd < 0 || write(fd, mem, (size_t)size) != (ssize_t)size) {
+                st = smc_input_add_error(pk->part, full, "cannot copy it to a temporary file: %s",
+                                         strerror(errno));
+                break;
+            }
+        }
+        if (fd >= 0) {
+            if (write(fd, block, (size_t)got) != got) {
+                st = smc_input_add_error(pk->part, full, "cannot copy it to a temporary file: %s",
+                                         strerror(errno));
+                break;
+            }
+        } else {
+            memcpy(mem + size, block, (size_t)got);
+        }
+        size += (uint64_t)got;
+    }
+    if (st == SMC_OK && bad)
+        st = smc_input_add_error(pk->part, full, "cannot be read: %s", archive_error_string(a));
+    else if (st == SMC_OK && capped)
+        st = smc_input_add_error(pk->part, full,
+                                 "inflates past %llu bytes (--max-inflate or --max-inflate-total): "
+                                 "not read",
+                                 (unsigned long long)pk->member_max);
+    else if (st == SMC_OK && fd >= 0) {
+        pk->part->files++;
+        st = scan_file_streamed(pk->part, full, fd, pk->opt);
+    } else if (st == SMC_OK) {
+        st = smc_scan_memory(pk->part, full, mem, (size_t)size, pk->opt);
+    }
+    if (fd >= 0) close(fd);
+    free(mem);
+    free(full);
+    return st;
+}
+
+/* Reads every entry of one tar stream. */
+static smc_status walk_tar(package *pk, struct archive *a, const char *where)
+{
+    smc_status st = SMC_OK;
+    struct archive_entry *e;
+    int rc;
+    while (st == SMC_OK && !pk->stopped && (rc = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+        if (++pk->members > pk->members_max) {
+            pk->stopped = true;
+            return smc_input_add_error(pk->part, pk->path,
+                                       "more than %llu members: the rest are not read "
+                                       "(--max-members)",
+                                       (unsigned long long)pk->members_max);
+        }
+        const char *name = archive_entry_pathname(e);
+        if (!name) continue;
+        if (strncmp(name, "./", 2) == 0) name += 2;
+        if (escapes(name)) {
+            char *clean = smc_strdup_clean(name);
+            st = clean ? smc_input_add_error(pk->part, pk->path,
+                                             "%s: a member named %s would land outside the "
+                                             "package: not read",
+                                             where, clean)
+                       : SMC_ERR_NOMEM;
+            free(clean);
+            continue;
+        }
+        if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e)) continue;
+        bool index = strcmp(name, "info/index.json") == 0;
+        if (index || strcmp(name, "info/paths.json") == 0) {
+            size_t len = 0;
+            bool over, bad;
+            char *text = read_small(a, META_CAP, &len, &over, &bad);
+            if (!text && !over && !bad) return SMC_ERR_NOMEM;
+            if (!text) {
+                st = smc_input_add_error(pk->part, pk->path, "%s: %s", name,
+                                         over ? "over the cap of 16 MiB for metadata: not read"
+                                              : archive_error_string(a));
+                continue;
+            }
+            char **slot = index ? &pk->index : &pk->paths;
+            free(*slot);
+            *slot = text;
+            *(index ? &pk->index_len : &pk->paths_len) = len;
+            continue;
+        }
+        uint8_t head[4096];
+        la_ssize_t got = archive_read_data(a, head, sizeof head);
+        if (got < 0) {
+            st = smc_input_add_error(pk->part, pk->path, "%s: %s", name, archive_error_string(a));
+            continue;
+        }
+        if (got > 0 && smc_finder_signature(head, (uint64_t)got))
+            st = scan_member(pk, a, name, head, (size_t)got);
+    }
+    if (st == SMC_OK && !pk->stopped && rc != ARCHIVE_EOF && rc != ARCHIVE_OK)
+        st = smc_input_add_error(pk->part, pk->path, "%s: %s", where, archive_error_string(a));
+    return st;
+}
+
+static struct archive *tar_reader(void)
+{
+    struct archive *a = archive_read_new();
+    if (a && (archive_read_support_format_tar(a) != ARCHIVE_OK ||
+              archive_read_support_filter_bzip2(a) != ARCHIVE_OK ||
+              archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+              archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+              archive_read_support_filter_xz(a) != ARCHIVE_OK)) {
+        archive_read_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* The version in a dependency spec: "cuda-version >=12.8,<13" gives "12.8". */
+static char *spec_version(const char *spec)
+{
+    const char *p = spec;
+    while (*p && !(*p >= '0' && *p <= '9'))
+        p++;
+    size_t n = 0;
+    while ((p[n] >= '0' && p[n] <= '9') || (p[n] == '.' && p[n + 1] >= '0' && p[n + 1] <= '9'))
+        n++;
+    return n ? smc_asprintf("%.*s", (int)n, p) : NULL;
+}
+
+/* The distribution from info/index.json. */
+static smc_status package_dist(package *pk, smc_distribution *d)
+{
+    cJSON *root = pk->index ? cJSON_ParseWithLength(pk->index, pk->index_len) : NULL;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+    const cJSON *build = cJSON_GetObjectItemCaseSensitive(root, "build");
+    const cJSON *subdir = cJSON_GetObjectItemCaseSensitive(root, "subdir");
+    const cJSON *deps = cJSON_GetObjectItemCaseSensitive(root, "depends");
+    smc_status st = SMC_OK;
+    if (pk->index && (!cJSON_IsString(name) || !cJSON_IsString(ver)))
+        st = smc_input_add_error(pk->part, pk->path,
+                                 "info/index.json: not a package's index (name, version)");
+    else if (!pk->index)
+        st = smc_input_add_error(pk->part, pk->path, "no info/index.json: not a conda package");
+    if (st == SMC_OK && cJSON_IsString(name)) {
+        d->name = smc_strdup(name->valuestring);
+        d->version = smc_strdup(ver->valuestring);
+        if (cJSON_IsString(build)) d->tag = smc_strdup(build->valuestring);
+        if (cJSON_IsString(subdir)) d->platform = smc_strdup(subdir->valuestring);
+        if (!d->name || !d->version) st = SMC_ERR_NOMEM;
+    }
+    const cJSON *dep, *list = cJSON_IsArray(deps) ? deps : NULL;
+    cJSON_ArrayForEach(dep, list)
+    {
+        if (st != SMC_OK || d->cuda || !cJSON_IsString(dep)) continue;
+        const char *s = dep->valuestring;
+        bool cuda = strncmp(s, "cuda-version ", 13) == 0 || strncmp(s, "__cuda ", 7) == 0;
+        char *v = cuda ? spec_version(s) : NULL;
+        if (v) {
+            d->cuda = v;
+            if (!(d->cuda_source = smc_asprintf("info/index.json depends: %s", s)))
+                st = SMC_ERR_NOMEM;
+        }
+    }
+    cJSON_Delete(root);
+    if (st == SMC_OK && (!(d->source = smc_strdup("conda-package")) ||
+                         !(d->location = smc_strdup(pk->path))))
+        st = SMC_ERR_NOMEM;
+    return st;
+}
+
+/* Whether info/paths.json lists the member. */
+static bool listed(const cJSON *paths, const char *member)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, paths)
+    {
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(p, "_path");
+        if (cJSON_IsString(at) && strcmp(at->valuestring, member) == 0) return true;
+    }
+    return false;
+}
+
+/* The package's libraries go to its distribution; what paths.json does not list is said. */
+static smc_status attribute(package *pk)
+{
+    smc_input *in = pk->part;
+    smc_distribution d = {0};
+    smc_status st = package_dist(pk, &d);
+    if (st != SMC_OK || !d.name) {
+        smc_distribution_clear(&d);
+        return st;
+    }
+    smc_distribution_sanitize(&d);
+    smc_distribution *slot = smc_push(&in->distributions, in->distribution_count, sizeof *slot);
+    if (!slot) {
+        smc_distribution_clear(&d);
+        return SMC_ERR_NOMEM;
+    }
+    *slot = d;
+    size_t k = in->distribution_count++;
+    cJSON *root = pk->paths ? cJSON_ParseWithLength(pk->paths, pk->paths_len) : NULL;
+    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "paths");
+    size_t skip = strlen(pk->path) + 1; /* "pkg.conda!" */
+    for (size_t i = pk->first_library; i < in->library_count && st == SMC_OK; i++) {
+        smc_library *lib = &in->libraries[i];
+        lib->distribution = k;
+        if (cJSON_IsArray(paths) && strlen(lib->path) > skip && !listed(paths, lib->path + skip))
+            st = smc_library_add_finding(lib, SMC_NO_OFFSET,
+                                         "not in the package's info/paths.json");
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+/* A .conda: its info-*.tar.zst first (the index), then its pkg-*.tar.zst. */
+static smc_status read_conda(package *pk, int fd)
+{
+    int dup_fd = dup(fd), zerr = 0;
+    zip_t *za = dup_fd >= 0 ? zip_fdopen(dup_fd, ZIP_RDONLY, &zerr) : NULL;
+    if (!za) {
+        if (dup_fd >= 0) close(dup_fd);
+        return smc_input_add_error(pk->part, pk->path, "not a .conda package (a zip archive)");
+    }
+    zip_int64_t count = zip_get_num_entries(za, 0);
+    smc_status st = SMC_OK;
+    uint8_t *buf = malloc(BLOCK);
+    if (!buf) st = SMC_ERR_NOMEM;
+    for (int pass = 0; pass < 2 && st == SMC_OK; pass++) {
+        const char *want = pass ? "pkg-" : "info-";
+        for (zip_int64_t i = 0; i < count && st == SMC_OK && !pk->stopped; i++) {
+            const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+            if (!name || strncmp(name, want, strlen(want)) != 0 || !smc_ends_with(name, ".tar.zst"))
+                continue;
+            zsource z = {zip_fopen_index(za, (zip_uint64_t)i, 0), buf};
+            struct archive *a = z.zf ? tar_reader() : NULL;
+            if (!z.zf) {
+                st = smc_input_add_error(pk->part, pk->path, "%s: %s", name, zip_strerror(za));
+            } else if (!a) {
+                st = SMC_ERR_NOMEM;
+            } else if (archive_read_open(a, &z, NULL, zip_read, NULL) != ARCHIVE_OK) {
+                st = smc_input_add_error(pk->part, pk->path, "%s: %s", name,
+                                         archive_error_string(a));
+            } else {
+                st = walk_tar(pk, a, name);
+            }
+            if (a) archive_read_free(a);
+            if (z.zf) zip_fclose(z.zf);
+        }
+    }
+    free(buf);
+    zip_discard(za);
+    return st;
+}
+
+smc_status smc_conda_scan(smc_input *part, const char *path, int fd, const smc_options *opt,
+                          const smc_ticker *tk)
+{
+    package pk = {.part = part,
+                  .path = path,
+                  .opt = opt,
+                  .tk = tk,
+                  .member_max = smc_limit(opt ? opt->max_member_bytes : 0, 16ull << 30),
+                  .input_max = smc_limit(opt ? opt->max_input_bytes : 0, 256ull << 30),
+                  .members_max = smc_limit(opt ? opt->max_members : 0, MEMBERS_DEFAULT),
+                  .first_library = part->library_count};
+    part->files++;
+    smc_status st;
+    if (smc_ends_with(path, ".conda")) {
+        st = read_conda(&pk, fd);
+    } else {
+        struct archive *a = tar_reader();
+        if (!a) return SMC_ERR_NOMEM;
+        if (archive_read_open_fd(a, fd, 64 << 10) != ARCHIVE_OK)
+            st = smc_input_add_error(part, path, "%s", archive_error_string(a));
+        else
+            st = walk_tar(&pk, a, "the tar stream");
+        archive_read_free(a);
+    }
+    if (st == SMC_OK) st = attribute(&pk);
+    free(pk.index);
+    free(pk.paths);
+    return st;
+}
