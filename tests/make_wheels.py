@@ -10,6 +10,7 @@ by a previous run removable again). One line per output on stdout.
 """
 import base64
 import bz2
+import gzip
 import hashlib
 import json
 import os
@@ -631,6 +632,150 @@ def make_conda(out, emit):
     emit(p)
 
 
+def _tar_entries(entries):
+    """A tar (bytes) of entries (name, kind, data-or-target) in the given order: kind "f" a file,
+    "d" a directory, "l" a symlink, "h" a hard link; fixed owners and times."""
+    import io
+    import tarfile
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        for name, kind, data in entries:
+            ti = tarfile.TarInfo(name)
+            ti.mtime, ti.mode = 0, 0o755 if kind == "d" else 0o644
+            if kind == "f":
+                ti.size = len(data)
+                tf.addfile(ti, io.BytesIO(data))
+                continue
+            ti.type = {"d": tarfile.DIRTYPE, "l": tarfile.SYMTYPE, "h": tarfile.LNKTYPE}[kind]
+            if kind in "lh":
+                ti.linkname = data
+            tf.addfile(ti)
+    return buf.getvalue()
+
+
+def image_layers():
+    """The three layers of the demo image, bottom first: the base holds libbase.so, libgone.so,
+    opt/data/libold.so and a venv with imgpkg (RECORD lists imgpkg/_C.so); the second overwrites
+    libbase.so, whites out libgone.so and makes opt/data opaque (libnew.so only); the third,
+    gzip-compressed, adds libtop.so and a symlink that points out of the root."""
+    sp = "opt/venv/lib/python3.11/site-packages/"
+    c_so = fixture("gen/cuda128.so")
+    record = ("imgpkg/__init__.py,,0\nimgpkg/_C.so,%s,%d\nimgpkg-1.0.dist-info/METADATA,,\n"
+              "imgpkg-1.0.dist-info/RECORD,,\n" % (record_hash(c_so), len(c_so))).encode()
+    base = [("usr", "d", None), ("usr/lib", "d", None),
+            ("usr/lib/libbase.so", "f", fixture("gen/cuda128.so")),
+            ("usr/lib/libgone.so", "f", fixture("gen/gated_only.so")),
+            ("opt/data/libold.so", "f", fixture("gen/old.cubin")),
+            (sp + "imgpkg/__init__.py", "f", b""),
+            (sp + "imgpkg/_C.so", "f", c_so),
+            (sp + "imgpkg-1.0.dist-info/METADATA", "f",
+             b"Metadata-Version: 2.1\nName: imgpkg\nVersion: 1.0\n"
+             b"Requires-Dist: nvidia-cuda-runtime-cu12\n"),
+            (sp + "imgpkg-1.0.dist-info/RECORD", "f", record),
+            ("usr/local/cuda-12.8/compat/libcuda.so.1", "f", b"not a driver")]
+    second = [("usr/lib/libbase.so", "f", fixture("nvcc/multi.so")),
+              ("usr/lib/.wh.libgone.so", "f", b""),
+              ("opt/data/.wh..wh..opq", "f", b""),
+              ("opt/data/libnew.so", "f", fixture("gen/ptx_sm90a.so"))]
+    third = [("usr/lib/libtop.so", "f", fixture("gen/sm90a_v1.so")),
+             ("usr/lib/evil", "l", "/etc/passwd")]
+    return [_tar_entries(base), _tar_entries(second), gzip.compress(_tar_entries(third), mtime=0)]
+
+
+def _blob(blobs, data):
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    blobs["blobs/sha256/" + digest[7:]] = data
+    return digest
+
+
+def oci_layout(layers, arm_layers, config_env):
+    """The files of an OCI image layout: a nested index (index.json -> an index blob) with an
+    amd64 manifest of layers and an arm64 one of arm_layers."""
+    blobs = {}
+    manifests = []
+    for arch, ls in (("amd64", layers), ("arm64", arm_layers)):
+        cfg = json.dumps({"architecture": arch, "os": "linux",
+                          "config": {"Env": config_env}}).encode()
+        man = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+               "config": {"mediaType": "application/vnd.oci.image.config.v1+json",
+                          "digest": _blob(blobs, cfg), "size": len(cfg)},
+               "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar" +
+                           ("+gzip" if l[:2] == b"\x1f\x8b" else ""),
+                           "digest": _blob(blobs, l), "size": len(l)} for l in ls]}
+        mb = json.dumps(man).encode()
+        manifests.append({"mediaType": man["mediaType"], "digest": _blob(blobs, mb),
+                          "size": len(mb), "platform": {"architecture": arch, "os": "linux"}})
+    inner = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                        "manifests": manifests}).encode()
+    index = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+             "manifests": [{"mediaType": "application/vnd.oci.image.index.v1+json",
+                            "digest": _blob(blobs, inner), "size": len(inner)}]}
+    files = dict(blobs)
+    files["oci-layout"] = b'{"imageLayoutVersion": "1.0.0"}'
+    files["index.json"] = json.dumps(index).encode()
+    return files
+
+
+def make_images(out, emit):
+    """Container images (issue 13) of the same three layers: an OCI layout directory (nested
+    index, amd64 and arm64), an oci-archive tarball of it, a docker save of the legacy kind
+    (manifest.json), the same filesystem unpacked, and hostile ones: an entry that climbs out of
+    the root, a whiteout of nothing, a layer bomb."""
+    layers = image_layers()
+    env = ["PATH=/usr/bin", "NVIDIA_REQUIRE_CUDA=cuda>=12.8 brand=tesla,driver>=535",
+           "CUDA_VERSION=12.8.1"]
+    files = oci_layout(layers, layers[:1], env)
+    root = os.path.join(out, "image_oci")
+    for name, data in files.items():
+        put(os.path.join(root, name), data)
+    emit(root)
+    p = os.path.join(out, "image_oci.tar")
+    with open(p, "wb") as f:
+        f.write(_tar(files))
+    emit(p)
+    cfg = json.dumps({"architecture": "amd64", "os": "linux", "config": {"Env": env}}).encode()
+    legacy = {"config.json": cfg,
+              "manifest.json": json.dumps([{"Config": "config.json", "RepoTags": ["demo:1"],
+                                            "Layers": ["l1/layer.tar", "l2/layer.tar",
+                                                       "l3/layer.tar"]}]).encode()}
+    for i, l in enumerate(layers):
+        legacy["l%d/layer.tar" % (i + 1)] = l
+    p = os.path.join(out, "image_docker.tar")
+    with open(p, "wb") as f:
+        f.write(_tar(legacy))
+    emit(p)
+    # The filesystem the layers make, unpacked by hand (what the layers leave visible).
+    unpacked = os.path.join(out, "image_unpacked")
+    sp = "opt/venv/lib/python3.11/site-packages/"
+    for name, kind, data in tarfile_entries(layers[0]):
+        if name in ("usr/lib/libgone.so", "opt/data/libold.so") or kind != "f":
+            continue
+        put(os.path.join(unpacked, name), data)
+    put(os.path.join(unpacked, "usr/lib/libbase.so"), fixture("nvcc/multi.so"))
+    put(os.path.join(unpacked, "opt/data/libnew.so"), fixture("gen/ptx_sm90a.so"))
+    put(os.path.join(unpacked, "usr/lib/libtop.so"), fixture("gen/sm90a_v1.so"))
+    emit(unpacked)
+    assert os.path.exists(os.path.join(unpacked, sp, "imgpkg/_C.so"))
+    bad = [("../../escape.so", "f", fixture("gen/cuda128.so")), ("usr/.wh.", "f", b""),
+           ("usr/lib/libok.so", "f", fixture("gen/cuda128.so"))]
+    bomb = gzip.compress(_tar_entries([("usr/lib/libbomb.so", "f",
+                                        b"\x7fELF" + b"\0" * (200 << 20))]), mtime=0)
+    files = oci_layout([_tar_entries(bad), bomb], [_tar_entries(bad)], [])
+    p = os.path.join(out, "image_hostile.tar")
+    with open(p, "wb") as f:
+        f.write(_tar(files))
+    emit(p)
+
+
+def tarfile_entries(data):
+    """(name, kind, data) of a tar's entries, kind "f" for files."""
+    import io
+    import tarfile
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+        return [(m.name, "f" if m.isfile() else "o", tf.extractfile(m).read() if m.isfile() else None)
+                for m in tf.getmembers()]
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: make_wheels.py OUTDIR\n")
@@ -648,6 +793,7 @@ def main(argv):
     make_rollup_wheels(out, emit)
     make_envs(out, emit)
     make_conda(out, emit)
+    make_images(out, emit)
     return 0
 
 

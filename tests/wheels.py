@@ -412,6 +412,54 @@ def rollups(out):
     big_u = [(l["containers"], l["images"], l["token_sets"]) for l in inp_u["libraries"]]
     check(big_p == big_u and len(big_p) == 1,
           "conda: a member past 16 MiB, streamed from a temporary file, as the same file on disk")
+    # Issue 13: container images read in place: layers applied with whiteouts, top down.
+    def image_libs(path, *extra):
+        rc, inp, err = scan_json(path, *extra)
+        key = lambda p: p.split("!", 1)[1] if "!" in p else "/" + os.path.relpath(p, path)
+        return rc, inp, err, {key(l["path"]): (l["containers"], l["images"], l["token_sets"])
+                              for l in inp["libraries"]}, {key(l["path"]): l.get("layer")
+                                                            for l in inp["libraries"]}
+    got = {}
+    for name in ("image_oci", "image_oci.tar", "image_docker.tar", "image_unpacked"):
+        got[name] = image_libs(os.path.join(out, name))
+    want = ["/opt/data/libnew.so", "/opt/venv/lib/python3.11/site-packages/imgpkg/_C.so",
+            "/usr/lib/libbase.so", "/usr/lib/libtop.so"]
+    check(all(sorted(g[3]) == want for g in got.values()) and
+          got["image_oci"][3] == got["image_oci.tar"][3] == got["image_docker.tar"][3] ==
+          got["image_unpacked"][3],
+          "images: OCI layout, oci-archive and docker save give what the same filesystem unpacked "
+          "gives (overwritten, whited out, opaque) (%s)" % {k: sorted(v[3]) for k, v in got.items()})
+    rc, inp, _, libs, layers = got["image_oci"]
+    d = inp["distributions"][0]
+    check(inp["kind"] == "image" and d["name"] == "imgpkg" and len(d["libraries"]) == 1 and
+          d["libraries"][0].endswith("!/opt/venv/lib/python3.11/site-packages/imgpkg/_C.so"),
+          "images: a venv inside is an environment: its distribution claims its library")
+    layer_of = {p: (l or "")[-8:] for p, l in layers.items()}
+    check(len({layer_of["/usr/lib/libbase.so"], layer_of["/usr/lib/libtop.so"],
+               layer_of["/opt/venv/lib/python3.11/site-packages/imgpkg/_C.so"]}) == 3 and
+          all(l.startswith("blobs/sha256/") for l in layers.values()),
+          "images: each library says the layer it comes from (%s)" % layer_of)
+    rc, inp, _, libs, _ = image_libs(os.path.join(out, "image_oci"), "--platform", "linux/arm64")
+    check(sorted(libs) == ["/opt/data/libold.so",
+                           "/opt/venv/lib/python3.11/site-packages/imgpkg/_C.so",
+                           "/usr/lib/libbase.so", "/usr/lib/libgone.so"],
+          "images: --platform picks the arm64 image of a nested multi-platform index (%s)" % sorted(libs))
+    rc, out_, err = run("scan", "--platform", "windows-amd64", os.path.join(out, "image_oci"))
+    check(rc == 2 and "no image for windows/amd64 in its index (it has linux/amd64, linux/arm64)"
+          in err, "images: a platform the index lacks is an error naming what it has (%r)" % err)
+    rc, out_, err = run("--gpu", "h100", "--driver", "12.4", "--format", "json",
+                        os.path.join(out, "image_docker.tar"))
+    v = json.loads(out_)["inputs"][0]
+    check(rc == 1 and v["require_cuda"].startswith("NVIDIA_REQUIRE_CUDA=cuda>=12.8") and
+          v["verdicts"][0]["status"] == "none" and
+          v["verdicts"][0]["reason"].startswith("the image asks for CUDA 12.8"),
+          "images: NVIDIA_REQUIRE_CUDA above the driver fails the image, and says why")
+    rc, out_, err = run("scan", "--max-inflate", "64M", os.path.join(out, "image_hostile.tar"))
+    check(rc == 2 and "an entry named ../../escape.so would land outside the root: not read" in err
+          and "a whiteout of nothing: ignored" in err and
+          "image_hostile.tar!/usr/lib/libbomb.so: larger than 67108864 bytes" in err and
+          "image_hostile.tar!/usr/lib/libok.so" in out_,
+          "images: hostile layers (escaping names, an empty whiteout, a bomb) are errors, the rest read")
     # Issue 12: a torch that is none is told what to install instead, from the builds table.
     table = os.path.join(HERE, "builds_fixture.tsv")
     rc, doc = judged(os.path.join(out, "rollup_env"), "6.1", "--builds-table", table)

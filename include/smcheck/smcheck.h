@@ -209,6 +209,8 @@ typedef struct smc_rollup {
     size_t serving;  /* alternatives: how many of the choice serve the GPU, */
     size_t choices;  /* of how many */
     bool chosen;     /* the alternative was chosen by the installed torch's CUDA */
+    int requires;    /* an image's: the CUDA its NVIDIA_REQUIRE_CUDA asks for, newer than the
+                      * driver: none whatever its libraries say; else 0 */
 } smc_rollup;
 
 /* An ELF file (or static archive, raw fatbin, bare cubin) that holds device code. A static
@@ -232,6 +234,8 @@ typedef struct smc_library {
     smc_role role;       /* its part in its distribution, from its path (smc_judge) */
     char **links;        /* the same file at other paths of its input (hard links, bind mounts):
                           * read once, reported here */
+    char *layer;         /* in a container image: the layer it comes from ("blobs/sha256/..."),
+                          * else NULL */
     size_t link_count;
 } smc_library;
 
@@ -268,6 +272,7 @@ typedef enum smc_input_kind {
     SMC_INPUT_DIRECTORY,
     SMC_INPUT_WHEEL,       /* a zip archive; a wheel when it holds *.dist-info */
     SMC_INPUT_ENVIRONMENT, /* a directory where Python distributions are installed */
+    SMC_INPUT_IMAGE,       /* a container image: an OCI layout, an oci-archive, a docker save */
 } smc_input_kind;
 
 const char *smc_input_kind_str(smc_input_kind kind);
@@ -286,10 +291,15 @@ typedef struct smc_input {
     size_t verdict_count;
     smc_distribution *distributions;
     size_t distribution_count;
-    char **notes; /* what was left aside on purpose ("a PE file, not scanned"): the first
-                   * SMC_ERRORS_KEPT */
+    char **notes; /* what was left aside on purpose, and what an image says of itself: the
+                   * first SMC_ERRORS_KEPT */
     size_t note_count;
     size_t notes_more;
+    /* A container image's config: NVIDIA_REQUIRE_CUDA ("cuda>=12.8 brand=tesla,...") and the
+     * CUDA version it asks for (1000*major + 10*minor), which the judge holds against the
+     * driver; NULL and 0 when none. */
+    char *require_cuda;
+    int require_cuda_version;
 } smc_input;
 
 /* What one library or input keeps of its findings, errors and notes: the output stays small
@@ -330,6 +340,9 @@ typedef struct smc_options {
     bool one_file_system;
     const char *const *excludes;
     size_t exclude_count;
+    /* A container image's platform to read from a multi-platform index ("linux/arm64",
+     * "linux-aarch64"); NULL: this machine's. */
+    const char *image_platform;
     /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;

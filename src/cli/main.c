@@ -77,8 +77,9 @@ static const option_row option_rows[] = {
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
     {"platform", OPT_PLATFORM, "PLATFORM",
-     "with 'advise': the platform to install for, linux-x86_64, linux-aarch64 or windows-amd64 "
-     "(default: this machine's; linux-aarch64 for GPUs only Arm machines have)"},
+     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: the image to read "
+     "from a multi-platform image, and with 'advise' the platform to install for (default: this "
+     "machine's; for advise linux-aarch64 when every GPU is one only Arm machines have)"},
     {"builds-table", OPT_BUILDS_TABLE, "FILE",
      "read the PyTorch builds from FILE instead of the built-in table (data/builds.tsv)"},
     {"max-inflate", OPT_MAX_INFLATE, "SIZE",
@@ -714,8 +715,7 @@ int main(int argc, char **argv)
     char **paths = argv + first + optind;
     if (cfg.mode == MODE_GPUS)
         return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
-    if (cfg.platform && cfg.mode != MODE_ADVISE)
-        return usage_error("%s", "--platform is for 'advise'");
+    cfg.scan.image_platform = cfg.platform; /* a multi-platform image's */
     if (cfg.mode == MODE_ADVISE)
         return npaths > 0 ? usage_error("'advise' takes no PATH: %s", paths[0]) : advise(&cfg);
     if (cfg.mode == MODE_SCAN && (cfg.gpus || cfg.have_driver))

@@ -144,9 +144,9 @@ static smc_status scan_member(package *pk, struct archive *a, const char *name, 
     uint64_t size = hlen;
     smc_status st = mem ? SMC_OK : SMC_ERR_NOMEM;
     if (mem) memcpy(mem, head, hlen);
-    bool bad = false, capped = false;
+    bool bad = false, capped = false, failed = false;
     for (;;) {
-        if (st != SMC_OK) break;
+        if (st != SMC_OK || failed) break;
         uint8_t block[64 << 10];
         la_ssize_t got = archive_read_data(a, block, sizeof block);
         if (got < 0) {
@@ -163,6 +163,7 @@ static smc_status scan_member(package *pk, struct archive *a, const char *name, 
         if (fd < 0 && size + (uint64_t)got > IN_MEMORY) { /* large: the rest goes to a file */
             fd = smc_temp_file();
             if (fd < 0 || write(fd, mem, (size_t)size) != (ssize_t)size) {
+                failed = true;
                 st = smc_input_add_error(pk->part, full, "cannot copy it to a temporary file: %s",
                                          strerror(errno));
                 break;
@@ -170,6 +171,7 @@ static smc_status scan_member(package *pk, struct archive *a, const char *name, 
         }
         if (fd >= 0) {
             if (write(fd, block, (size_t)got) != got) {
+                failed = true;
                 st = smc_input_add_error(pk->part, full, "cannot copy it to a temporary file: %s",
                                          strerror(errno));
                 break;
@@ -179,7 +181,9 @@ static smc_status scan_member(package *pk, struct archive *a, const char *name, 
         }
         size += (uint64_t)got;
     }
-    if (st == SMC_OK && bad)
+    if (failed) /* said already: st is what saying it came to */
+        ;
+    else if (st == SMC_OK && bad)
         st = smc_input_add_error(pk->part, full, "cannot be read: %s", archive_error_string(a));
     else if (st == SMC_OK && capped)
         st = smc_input_add_error(pk->part, full,

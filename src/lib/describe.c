@@ -252,6 +252,13 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
 char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
 {
     if (r->status == SMC_STATUS_NO_CODE) return smc_strdup("no device code");
+    if (r->requires) {
+        char need[96];
+        needs_driver(need, sizeof need, r->requires);
+        return smc_asprintf("the image asks for CUDA %d.%d (%s), newer than the driver: it %s",
+                            r->requires / 1000, r->requires % 1000 / 10,
+                            in->require_cuda ? in->require_cuda : "NVIDIA_REQUIRE_CUDA", need);
+    }
     if (r->all_gated)
         return smc_strdup("every library with device code is gated: only arch-specific code for "
                           "other GPUs, so nothing in it runs here");

@@ -66,13 +66,44 @@ char *smc_path_normalize(const char *dir, const char *rel)
     return out;
 }
 
-/* Reads a whole metadata file at path, found by the walk from root (smc_item_open). */
-static char *slurp(int root, const char *path, size_t rel, size_t *len, int *err)
+/* Where metadata files are read from: the walk's directory (root, rel as in smc_item), or, for
+ * a filesystem that is not on disk (an image's layers), files in memory sorted by path. */
+typedef struct source {
+    int root;
+    size_t rel;
+    const smc_memfile *files;
+    size_t nfiles;
+} source;
+
+/* Reads a whole metadata file at path. */
+static char *slurp(const source *src, const char *path, size_t *len, int *err)
 {
-    smc_item it = {.path = (char *)(uintptr_t)path, .root = root, .rel = rel, .nofollow = true};
+    *err = 0;
+    if (src->files) {
+        for (size_t lo = 0, hi = src->nfiles; lo < hi;) {
+            size_t mid = lo + (hi - lo) / 2;
+            int c = strcmp(src->files[mid].path, path);
+            if (c == 0) {
+                char *copy = malloc(src->files[mid].len + 1);
+                if (!copy) {
+                    *err = ENOMEM;
+                    return NULL;
+                }
+                memcpy(copy, src->files[mid].data, src->files[mid].len);
+                copy[src->files[mid].len] = '\0';
+                *len = src->files[mid].len;
+                return copy;
+            }
+            if (c < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        *err = ENOENT;
+        return NULL;
+    }
+    smc_item it = {.path = (char *)(uintptr_t)path, .root = src->root, .rel = src->rel,
+                   .nofollow = true};
     int fd = smc_item_open(&it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
-    *err = 0;
     if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > META_MAX) {
         *err = fd < 0 ? errno : EFBIG;
         if (fd >= 0) close(fd);
@@ -111,14 +142,14 @@ static meta_kind kind_of(const char *path)
 }
 
 /* Name and version from METADATA (dist-info) or PKG-INFO (egg-info) beside the list. */
-static smc_status name_version(smc_input *in, const smc_item *list, const char *dir,
+static smc_status name_version(smc_input *in, const source *src, const char *dir,
                                const char *file, smc_distribution *d)
 {
     char *path = smc_asprintf("%s/%s", dir, file);
     if (!path) return SMC_ERR_NOMEM;
     size_t len;
     int err;
-    char *text = slurp(list->root, path, list->rel, &len, &err);
+    char *text = slurp(src, path, &len, &err);
     smc_status st = SMC_OK;
     if (!text && err == EFBIG) /* the name then comes from the directory's */
         st = smc_input_add_error(in, path, "over the cap of %u MiB for metadata: not read",
@@ -127,7 +158,10 @@ static smc_status name_version(smc_input *in, const smc_item *list, const char *
     smc_metadata md = {0};
     if (st == SMC_OK && text) st = smc_metadata_parse(text, len, &md);
     free(text);
-    if (st != SMC_OK) return st;
+    if (st != SMC_OK) {
+        smc_metadata_free(&md); /* what it read before it stopped */
+        return st;
+    }
     d->name = md.name;
     d->version = md.version;
     md.name = md.version = NULL;
@@ -142,7 +176,8 @@ static smc_status name_version(smc_input *in, const smc_item *list, const char *
         const char *dash = strchr(base, '-'), *dot = strrchr(base, '.');
         if (dash && dot && dot > dash) {
             d->name = smc_asprintf("%.*s", (int)(dash - base), base);
-            d->version = smc_asprintf("%.*s", (int)(dot - dash - 1), dash + 1);
+            if (!d->version) /* METADATA's Version, when it had one but no Name */
+                d->version = smc_asprintf("%.*s", (int)(dot - dash - 1), dash + 1);
         } else {
             d->name = smc_strdup(base);
         }
@@ -167,11 +202,11 @@ static smc_status add_owners(smc_env *env, const char *base, const smc_record_ro
 }
 
 /* Reads one metadata file into a distribution of in and its files into env. */
-static smc_status read_one(smc_input *in, smc_env *env, const smc_item *it, meta_kind kind)
+static smc_status read_one(smc_input *in, smc_env *env, const source *src, const char *path,
+                           meta_kind kind)
 {
     size_t len;
     int err;
-    const char *path = it->path;
     if (env->read >= META_INPUT_MAX || env->n >= OWNERS_MAX) {
         if (env->full) return SMC_OK;
         env->full = true;
@@ -180,7 +215,7 @@ static smc_status read_one(smc_input *in, smc_env *env, const smc_item *it, meta
                                    "listed): this and the metadata after it are not read",
                                    META_INPUT_MAX >> 20, OWNERS_MAX);
     }
-    char *text = slurp(it->root, path, it->rel, &len, &err);
+    char *text = slurp(src, path, &len, &err);
     if (!text && err == EFBIG)
         return smc_input_add_error(in, path, "over the cap of %u MiB for metadata: not read",
                                    META_MAX >> 20);
@@ -211,7 +246,7 @@ static smc_status read_one(smc_input *in, smc_env *env, const smc_item *it, meta
             st = smc_input_add_error(in, path, "more than %d rows: the rest are not read",
                                      SMC_ROWS_MAX);
         if (st == SMC_OK)
-            st = name_version(in, it, dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
+            st = name_version(in, src, dir, kind == META_DIST_INFO ? "METADATA" : "PKG-INFO", &d);
         /* RECORD's paths count from the directory that holds the dist-info; installed-files.txt's
          * from the egg-info itself. */
         base = kind == META_DIST_INFO ? dir_of(dir) : smc_strdup(dir);
@@ -250,10 +285,34 @@ smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_e
     smc_status st = SMC_OK;
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
         meta_kind k = items[i].error || items[i].member >= 0 ? META_NONE : kind_of(items[i].path);
-        if (k != META_NONE) st = read_one(in, env, &items[i], k);
+        source src = {.root = items[i].root, .rel = items[i].rel};
+        if (k != META_NONE) st = read_one(in, env, &src, items[i].path, k);
     }
     if (env->n) qsort(env->owners, env->n, sizeof *env->owners, by_owner);
     return st;
+}
+
+smc_status smc_env_collect_files(smc_input *in, const smc_memfile *files, size_t n, smc_env **out)
+{
+    smc_env *env = calloc(1, sizeof *env);
+    *out = env;
+    if (!env) return SMC_ERR_NOMEM;
+    source src = {.root = -1, .files = files, .nfiles = n};
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < n && st == SMC_OK; i++) {
+        meta_kind k = kind_of(files[i].path);
+        if (k != META_NONE) st = read_one(in, env, &src, files[i].path, k);
+    }
+    if (env->n) qsort(env->owners, env->n, sizeof *env->owners, by_owner);
+    return st;
+}
+
+bool smc_env_wants(const char *path)
+{
+    const char *base = smc_base_name(path);
+    return kind_of(path) != META_NONE ||
+           (strcmp(base, "METADATA") == 0 && strstr(path, ".dist-info/")) ||
+           (strcmp(base, "PKG-INFO") == 0 && strstr(path, ".egg-info/"));
 }
 
 void smc_env_free(smc_env *env)

@@ -273,6 +273,9 @@ int smc_cuda_for_ptx_isa(unsigned major, unsigned minor);
 int smc_cuda_for_arch(unsigned cc);
 /* The driver branch (580 for CUDA 13.0) that first supports a CUDA version; 0 unknown. */
 int smc_driver_branch_for_cuda(int cuda_version);
+/* A CUDA version at the start of text ("12.8 brand=..." , "12.8.1", "13"): 1 and *cuda_version,
+ * or 0. */
+bool smc_driver_parse_prefix(const char *text, int *cuda_version);
 
 /* verdict.c: the rules, a pure pass over the model. ------------------------------------------ */
 
@@ -323,6 +326,7 @@ typedef struct smc_item {
     size_t input;       /* the path given by the user it belongs to */
     uint64_t dev, ino;  /* the file's, when known (ino 0: not known) */
     size_t same_as;     /* an earlier item with the same file (hard link, bind mount), or SMC_NONE */
+    bool image;         /* a container image the user named: read by smc_image_scan */
 } smc_item;
 
 /* wheel.c: zip archives (wheels) through libzip. ---------------------------------------------- */
@@ -348,6 +352,15 @@ typedef struct smc_ticker {
 
 /* An unlinked temporary file in $TMPDIR (or /tmp), or -1 (errno says why). */
 int smc_temp_file(void);
+
+/* image.c: container images read in place into part (see image.c): dirfd an OCI layout
+ * directory, or tarfd a tarball (oci-archive, docker save); the other -1. */
+smc_status smc_image_scan(smc_input *part, const char *path, int dirfd, int tarfd,
+                          const smc_options *opt, const smc_ticker *tk);
+/* Whether a directory is an OCI image layout (oci-layout and index.json). */
+bool smc_image_dir(int dirfd);
+/* Whether a file is a tar archive (the ustar magic). */
+bool smc_image_tar(int fd);
 
 /* conda.c: conda packages (.conda, .tar.bz2), read in place into part: the package's
  * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open. */
@@ -383,6 +396,17 @@ void smc_member_close(smc_member *m);
 
 typedef struct smc_env smc_env;
 /* Reads the distribution metadata among a directory's items into in and *env. */
+/* A file held in memory, for a filesystem that is not on disk (an image's layers). */
+typedef struct smc_memfile {
+    char *path;
+    char *data;
+    size_t len;
+} smc_memfile;
+/* The same from files in memory, sorted by path (strcmp). */
+smc_status smc_env_collect_files(smc_input *in, const smc_memfile *files, size_t n,
+                                 smc_env **env);
+/* Whether the environment's metadata includes a file at path (RECORD, METADATA, ...). */
+bool smc_env_wants(const char *path);
 smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_env **env);
 /* Gives each library of in to the distribution that lists its file; checks sizes against RECORD. */
 smc_status smc_env_attribute(smc_input *in, const smc_env *env);

@@ -254,6 +254,7 @@ static void library_clear(smc_library *lib)
         free(lib->links[i]);
     free(lib->links);
     free(lib->path);
+    free(lib->layer);
 }
 
 smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char *path)
@@ -264,7 +265,8 @@ smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char
                          .file_size = src->file_size,
                          .findings_more = src->findings_more,
                          .distribution = SMC_NONE};
-    bool ok = (dst->path = smc_strdup_clean(path)) != NULL;
+    bool ok = (dst->path = smc_strdup_clean(path)) != NULL &&
+              (!src->layer || (dst->layer = smc_strdup(src->layer)) != NULL);
     if (ok && src->container_count) {
         ok = (dst->containers = calloc(src->container_count, sizeof *dst->containers)) != NULL;
         for (size_t i = 0; ok && i < src->container_count; i++) {
@@ -352,6 +354,7 @@ void smc_input_free(smc_input *in)
     free(in->libraries);
     free(in->errors);
     free(in->verdicts);
+    free(in->require_cuda);
     free(in->path);
     free(in);
 }
@@ -412,6 +415,8 @@ const char *smc_input_kind_str(smc_input_kind kind)
         return "wheel";
     case SMC_INPUT_ENVIRONMENT:
         return "environment";
+    case SMC_INPUT_IMAGE:
+        return "image";
     }
     return "unknown";
 }

@@ -220,6 +220,7 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             for (size_t i = 0; links && i < lib->link_count; i++)
                 add(b, links, NULL, json_text(lib->links[i]));
         }
+        if (lib->layer) add(b, o, "layer", json_text(lib->layer));
         add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
         add(b, o, "cudart",
             lib->cudart_major ? cJSON_CreateNumber(lib->cudart_major) : cJSON_CreateNull());
@@ -359,6 +360,8 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
     add(b, o, "path", json_text(in->path));
     add(b, o, "kind", json_text(smc_input_kind_str(in->kind)));
     add(b, o, "files", cJSON_CreateNumber((double)in->files));
+    if (in->kind == SMC_INPUT_IMAGE)
+        add(b, o, "require_cuda", string_or_null(in->require_cuda));
     cJSON *errs = add(b, o, "errors", cJSON_CreateArray());
     for (size_t i = 0; errs && i < in->error_count; i++) {
         cJSON *e = add(b, errs, NULL, cJSON_CreateObject());

@@ -577,10 +577,22 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         size_t with = 0;
         for (size_t d = 0; d < in->distribution_count; d++)
             with += in->distributions[d].library_count > 0;
-        if (in->distribution_count || in->kind == SMC_INPUT_ENVIRONMENT)
+        if (in->distribution_count || in->kind == SMC_INPUT_ENVIRONMENT ||
+            in->kind == SMC_INPUT_IMAGE)
             fprintf(out, "%s: %s, %zu distribution%s, %zu with device code\n", in->path,
                     smc_input_kind_str(in->kind), in->distribution_count,
                     in->distribution_count == 1 ? "" : "s", with);
+        for (size_t t = 0; judging && t < in->verdict_count; t++) { /* an image's own word */
+            if (!in->verdicts[t].requires) continue;
+            char *why = smc_rollup_reason(in, &in->verdicts[t], t);
+            if (!why) return SMC_ERR_NOMEM;
+            char tok[16];
+            target_token(tok, &opt->targets[t]);
+            fprintf(out, "    %s ", tok);
+            print_status(out, opt, in->verdicts[t].status, 0);
+            fprintf(out, ": %s\n", why);
+            free(why);
+        }
         /* Grouped by distribution, then the libraries none claims. */
         for (size_t d = 0; d <= in->distribution_count; d++) {
             const smc_distribution *dist =

@@ -186,6 +186,16 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
+    if (it->image) {
+        struct stat sb;
+        int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        bool dir = fd >= 0 && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+        smc_status st = fd < 0 ? smc_input_add_error(part, it->path, "%s", strerror(errno))
+                               : smc_image_scan(part, it->path, dir ? fd : -1, dir ? -1 : fd,
+                                                p->opt, &tk);
+        if (fd >= 0) close(fd);
+        return st;
+    }
     int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return smc_input_add_error(part, it->path, "%s", smc_open_error(errno));
     uint8_t head[4];
@@ -269,6 +279,11 @@ static smc_status merge(smc_input *in, smc_input *part)
     }
     in->errors_more += part->errors_more;
     in->notes_more += part->notes_more;
+    if (part->require_cuda && !in->require_cuda) { /* an image's */
+        in->require_cuda = part->require_cuda;
+        in->require_cuda_version = part->require_cuda_version;
+        part->require_cuda = NULL;
+    }
     part->errors_more = part->notes_more = 0;
     part->distribution_count = part->library_count = part->error_count = part->note_count = 0;
     return SMC_OK;
@@ -424,8 +439,28 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
                           : S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode)
                               ? NULL
                               : "not a regular file or directory";
-    *in = smc_input_new(path, have && S_ISDIR(sb.st_mode) ? SMC_INPUT_DIRECTORY : SMC_INPUT_FILE);
+    /* A container image (an OCI layout directory, a tarball) is one item, read by one thread. */
+    bool image = false;
+    if (have) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (S_ISDIR(sb.st_mode) ? O_DIRECTORY : 0));
+        image = fd >= 0 && (S_ISDIR(sb.st_mode) ? smc_image_dir(fd)
+                                                : !smc_conda_named(path) && smc_image_tar(fd));
+        if (fd >= 0) close(fd);
+    }
+    *in = smc_input_new(path, image                               ? SMC_INPUT_IMAGE
+                              : have && S_ISDIR(sb.st_mode) ? SMC_INPUT_DIRECTORY
+                                                            : SMC_INPUT_FILE);
     if (!*in) return SMC_ERR_NOMEM;
+    if (image) {
+        smc_item *slot = smc_push(items, *n, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = (smc_item){.path = smc_strdup(path), .root = -1, .member = -1, .dist = SMC_NONE,
+                           .size = (uint64_t)sb.st_size, .input = input, .same_as = SMC_NONE,
+                           .image = true};
+        if (!slot->path) return SMC_ERR_NOMEM;
+        (*n)++;
+        return SMC_OK;
+    }
     if (have && S_ISDIR(sb.st_mode)) {
         smc_item *found;
         size_t k, first = *n;

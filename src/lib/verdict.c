@@ -781,6 +781,12 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
             smc_rollup one = roll(in, SMC_NONE, l, t, torch);
             if (rank(one.status) > rank(r->status)) *r = one;
         }
+        /* An image that asks for a newer CUDA than the driver supports does not start
+         * (nvidia-container-cli checks NVIDIA_REQUIRE_CUDA), whatever its libraries say. */
+        if (driver_cuda > 0 && in->require_cuda_version > driver_cuda)
+            *r = (smc_rollup){.status = SMC_STATUS_NONE,
+                              .library = SMC_NONE,
+                              .requires = in->require_cuda_version};
     }
     return SMC_OK;
 }

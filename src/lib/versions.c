@@ -121,6 +121,24 @@ int smc_driver_branch_for_cuda(int cuda)
     return 0;
 }
 
+bool smc_driver_parse_prefix(const char *text, int *cuda_version)
+{
+    char v[16];
+    size_t n = 0;
+    while (n < sizeof v - 1 && ((text[n] >= '0' && text[n] <= '9') || text[n] == '.'))
+        n++;
+    memcpy(v, text, n);
+    v[n] = '\0';
+    if (n && v[n - 1] == '.') v[n - 1] = '\0';
+    char *dot = strchr(v, '.');
+    if (dot && strchr(dot + 1, '.')) *strchr(dot + 1, '.') = '\0'; /* 12.8.1 -> 12.8 */
+    if (!dot && n) { /* "12" -> 12.0 */
+        size_t k = strlen(v);
+        if (k + 2 < sizeof v) memcpy(v + k, ".0", 3);
+    }
+    return smc_driver_parse(v, cuda_version) == 1 && *cuda_version < 100000;
+}
+
 /* Reads "12.4" (a CUDA version) or "550.54.14" (a driver version: its first number is 3 digits). */
 int smc_driver_parse(const char *text, int *cuda_version)
 {
