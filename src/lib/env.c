@@ -103,22 +103,12 @@ static char *slurp(const source *src, const char *path, size_t *len, int *err)
     smc_item it = {.path = (char *)(uintptr_t)path, .root = src->root, .rel = src->rel,
                    .nofollow = true};
     int fd = smc_item_open(&it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > META_MAX) {
-        *err = fd < 0 ? errno : EFBIG;
-        if (fd >= 0) close(fd);
+    if (fd < 0) {
+        *err = errno;
         return NULL;
     }
-    char *buf = malloc((size_t)sb.st_size + 1);
-    ssize_t got = buf ? read(fd, buf, (size_t)sb.st_size) : -1;
-    if (got < 0) *err = buf ? errno : ENOMEM;
+    char *buf = smc_read_fd_small(fd, META_MAX, len, err);
     close(fd);
-    if (got < 0) {
-        free(buf);
-        return NULL;
-    }
-    buf[got] = '\0';
-    *len = (size_t)got;
     return buf;
 }
 

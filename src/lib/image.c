@@ -204,24 +204,12 @@ static char *read_file(image *im, const char *name, size_t *len, bool quiet)
     *len = 0;
     if (im->dirfd >= 0) {
         int fd = smc_open_beneath(im->dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK, true);
-        struct stat sb;
-        if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > JSON_CAP) {
-            int err = fd < 0 ? errno : EFBIG;
-            if (fd >= 0) close(fd);
-            if (!(quiet && err == ENOENT))
-                smc_input_add_error(im->part, im->path, "%s: %s", name,
-                                    err == EFBIG ? "not a small regular file" : smc_open_error(err));
-            return NULL;
-        }
-        buf = malloc((size_t)sb.st_size + 1);
-        ssize_t got = buf ? read(fd, buf, (size_t)sb.st_size) : -1;
-        close(fd);
-        if (got < 0) {
-            free(buf);
-            return NULL;
-        }
-        buf[got] = '\0';
-        *len = (size_t)got;
+        int err = fd < 0 ? errno : 0;
+        buf = fd >= 0 ? smc_read_fd_small(fd, JSON_CAP, len, &err) : NULL;
+        if (fd >= 0) close(fd);
+        if (!buf && !(quiet && err == ENOENT))
+            smc_input_add_error(im->part, im->path, "%s: %s", name,
+                                err == EFBIG ? "not a small regular file" : smc_open_error(err));
         return buf;
     }
     struct archive *a;

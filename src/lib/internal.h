@@ -63,6 +63,9 @@ size_t smc_utf8_at(const unsigned char *p, size_t n);
 size_t smc_utf8_wants(unsigned char lead);
 /* smc_strdup, then smc_sanitize. */
 char *smc_strdup_clean(const char *s);
+/* Reads the whole regular file open at fd into new memory, NUL-terminated, when it holds at most
+ * cap bytes; NULL with *err (EFBIG: not a regular file of at most cap bytes; errno; ENOMEM). */
+char *smc_read_fd_small(int fd, size_t cap, size_t *len, int *err);
 /* Reads a whole small file (a table) into new memory, NUL-terminated: 1 ok; 0 with a message
  * ("No such file", "larger than N bytes") in err; -1 out of memory. */
 int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, char *err,

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void *smc_push(void *arrayp, size_t n, size_t elsize)
 {
@@ -145,6 +147,27 @@ smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt,
     }
     in->error_count++;
     return SMC_OK;
+}
+
+char *smc_read_fd_small(int fd, size_t cap, size_t *len, int *err)
+{
+    struct stat sb;
+    bool stat_ok = fstat(fd, &sb) == 0;
+    *err = stat_ok ? 0 : errno;
+    if (!stat_ok || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > cap) {
+        if (stat_ok) *err = EFBIG;
+        return NULL;
+    }
+    char *buf = malloc((size_t)sb.st_size + 1);
+    ssize_t got = buf ? read(fd, buf, (size_t)sb.st_size) : -1;
+    if (got < 0) {
+        *err = buf ? errno : ENOMEM;
+        free(buf);
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = (size_t)got;
+    return buf;
 }
 
 int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, char *err,
