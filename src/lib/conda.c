@@ -104,8 +104,8 @@ static char *read_small(struct archive *a, uint64_t cap, size_t *len, bool *over
 /* A large member, copied to fd: read window by window as a wheel member streams (memory stays
  * bounded whatever its size); a second pass when the finder asks; one that outgrows what a
  * stream may hold is mapped and read as a file. */
-static smc_status scan_file_streamed(smc_input *part, const char *name, int fd,
-                                     const smc_options *opt)
+smc_status smc_scan_fd_streamed(smc_input *part, const char *name, int fd,
+                                const smc_options *opt)
 {
     smc_finder *f = smc_finder_new(name, opt, false);
     uint8_t *buf = smc_big_alloc(BLOCK * 4);
@@ -192,7 +192,7 @@ static smc_status scan_member(package *pk, struct archive *a, const char *name, 
                                  (unsigned long long)pk->member_max);
     else if (st == SMC_OK && fd >= 0) {
         pk->part->files++;
-        st = scan_file_streamed(pk->part, full, fd, pk->opt);
+        st = smc_scan_fd_streamed(pk->part, full, fd, pk->opt);
     } else if (st == SMC_OK) {
         st = smc_scan_memory(pk->part, full, mem, (size_t)size, pk->opt);
     }

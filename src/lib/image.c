@@ -495,8 +495,10 @@ static smc_status scan_entry(image *im, struct archive *a, const char *path, con
     else if (st == SMC_OK && capped)
         st = smc_input_add_error(im->part, full, "larger than %llu bytes (--max-inflate): not read",
                                  (unsigned long long)im->member_max);
-    else if (st == SMC_OK && fd >= 0)
-        st = smc_scan_fd(im->fs, path, fd, im->opt);
+    else if (st == SMC_OK && fd >= 0) {
+        im->fs->files++;
+        st = smc_scan_fd_streamed(im->fs, path, fd, im->opt);
+    }
     else if (st == SMC_OK)
         st = smc_scan_memory(im->fs, path, mem, (size_t)size, im->opt);
     for (size_t i = before; st == SMC_OK && i < im->fs->library_count; i++)

@@ -365,6 +365,11 @@ bool smc_image_dir(int dirfd);
 /* Whether a file is a tar archive (the ustar magic). */
 bool smc_image_tar(int fd);
 
+/* Scans the file open at fd (a member copied out to a temporary file) window by window, as a
+ * stream: memory stays bounded whatever its size (counting no file). */
+smc_status smc_scan_fd_streamed(smc_input *part, const char *name, int fd,
+                                const smc_options *opt);
+
 /* conda.c: conda packages (.conda, .tar.bz2), read in place into part: the package's
  * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open. */
 bool smc_conda_named(const char *path);
