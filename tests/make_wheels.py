@@ -765,6 +765,15 @@ def make_images(out, emit):
     with open(p, "wb") as f:
         f.write(_tar(files))
     emit(p)
+    # A top layer that makes the root opaque (nothing of the layers below stays) and holds a hard
+    # link that climbs out of the root.
+    top = _tar_entries([(".wh..wh..opq", "f", b""), ("usr/lib/hl.so", "h", "../../../etc/passwd"),
+                        ("usr/lib/libmine.so", "f", fixture("gen/cuda128.so"))])
+    files = oci_layout([_tar_entries(bad), top], [top], [])
+    p = os.path.join(out, "image_opaque_root.tar")
+    with open(p, "wb") as f:
+        f.write(_tar(files))
+    emit(p)
 
 
 def tarfile_entries(data):

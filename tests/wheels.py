@@ -460,6 +460,11 @@ def rollups(out):
           "image_hostile.tar!/usr/lib/libbomb.so: larger than 67108864 bytes" in err and
           "image_hostile.tar!/usr/lib/libok.so" in out_,
           "images: hostile layers (escaping names, an empty whiteout, a bomb) are errors, the rest read")
+    rc, inp, err = scan_json(os.path.join(out, "image_opaque_root.tar"))
+    check(rc == 2 and [l["path"].split("!")[1] for l in inp["libraries"]] == ["/usr/lib/libmine.so"]
+          and "/usr/lib/hl.so is a hard link to ../../../etc/passwd, outside the root: not followed"
+          in err, "images: an opaque root hides every layer below; a hard link out of the root is "
+          "an error (%r)" % err)
     # Issue 12: a torch that is none is told what to install instead, from the builds table.
     table = os.path.join(HERE, "builds_fixture.tsv")
     rc, doc = judged(os.path.join(out, "rollup_env"), "6.1", "--builds-table", table)

@@ -532,6 +532,15 @@ static smc_status keep_meta(image *im, struct archive *a, const char *path, uint
     return SMC_OK;
 }
 
+/* A hard link whose target would lie outside the root. */
+static bool link_escapes(const char *target)
+{
+    char *p = target ? entry_path(target) : NULL;
+    bool out = target && !p;
+    free(p);
+    return out;
+}
+
 /* One entry of the layer being read. */
 static smc_status entry(image *im, struct archive *a, struct archive_entry *e)
 {
@@ -568,6 +577,14 @@ static smc_status entry(image *im, struct archive *a, struct archive_entry *e)
             st = target ? set_add(&im->l_whiteout, target) : SMC_ERR_NOMEM;
             free(target);
         }
+    } else if (link_escapes(archive_entry_hardlink(e))) {
+        char *clean = smc_strdup_clean(archive_entry_hardlink(e));
+        st = clean ? smc_input_add_error(im->part, im->path,
+                                         "layer %s: %s is a hard link to %.200s, outside the "
+                                         "root: not followed",
+                                         im->layer, path, clean)
+                   : SMC_ERR_NOMEM;
+        free(clean);
     } else if (strcmp(path, "/") != 0 && !hidden(im, path)) {
         mode_t type = archive_entry_filetype(e);
         st = set_add(&im->l_seen, path);
