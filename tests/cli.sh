@@ -250,6 +250,12 @@ check "advise: the install line of the build that runs" has "$out" "pip install 
 run advise --gpu orin --builds-table "$fixtures/../tests/builds_fixture.tsv"
 check "advise: nothing runs: exit 1" all '[ "$status" -eq 1 ]' 'has "$out" "install: no build in the table runs"'
 
+# An empty directory as the first input: nothing to list, exit 0 (under UBSan: no offset of a
+# null list either).
+mkdir -p "$tmp/empty"
+run scan "$tmp/empty"
+check "an empty directory first: exit 0" all '[ "$status" -eq 0 ]' 'has "$out" "0 files looked at"'
+
 # Live roots (issue 13): a root filesystem is walked without proc, sys, dev and run, saying so;
 # --exclude by name and by path; --one-file-system where this machine has a mount point to see.
 mkdir -p "$tmp/root/etc" "$tmp/root/usr/lib" "$tmp/root/proc/1" "$tmp/root/sys" "$tmp/root/run" "$tmp/root/opt"

@@ -471,7 +471,8 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
             if (st != SMC_OK) smc_items_free(found + i + 1, k - i - 1);
         }
         free(found);
-        if (st == SMC_OK) st = smc_env_collect(*in, *items + first, *n - first, env);
+        if (st == SMC_OK) /* no item yet at all: nothing to offset */
+            st = smc_env_collect(*in, *items ? *items + first : NULL, *n - first, env);
         if (st == SMC_OK && (*in)->distribution_count) (*in)->kind = SMC_INPUT_ENVIRONMENT;
         return st;
     }
