@@ -657,7 +657,8 @@ def image_layers():
     """The three layers of the demo image, bottom first: the base holds libbase.so, libgone.so,
     opt/data/libold.so and a venv with imgpkg (RECORD lists imgpkg/_C.so); the second overwrites
     libbase.so, whites out libgone.so and makes opt/data opaque (libnew.so only); the third,
-    gzip-compressed, adds libtop.so and a symlink that points out of the root."""
+    gzip-compressed, adds libtop.so, a hard link to it and a symlink that points out of the
+    root."""
     sp = "opt/venv/lib/python3.11/site-packages/"
     c_so = fixture("gen/cuda128.so")
     record = ("imgpkg/__init__.py,,0\nimgpkg/_C.so,%s,%d\nimgpkg-1.0.dist-info/METADATA,,\n"
@@ -678,6 +679,7 @@ def image_layers():
               ("opt/data/.wh..wh..opq", "f", b""),
               ("opt/data/libnew.so", "f", fixture("gen/ptx_sm90a.so"))]
     third = [("usr/lib/libtop.so", "f", fixture("gen/sm90a_v1.so")),
+             ("usr/lib/libtop.so.1", "h", "usr/lib/libtop.so"),
              ("usr/lib/evil", "l", "/etc/passwd")]
     return [_tar_entries(base), _tar_entries(second), gzip.compress(_tar_entries(third), mtime=0)]
 
@@ -754,6 +756,7 @@ def make_images(out, emit):
     put(os.path.join(unpacked, "usr/lib/libbase.so"), fixture("nvcc/multi.so"))
     put(os.path.join(unpacked, "opt/data/libnew.so"), fixture("gen/ptx_sm90a.so"))
     put(os.path.join(unpacked, "usr/lib/libtop.so"), fixture("gen/sm90a_v1.so"))
+    os.link(os.path.join(unpacked, "usr/lib/libtop.so"), os.path.join(unpacked, "usr/lib/libtop.so.1"))
     emit(unpacked)
     assert os.path.exists(os.path.join(unpacked, sp, "imgpkg/_C.so"))
     bad = [("../../escape.so", "f", fixture("gen/cuda128.so")), ("usr/.wh.", "f", b""),

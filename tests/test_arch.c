@@ -80,6 +80,22 @@ static void refuse(const char *item, const char *msg, bool prefix)
     CHECK(ok);
 }
 
+/* The table's tag compat: forward compatibility works on data-center GPUs and Jetson only. */
+static void test_compat(void)
+{
+    static const struct {
+        const char *name;
+        bool compat;
+    } cases[] = {{"h100", true}, {"l4", true}, {"orin", true}, {"b200", true},
+                 {"rtx-4090", false}, {"rtx 6000 ada", false}, {"gb10", false}, {"9.0", false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        smc_target t;
+        char err[256];
+        CHECK(smc_target_parse(table, cases[i].name, &t, err, sizeof err) == 1 &&
+              t.compat == cases[i].compat);
+    }
+}
+
 static void test_names(void)
 {
     want("h100", 9, 0, "H100");
@@ -283,6 +299,7 @@ int main(void)
 {
     test_builtin();
     test_names();
+    test_compat();
     test_tokens();
     test_ambiguous_unknown();
     test_table_parse();

@@ -429,6 +429,11 @@ def rollups(out):
           got["image_unpacked"][3],
           "images: OCI layout, oci-archive and docker save give what the same filesystem unpacked "
           "gives (overwritten, whited out, opaque) (%s)" % {k: sorted(v[3]) for k, v in got.items()})
+    links = {n: [l.get("links") for l in g[1]["libraries"] if l["path"].endswith("libtop.so")]
+             for n, g in got.items()}
+    check(links["image_oci"] == [["%s!/usr/lib/libtop.so.1" % os.path.join(out, "image_oci")]] and
+          links["image_unpacked"] == [[os.path.join(out, "image_unpacked", "usr/lib/libtop.so.1")]],
+          "images: a hard link in a layer is the same file, reported as its link (%s)" % links)
     rc, inp, _, libs, layers = got["image_oci"]
     d = inp["distributions"][0]
     check(inp["kind"] == "image" and d["name"] == "imgpkg" and len(d["libraries"]) == 1 and
@@ -447,13 +452,22 @@ def rollups(out):
     rc, out_, err = run("scan", "--platform", "windows-amd64", os.path.join(out, "image_oci"))
     check(rc == 2 and "no image for windows/amd64 in its index (it has linux/amd64, linux/arm64)"
           in err, "images: a platform the index lacks is an error naming what it has (%r)" % err)
-    rc, out_, err = run("--gpu", "h100", "--driver", "12.4", "--format", "json",
+    rc, out_, err = run("--gpu", "rtx-4090", "--driver", "12.4", "--format", "json",
                         os.path.join(out, "image_docker.tar"))
     v = json.loads(out_)["inputs"][0]
     check(rc == 1 and v["require_cuda"].startswith("NVIDIA_REQUIRE_CUDA=cuda>=12.8") and
-          v["verdicts"][0]["status"] == "none" and
-          v["verdicts"][0]["reason"].startswith("the image asks for CUDA 12.8"),
-          "images: NVIDIA_REQUIRE_CUDA above the driver fails the image, and says why")
+          v["compat_cuda"] == "12.8" and v["verdicts"][0]["status"] == "none" and
+          v["verdicts"][0]["reason"].startswith("the image asks for CUDA 12.8") and
+          "forward-compatibility package (CUDA 12.8) works on data-center GPUs" in
+          v["verdicts"][0]["reason"],
+          "images: NVIDIA_REQUIRE_CUDA above the driver fails the image on a GeForce, and says why")
+    rc, out_, err = run("--gpu", "l4", "--driver", "12.4", "--format", "json",
+                        os.path.join(out, "image_docker.tar"))
+    v = json.loads(out_)["inputs"][0]
+    check(v["verdicts"][0].get("compat_cuda") == "12.8" and
+          not v["verdicts"][0]["reason"].startswith("the image asks"),
+          "images: on a data-center GPU the image's forward-compatibility package stands in for "
+          "the older driver, and the verdict says so (%s)" % v["verdicts"][0])
     rc, out_, err = run("scan", "--max-inflate", "64M", os.path.join(out, "image_hostile.tar"))
     check(rc == 2 and "an entry named ../../escape.so would land outside the root: not read" in err
           and "a whiteout of nothing: ignored" in err and

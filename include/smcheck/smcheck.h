@@ -211,6 +211,8 @@ typedef struct smc_rollup {
     bool chosen;     /* the alternative was chosen by the installed torch's CUDA */
     int requires;    /* an image's: the CUDA its NVIDIA_REQUIRE_CUDA asks for, newer than the
                       * driver: none whatever its libraries say; else 0 */
+    int compat;      /* an image's: the CUDA of its forward-compatibility package, by which it
+                      * runs on this GPU (a compat target) with an older driver; else 0 */
 } smc_rollup;
 
 /* An ELF file (or static archive, raw fatbin, bare cubin) that holds device code. A static
@@ -300,6 +302,10 @@ typedef struct smc_input {
      * driver; NULL and 0 when none. */
     char *require_cuda;
     int require_cuda_version;
+    /* An image's CUDA forward-compatibility package (/usr/local/cuda-X.Y/compat/libcuda.so*):
+     * its CUDA version, 0 none. On a target of the table's tag compat the judge takes it as the
+     * driver when it is newer than the driver. */
+    int compat_cuda;
 } smc_input;
 
 /* What one library or input keeps of its findings, errors and notes: the output stays small

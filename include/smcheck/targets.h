@@ -21,6 +21,7 @@ typedef struct smc_gpu_model {
     char *architecture;          /* "Ampere" */
     bool representative;         /* tag rep: the GPU shown for its CC when no GPU is named */
     bool weak;                   /* tag weak: the CC is weakly sourced */
+    bool compat;                 /* tag compat: CUDA forward compatibility works on it */
 } smc_gpu_model;
 
 typedef struct smc_gpu_table {
@@ -48,6 +49,7 @@ const char *smc_gpu_table_representative(const smc_gpu_table *t, unsigned cc_maj
 typedef struct smc_target {
     char name[128]; /* the table's name of the product the user named, else "" */
     unsigned cc_major, cc_minor;
+    bool compat;    /* a product of the table's tag compat: forward compatibility works on it */
 } smc_target;
 
 /* Parses one --gpu item:

@@ -481,8 +481,12 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
     smc_driver d;
     if (smc_driver_probe(&d) != SMC_OK) return usage_error("%s", "out of memory");
     for (size_t i = 0; i < d.gpu_count; i++) {
-        smc_target t = {.cc_major = d.gpus[i].cc_major, .cc_minor = d.gpus[i].cc_minor};
+        smc_target t = {.cc_major = d.gpus[i].cc_major, .cc_minor = d.gpus[i].cc_minor}, m;
         snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, d.gpus[i].name);
+        char unused[8]; /* the table's word on it, when its name is there ("NVIDIA H100 ...") */
+        if (smc_target_parse(table, d.gpus[i].name, &m, unused, sizeof unused) == 1 &&
+            m.cc_major == t.cc_major && m.cc_minor == t.cc_minor)
+            t.compat = m.compat;
         if (!add_target(targets, n, &t)) {
             smc_driver_free(&d);
             return usage_error("%s", "out of memory");

@@ -213,10 +213,12 @@ static int parse_tags(const char *s, size_t n, smc_gpu_model *m, unsigned long l
             m->representative = true;
         } else if (tl == 4 && memcmp(tag, "weak", 4) == 0) {
             m->weak = true;
+        } else if (tl == 6 && memcmp(tag, "compat", 6) == 0) {
+            m->compat = true;
         } else {
             char q[40];
             quote_copy(q, sizeof q, tag, tl);
-            return fail(err, errlen, "line %lu: unknown tag '%s' (known: rep, weak)", line, q);
+            return fail(err, errlen, "line %lu: unknown tag '%s' (known: rep, weak, compat)", line, q);
         }
         i++; /* past the comma, or past the end */
     }
@@ -566,6 +568,7 @@ static int fill_named(smc_target *out, const smc_gpu_model *m)
     snprintf(out->name, sizeof out->name, "%s", m->name);
     out->cc_major = m->cc_major;
     out->cc_minor = m->cc_minor;
+    out->compat = m->compat;
     return 1;
 }
 

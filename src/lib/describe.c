@@ -253,11 +253,17 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
 {
     if (r->status == SMC_STATUS_NO_CODE) return smc_strdup("no device code");
     if (r->requires) {
-        char need[96];
+        char need[96], compat[160] = "";
         needs_driver(need, sizeof need, r->requires);
-        return smc_asprintf("the image asks for CUDA %d.%d (%s), newer than the driver: it %s",
+        if (r->compat)
+            snprintf(compat, sizeof compat,
+                     "; its forward-compatibility package (CUDA %d.%d) works on data-center GPUs "
+                     "and Jetson only",
+                     r->compat / 1000, r->compat % 1000 / 10);
+        return smc_asprintf("the image asks for CUDA %d.%d (%s), newer than the driver: it %s%s",
                             r->requires / 1000, r->requires % 1000 / 10,
-                            in->require_cuda ? in->require_cuda : "NVIDIA_REQUIRE_CUDA", need);
+                            in->require_cuda ? in->require_cuda : "NVIDIA_REQUIRE_CUDA", need,
+                            compat);
     }
     if (r->all_gated)
         return smc_strdup("every library with device code is gated: only arch-specific code for "

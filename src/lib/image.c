@@ -51,6 +51,8 @@ typedef struct image {
     uint64_t meta_bytes;
     const char *layer; /* the digest of the layer being read */
     bool stopped;
+    char **hardlinks; /* visible hard links: pairs of (its path, its target's path) */
+    size_t hardlink_count;
 } image;
 
 static void set_free(pathset *s)
@@ -589,12 +591,33 @@ static smc_status entry(image *im, struct archive *a, struct archive_entry *e)
         mode_t type = archive_entry_filetype(e);
         st = set_add(&im->l_seen, path);
         if (st == SMC_OK && type != AE_IFDIR) st = set_add(&im->l_nondir, path);
+        int compat = 0;
         if (st == SMC_OK && type == AE_IFREG && strncmp(path, "/usr/local/cuda-", 16) == 0 &&
-            strstr(path, "/compat/libcuda.so"))
-            st = smc_input_add_note(im->part, "%s: %s: a CUDA forward-compatibility package "
-                                              "(it runs on data-center GPUs only)",
-                                    im->path, path);
-        if (st == SMC_OK && type == AE_IFREG && !archive_entry_hardlink(e)) {
+            strstr(path, "/compat/libcuda.so") && smc_driver_parse_prefix(path + 16, &compat)) {
+            if (compat > im->part->compat_cuda) im->part->compat_cuda = compat;
+            st = smc_input_add_note(im->part, "%s: %s: a CUDA %d.%d forward-compatibility "
+                                              "package (it works on data-center GPUs and Jetson "
+                                              "only)",
+                                    im->path, path, compat / 1000, compat % 1000 / 10);
+        }
+        const char *hl = archive_entry_hardlink(e);
+        char *target = hl ? entry_path(hl) : NULL;
+        if (st == SMC_OK && target) { /* the same file as its target: reported as a link */
+            char **slot = smc_push(&im->hardlinks, im->hardlink_count, sizeof *slot);
+            char **slot2 = slot ? smc_push(&im->hardlinks, im->hardlink_count + 1, sizeof *slot2)
+                                : NULL;
+            if (!slot2) {
+                st = SMC_ERR_NOMEM;
+            } else {
+                im->hardlinks[im->hardlink_count] = smc_strdup(path);
+                im->hardlinks[im->hardlink_count + 1] = target;
+                target = NULL;
+                im->hardlink_count += 2;
+                if (!im->hardlinks[im->hardlink_count - 2]) st = SMC_ERR_NOMEM;
+            }
+        }
+        free(target);
+        if (st == SMC_OK && type == AE_IFREG && !hl) {
             uint64_t size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
             if (smc_env_wants(path)) {
                 st = keep_meta(im, a, path, size);
@@ -704,6 +727,17 @@ static smc_status settle_fs(image *im)
     if (st == SMC_OK) st = smc_env_attribute(im->fs, env);
     smc_env_free(env);
     smc_input *fs = im->fs, *part = im->part;
+    for (size_t k = 0; st == SMC_OK && k + 1 < im->hardlink_count; k += 2)
+        for (size_t i = 0; st == SMC_OK && i < fs->library_count; i++) {
+            smc_library *lib = &fs->libraries[i];
+            if (!im->hardlinks[k + 1] || strcmp(lib->path, im->hardlinks[k + 1]) != 0) continue;
+            char **slot = smc_push(&lib->links, lib->link_count, sizeof *slot);
+            if (!slot || !(*slot = smc_asprintf("%s!%s", im->path, im->hardlinks[k]))) {
+                st = SMC_ERR_NOMEM;
+                break;
+            }
+            lib->link_count++;
+        }
     for (size_t i = 0; st == SMC_OK && i < fs->distribution_count; i++) {
         smc_distribution *d = &fs->distributions[i];
         char *loc = smc_asprintf("%s!%s", im->path, d->location ? d->location : "");
@@ -785,6 +819,9 @@ smc_status smc_image_scan(smc_input *part, const char *path, int dirfd, int tarf
         free(im.meta[i].data);
     }
     free(im.meta);
+    for (size_t i = 0; i < im.hardlink_count; i++)
+        free(im.hardlinks[i]);
+    free(im.hardlinks);
     pathset *sets[] = {&im.seen, &im.nondir, &im.whiteout, &im.opaque,
                        &im.l_seen, &im.l_nondir, &im.l_whiteout, &im.l_opaque};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)

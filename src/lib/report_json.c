@@ -288,6 +288,11 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
         r->library < in->library_count ? json_text(in->libraries[r->library].path)
                                        : cJSON_CreateNull());
     add(b, v, "vendored", cJSON_CreateBool(r->vendored));
+    if (r->compat) { /* an image's forward-compatibility package decided it */
+        char c[16];
+        snprintf(c, sizeof c, "%d.%d", r->compat / 1000, r->compat % 1000 / 10);
+        add(b, v, "compat_cuda", json_text(c));
+    }
     add(b, v, "all_gated", cJSON_CreateBool(r->all_gated));
     if (r->choices) {
         cJSON *alt = add(b, v, "alternatives", cJSON_CreateObject());
@@ -360,8 +365,12 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
     add(b, o, "path", json_text(in->path));
     add(b, o, "kind", json_text(smc_input_kind_str(in->kind)));
     add(b, o, "files", cJSON_CreateNumber((double)in->files));
-    if (in->kind == SMC_INPUT_IMAGE)
+    if (in->kind == SMC_INPUT_IMAGE) {
         add(b, o, "require_cuda", string_or_null(in->require_cuda));
+        char v[16];
+        snprintf(v, sizeof v, "%d.%d", in->compat_cuda / 1000, in->compat_cuda % 1000 / 10);
+        add(b, o, "compat_cuda", in->compat_cuda ? json_text(v) : cJSON_CreateNull());
+    }
     cJSON *errs = add(b, o, "errors", cJSON_CreateArray());
     for (size_t i = 0; errs && i < in->error_count; i++) {
         cJSON *e = add(b, errs, NULL, cJSON_CreateObject());

@@ -583,6 +583,14 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                     smc_input_kind_str(in->kind), in->distribution_count,
                     in->distribution_count == 1 ? "" : "s", with);
         for (size_t t = 0; judging && t < in->verdict_count; t++) { /* an image's own word */
+            if (!in->verdicts[t].requires && in->verdicts[t].compat) {
+                char tok[16];
+                target_token(tok, &opt->targets[t]);
+                fprintf(out, "    %s: judged with the image's CUDA %d.%d forward-compatibility "
+                             "package, which stands in for the older driver on this GPU\n",
+                        tok, in->verdicts[t].compat / 1000, in->verdicts[t].compat % 1000 / 10);
+                continue;
+            }
             if (!in->verdicts[t].requires) continue;
             char *why = smc_rollup_reason(in, &in->verdicts[t], t);
             if (!why) return SMC_ERR_NOMEM;

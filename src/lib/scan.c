@@ -279,6 +279,7 @@ static smc_status merge(smc_input *in, smc_input *part)
     }
     in->errors_more += part->errors_more;
     in->notes_more += part->notes_more;
+    if (part->compat_cuda > in->compat_cuda) in->compat_cuda = part->compat_cuda;
     if (part->require_cuda && !in->require_cuda) { /* an image's */
         in->require_cuda = part->require_cuda;
         in->require_cuda_version = part->require_cuda_version;

@@ -448,6 +448,14 @@ static smc_status lists_of(const smc_library *lib, lists *m)
     return st;
 }
 
+/* The driver a target runs an input's code with: an image's forward-compatibility package stands
+ * in for an older driver on the GPUs it works on (cuda-compat.md §5.3). */
+static int effective_driver(const smc_input *in, const smc_target *t, int driver_cuda)
+{
+    return driver_cuda > 0 && t->compat && in->compat_cuda > driver_cuda ? in->compat_cuda
+                                                                          : driver_cuda;
+}
+
 static smc_status judge_one(const smc_library *lib, const smc_target *t, int driver_cuda,
                             unsigned wheel_major, const lists *sets, smc_judgement *r)
 {
@@ -749,7 +757,8 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         if (st == SMC_OK) lib->judgement_count = n;
         unsigned wheel = distribution_major(in, lib);
         for (size_t t = 0; t < n && st == SMC_OK; t++)
-            st = judge_one(lib, &targets[t], driver_cuda, wheel, &sets, &lib->judgements[t]);
+            st = judge_one(lib, &targets[t], effective_driver(in, &targets[t], driver_cuda), wheel,
+                           &sets, &lib->judgements[t]);
         free(sets.group);
         if (st != SMC_OK) return st;
     }
@@ -783,10 +792,14 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         }
         /* An image that asks for a newer CUDA than the driver supports does not start
          * (nvidia-container-cli checks NVIDIA_REQUIRE_CUDA), whatever its libraries say. */
-        if (driver_cuda > 0 && in->require_cuda_version > driver_cuda)
+        int eff = effective_driver(in, &targets[t], driver_cuda);
+        if (eff > 0 && in->require_cuda_version > eff)
             *r = (smc_rollup){.status = SMC_STATUS_NONE,
                               .library = SMC_NONE,
-                              .requires = in->require_cuda_version};
+                              .requires = in->require_cuda_version,
+                              .compat = in->compat_cuda};
+        else if (eff > driver_cuda && driver_cuda > 0)
+            r->compat = eff; /* it runs by the image's forward-compatibility package */
     }
     return SMC_OK;
 }
