@@ -9,11 +9,14 @@ gives its one-line error and still reports its good member; environments attribu
 its distribution (dist-info RECORD, egg-info, conda-meta) or list it unowned, and a distribution's
 status is the worst of its libraries. Prints "N passed, M failed".
 """
+import bz2
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 
@@ -406,6 +409,25 @@ def rollups(out):
     rc, out_, err = run("scan", os.path.join(out, "cut-1.0-0.tar.bz2"))
     check(rc == 2 and "cut-1.0-0.tar.bz2: truncated bzip2 input" in err,
           "conda: a truncated package is one error naming it (%r)" % err)
+    # A .tar.bz2 met in a directory walk that is no conda package is a note, and what it holds
+    # is still reported; named on the command line it is an error.
+    tb = os.path.join(out, "tarball_dir")
+    os.makedirs(tb, exist_ok=True)
+    shutil.copy(os.path.join(out, "cut-1.0-0.tar.bz2"), os.path.join(tb, "cut.tar.bz2"))
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        with open(os.path.join(out, "conda_unpacked", "lib", "libdemo.so"), "rb") as f:
+            data = f.read()
+        ti = tarfile.TarInfo("src/libdemo.so")
+        ti.size = len(data)
+        t.addfile(ti, io.BytesIO(data))
+    with open(os.path.join(tb, "sources.tar.bz2"), "wb") as f:
+        f.write(bz2.compress(buf.getvalue()))
+    rc, inp, err = scan_json(tb)
+    check(any("sources.tar.bz2: no info/index.json: a tarball, not a conda package" in n
+              for n in inp["notes"]) and
+          any(l["path"].endswith("sources.tar.bz2!src/libdemo.so") for l in inp["libraries"]),
+          "conda: a tarball a walk meets that is no package: a note, and its libraries reported")
     rc, inp_b, _ = scan_json(os.path.join(out, "big-1.0-0.tar.bz2"))
     rc, inp_u, _ = scan_json(os.path.join(out, "conda_big"))
     big_p = [(l["containers"], l["images"], l["token_sets"]) for l in inp_b["libraries"]]

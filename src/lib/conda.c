@@ -39,6 +39,7 @@ typedef struct package {
     size_t index_len, paths_len;
     size_t first_library;
     bool stopped; /* a cap was reached: said once, the rest not read */
+    bool named;   /* the user named it (else a walk met it): no index is an error, not a note */
 } package;
 
 /* libarchive reading a zip member's stream. */
@@ -301,8 +302,11 @@ static smc_status package_dist(package *pk, smc_distribution *d)
     if (pk->index && (!cJSON_IsString(name) || !cJSON_IsString(ver)))
         st = smc_input_add_error(pk->part, pk->path,
                                  "info/index.json: not a package's index (name, version)");
-    else if (!pk->index)
+    else if (!pk->index && pk->named)
         st = smc_input_add_error(pk->part, pk->path, "no info/index.json: not a conda package");
+    else if (!pk->index) /* a tarball among the files of a directory: what it held is reported */
+        st = smc_input_add_note(pk->part, "%s: no info/index.json: a tarball, not a conda package",
+                                pk->path);
     if (st == SMC_OK && cJSON_IsString(name)) {
         d->name = smc_strdup(name->valuestring);
         d->version = smc_strdup(ver->valuestring);
@@ -414,10 +418,11 @@ static smc_status read_conda(package *pk, int fd)
     return st;
 }
 
-smc_status smc_conda_scan(smc_input *part, const char *path, int fd, const smc_options *opt,
-                          const smc_ticker *tk)
+smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
+                          const smc_options *opt, const smc_ticker *tk)
 {
     package pk = {.part = part,
+                  .named = named,
                   .path = path,
                   .opt = opt,
                   .tk = tk,

@@ -371,10 +371,11 @@ smc_status smc_scan_fd_streamed(smc_input *part, const char *name, int fd,
                                 const smc_options *opt);
 
 /* conda.c: conda packages (.conda, .tar.bz2), read in place into part: the package's
- * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open. */
+ * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open; named:
+ * the user named it (a walk's tarball without a package index is only a note). */
 bool smc_conda_named(const char *path);
-smc_status smc_conda_scan(smc_input *part, const char *path, int fd, const smc_options *opt,
-                          const smc_ticker *tk);
+smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
+                          const smc_options *opt, const smc_ticker *tk);
 /* What the member buffers of the threads that read archives may take together: each gets its
  * share, 1 to 8 MiB (two threads get 8 MiB each, three 5.3 MiB). */
 #define SMC_WHEEL_BUFFERS (16u << 20)

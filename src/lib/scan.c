@@ -201,7 +201,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     uint8_t head[4];
     smc_status st;
     if (smc_conda_named(it->path))
-        st = smc_conda_scan(part, it->path, fd, p->opt, &tk);
+        st = smc_conda_scan(part, it->path, fd, it->root < 0, p->opt, &tk);
     else if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && smc_zip_at(head, sizeof head))
         st = scan_zip_here(part, it, p->opt, &tk);
     else

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                            .max_members = 10000};
         smc_input *in = smc_input_new("fuzz", SMC_INPUT_FILE);
         const char *name = data[0] & 1 ? "fuzz-1.0-0.conda" : "fuzz-1.0-0.tar.bz2";
-        if (in && smc_conda_scan(in, name, fd, &opt, NULL) == SMC_OK)
+        if (in && smc_conda_scan(in, name, fd, true, &opt, NULL) == SMC_OK)
             smc_judge(&in, 1, &t, 1, 12080, NULL);
         smc_input_free(in);
     }
