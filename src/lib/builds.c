@@ -101,8 +101,8 @@ static int parse_tokens(smc_build *r, const char *s, size_t n, char *err, size_t
 {
     if (n == 1 && s[0] == '-') return 1;
     for (size_t i = 0; i <= n;) {
-        size_t len = strcspn(s + i, ",");
-        if (len > n - i) len = n - i;
+        const char *comma = memchr(s + i, ',', n - i); /* within the field: text need not end */
+        size_t len = comma ? (size_t)(comma - (s + i)) : n - i;
         smc_image img;
         if (!parse_token(s + i, len, &img)) {
             snprintf(err, errlen, "line %lu: bad token '%.*s' (expected e.g. sm_90, sm_90a, "

@@ -1,5 +1,7 @@
 /* fuzz_targets.c: the --gpu parser (items and lists against the built-in table), the GPU table
- * loader, and --driver; the first byte choosing which. */
+ * loader, --driver, and the table of PyTorch builds with advice from it; the first byte choosing
+ * which. */
+#include "smcheck/builds.h"
 #include "smcheck/smcheck.h"
 
 #include <stdlib.h>
@@ -17,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0'; /* the CLI's strings end with a NUL */
     char err[256];
-    switch (data[0] % 4) {
+    switch (data[0] % 5) {
     case 0: {
         smc_target t;
         smc_target_parse(builtin, text, &t, err, sizeof err);
@@ -35,6 +37,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             smc_target t;
             smc_target_parse(table, "rtx 4090", &t, err, sizeof err);
             smc_gpu_table_free(table);
+        }
+        break;
+    }
+    case 3: { /* the bytes as they come: the parser must not read past them */
+        smc_builds *b;
+        if (smc_builds_parse((const char *)data + 1, size - 1, &b, err, sizeof err) == 1) {
+            smc_target t = {.cc_major = 12, .cc_minor = 0};
+            smc_advice a;
+            if (smc_advise(b, "linux-x86_64", &t, 1, 12080, &a) == SMC_OK) smc_advice_free(&a);
+            smc_builds_free(b);
         }
         break;
     }
