@@ -10,6 +10,7 @@ its distribution (dist-info RECORD, egg-info, conda-meta) or list it unowned, an
 status is the worst of its libraries. Prints "N passed, M failed".
 """
 import bz2
+import gzip
 import io
 import json
 import os
@@ -456,6 +457,11 @@ def rollups(out):
     check(links["image_oci"] == [["%s!/usr/lib/libtop.so.1" % os.path.join(out, "image_oci")]] and
           links["image_unpacked"] == [[os.path.join(out, "image_unpacked", "usr/lib/libtop.so.1")]],
           "images: a hard link in a layer is the same file, reported as its link (%s)" % links)
+    gz = os.path.join(out, "image_docker.tar.gz")
+    with open(os.path.join(out, "image_docker.tar"), "rb") as f, open(gz, "wb") as g:
+        g.write(gzip.compress(f.read(), mtime=0))
+    check(image_libs(gz)[3] == got["image_docker.tar"][3],
+          "images: a gzip-compressed docker save (image.tar.gz) reads as the tarball does")
     rc, inp, _, libs, layers = got["image_oci"]
     d = inp["distributions"][0]
     check(inp["kind"] == "image" and d["name"] == "imgpkg" and len(d["libraries"]) == 1 and

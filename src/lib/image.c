@@ -179,7 +179,7 @@ static int find_member(image *im, struct archive **out, const char *name)
 {
     *out = NULL;
     if (lseek(im->tarfd, 0, SEEK_SET) != 0) return -1;
-    struct archive *a = reader(false);
+    struct archive *a = reader(true); /* `docker save | gzip` is a tarball too */
     if (!a) return -1;
     if (archive_read_open_fd(a, im->tarfd, 64 << 10) != ARCHIVE_OK) {
         archive_read_free(a);
@@ -837,9 +837,15 @@ bool smc_image_dir(int dirfd)
            fstatat(dirfd, "index.json", &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode);
 }
 
-bool smc_image_tar(int fd)
+bool smc_image_tar(int fd, const char *path)
 {
-    uint8_t magic[6];
-    return pread(fd, magic, sizeof magic, 257) == (ssize_t)sizeof magic &&
-           memcmp(magic, "ustar", 5) == 0;
+    uint8_t magic[6], head[4];
+    if (pread(fd, magic, sizeof magic, 257) == (ssize_t)sizeof magic &&
+        memcmp(magic, "ustar", 5) == 0)
+        return true;
+    /* A compressed tarball named so (`docker save | gzip > image.tar.gz`). */
+    bool named = smc_ends_with(path, ".tar.gz") || smc_ends_with(path, ".tgz") ||
+                 smc_ends_with(path, ".tar.zst");
+    return named && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+           ((head[0] == 0x1f && head[1] == 0x8b) || memcmp(head, "\x28\xb5\x2f\xfd", 4) == 0);
 }

@@ -362,8 +362,9 @@ smc_status smc_image_scan(smc_input *part, const char *path, int dirfd, int tarf
                           const smc_options *opt, const smc_ticker *tk);
 /* Whether a directory is an OCI image layout (oci-layout and index.json). */
 bool smc_image_dir(int dirfd);
-/* Whether a file is a tar archive (the ustar magic). */
-bool smc_image_tar(int fd);
+/* Whether a file is a tar archive (the ustar magic), or a compressed one named so (.tar.gz,
+ * .tgz, .tar.zst, with gzip's or zstd's magic). */
+bool smc_image_tar(int fd, const char *path);
 
 /* Scans the file open at fd (a member copied out to a temporary file) window by window, as a
  * stream: memory stays bounded whatever its size (counting no file). */

@@ -445,7 +445,7 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
     if (have) {
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (S_ISDIR(sb.st_mode) ? O_DIRECTORY : 0));
         image = fd >= 0 && (S_ISDIR(sb.st_mode) ? smc_image_dir(fd)
-                                                : !smc_conda_named(path) && smc_image_tar(fd));
+                                                : !smc_conda_named(path) && smc_image_tar(fd, path));
         if (fd >= 0) close(fd);
     }
     *in = smc_input_new(path, image                               ? SMC_INPUT_IMAGE
