@@ -2,10 +2,9 @@
  * (libzip) of info-*.tar.zst and pkg-*.tar.zst, each a tar that libarchive reads from the
  * member's stream. info/index.json gives the distribution (name, version, build, subdir,
  * depends: the CUDA it was built for from cuda-version or __cuda); info/paths.json the files it
- * installs. Every regular member whose first bytes are device code's is copied out, to memory
- * when small and else to an unlinked temporary file, and read as the same file on disk would
- * be. Member names are untrusted: one that would land outside the package's root is an error,
- * never a path; links are not followed. */
+ * installs. Every regular member whose first bytes are device code's is copied out and read as
+ * the same file on disk would be (entry.c). Member names are untrusted: one that would land
+ * outside the package's root is an error, never a path; links are not followed. */
 #include "internal.h"
 
 #include <archive.h>
@@ -19,9 +18,7 @@
 #include <zip.h>
 
 #define META_CAP (16u << 20)    /* info/index.json, info/paths.json */
-#define IN_MEMORY (16u << 20)   /* a member copied out: to memory up to this, else a file */
 #define BLOCK (256u << 10)      /* bytes read from a zip member per call */
-#define MEMBERS_DEFAULT 1000000
 
 bool smc_conda_named(const char *path)
 {
@@ -102,103 +99,31 @@ static char *read_small(struct archive *a, uint64_t cap, size_t *len, bool *over
     return NULL;
 }
 
-/* A large member, copied to fd: read window by window as a wheel member streams (memory stays
- * bounded whatever its size); a second pass when the finder asks; one that outgrows what a
- * stream may hold is mapped and read as a file. */
-smc_status smc_scan_fd_streamed(smc_input *part, const char *name, int fd,
-                                const smc_options *opt)
-{
-    smc_finder *f = smc_finder_new(name, opt, false);
-    uint8_t *buf = smc_big_alloc(BLOCK * 4);
-    smc_status st = f && buf ? SMC_OK : SMC_ERR_NOMEM;
-    for (int pass = 0; st == SMC_OK && pass < 2; pass++) {
-        if (lseek(fd, 0, SEEK_SET) != 0) {
-            st = smc_input_add_error(part, name, "cannot read its temporary file: %s",
-                                     strerror(errno));
-            break;
-        }
-        ssize_t got;
-        while (st == SMC_OK && (got = read(fd, buf, BLOCK * 4)) > 0)
-            st = smc_finder_feed(f, buf, (size_t)got);
-        if (st != SMC_OK || smc_finder_spilled(f) || !smc_finder_again(f)) break;
-    }
-    if (st == SMC_OK && smc_finder_spilled(f)) {
-        smc_finder_free(f);
-        f = NULL;
-        st = smc_scan_fd(part, name, fd, opt);
-        part->files--; /* counted with the package's members already */
-    }
-    if (st == SMC_OK && f) st = smc_finder_finish(f, part);
-    smc_finder_free(f);
-    if (buf) smc_big_free(buf, BLOCK * 4);
-    return st;
-}
-
-/* Copies the rest of the current entry (after the head bytes) out and scans it as a file. */
+/* Copies a member out and scans it; what keeps it from being read is said. */
 static smc_status scan_member(package *pk, struct archive *a, const char *name, const uint8_t *head,
                               size_t hlen)
 {
     char *full = smc_asprintf("%s!%s", pk->path, name);
     if (!full) return SMC_ERR_NOMEM;
-    uint8_t *mem = malloc(IN_MEMORY);
-    int fd = -1;
-    uint64_t size = hlen;
-    smc_status st = mem ? SMC_OK : SMC_ERR_NOMEM;
-    if (mem) memcpy(mem, head, hlen);
-    bool bad = false, capped = false, failed = false;
-    for (;;) {
-        if (st != SMC_OK || failed) break;
-        uint8_t block[64 << 10];
-        la_ssize_t got = archive_read_data(a, block, sizeof block);
-        if (got < 0) {
-            bad = true;
-            break;
-        }
-        if (got == 0) break;
-        if (size + (uint64_t)got > pk->member_max || pk->inflated + (uint64_t)got > pk->input_max) {
-            capped = true;
-            break;
-        }
-        pk->inflated += (uint64_t)got;
-        if (pk->tk && pk->tk->tick) pk->tk->tick(pk->tk->ctx, (uint64_t)got, full);
-        if (fd < 0 && size + (uint64_t)got > IN_MEMORY) { /* large: the rest goes to a file */
-            fd = smc_temp_file();
-            if (fd < 0 || write(fd, mem, (size_t)size) != (ssize_t)size) {
-                failed = true;
-                st = smc_input_add_error(pk->part, full, "cannot copy it to a temporary file: %s",
-                                         strerror(errno));
-                break;
-            }
-        }
-        if (fd >= 0) {
-            if (write(fd, block, (size_t)got) != got) {
-                failed = true;
-                st = smc_input_add_error(pk->part, full, "cannot copy it to a temporary file: %s",
-                                         strerror(errno));
-                break;
-            }
-        } else {
-            memcpy(mem + size, block, (size_t)got);
-        }
-        size += (uint64_t)got;
-    }
-    if (failed) /* said already: st is what saying it came to */
-        ;
-    else if (st == SMC_OK && bad)
+    smc_status st;
+    switch (smc_entry_scan(a, head, hlen, pk->member_max, &pk->inflated, pk->input_max, pk->tk,
+                           pk->part, full, pk->opt, &st)) {
+    case SMC_ENTRY_UNREADABLE:
         st = smc_input_add_error(pk->part, full, "cannot be read: %s", archive_error_string(a));
-    else if (st == SMC_OK && capped)
+        break;
+    case SMC_ENTRY_CAPPED:
         st = smc_input_add_error(pk->part, full,
                                  "inflates past %llu bytes (--max-inflate or --max-inflate-total): "
                                  "not read",
                                  (unsigned long long)pk->member_max);
-    else if (st == SMC_OK && fd >= 0) {
-        pk->part->files++;
-        st = smc_scan_fd_streamed(pk->part, full, fd, pk->opt);
-    } else if (st == SMC_OK) {
-        st = smc_scan_memory(pk->part, full, mem, (size_t)size, pk->opt);
+        break;
+    case SMC_ENTRY_NO_COPY:
+        st = smc_input_add_error(pk->part, full, "cannot copy it to a temporary file: %s",
+                                 strerror(errno));
+        break;
+    case SMC_ENTRY_SCANNED:
+        break;
     }
-    if (fd >= 0) close(fd);
-    free(mem);
     free(full);
     return st;
 }
@@ -426,9 +351,11 @@ smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
                   .path = path,
                   .opt = opt,
                   .tk = tk,
-                  .member_max = smc_limit(opt ? opt->max_member_bytes : 0, 16ull << 30),
-                  .input_max = smc_limit(opt ? opt->max_input_bytes : 0, 256ull << 30),
-                  .members_max = smc_limit(opt ? opt->max_members : 0, MEMBERS_DEFAULT),
+                  .member_max = smc_limit(opt ? opt->max_member_bytes : 0,
+                                          SMC_DEFAULT_MEMBER_BYTES),
+                  .input_max =
+                      smc_limit(opt ? opt->max_input_bytes : 0, SMC_DEFAULT_INPUT_BYTES),
+                  .members_max = smc_limit(opt ? opt->max_members : 0, SMC_DEFAULT_MEMBERS),
                   .first_library = part->library_count};
     part->files++;
     smc_status st;

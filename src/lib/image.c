@@ -27,7 +27,6 @@
 #define JSON_CAP (4u << 20)    /* index.json, manifests, configs */
 #define META_CAP (16u << 20)   /* one metadata file of the environment */
 #define META_ALL (256u << 20)  /* all of them */
-#define IN_MEMORY (16u << 20)  /* a library copied out: to memory up to this, else a file */
 #define DEPTH_MAX 4            /* nested indexes */
 #define LAYERS_MAX 1024
 
@@ -456,57 +455,27 @@ static smc_status read_config(image *im, const char *name)
     return st;
 }
 
-/* Copies the rest of a visible regular entry out and scans it under its path in the image. */
+/* Copies a visible regular entry out and scans it under its path in the image. */
 static smc_status scan_entry(image *im, struct archive *a, const char *path, const uint8_t *head,
                              size_t hlen)
 {
     size_t before = im->fs->library_count;
-    uint8_t *mem = malloc(IN_MEMORY);
-    uint64_t size = hlen;
-    int fd = -1;
-    smc_status st = mem ? SMC_OK : SMC_ERR_NOMEM;
-    bool bad = false, capped = false;
-    if (mem) memcpy(mem, head, hlen);
-    while (st == SMC_OK) {
-        uint8_t block[64 << 10];
-        la_ssize_t got = archive_read_data(a, block, sizeof block);
-        if (got <= 0) {
-            bad = got < 0;
-            break;
-        }
-        if (size + (uint64_t)got > im->member_max) {
-            capped = true;
-            break;
-        }
-        if (im->tk && im->tk->tick) im->tk->tick(im->tk->ctx, (uint64_t)got, path);
-        if (fd < 0 && size + (uint64_t)got > IN_MEMORY) {
-            fd = smc_temp_file();
-            if (fd < 0 || write(fd, mem, (size_t)size) != (ssize_t)size) st = SMC_ERR_IO;
-        }
-        if (st == SMC_OK && fd >= 0 && write(fd, block, (size_t)got) != got) st = SMC_ERR_IO;
-        if (st == SMC_OK && fd < 0) memcpy(mem + size, block, (size_t)got);
-        size += (uint64_t)got;
-    }
-    char *full = smc_asprintf("%s!%s", im->path, path);
-    if (!full) st = SMC_ERR_NOMEM;
-    if (st == SMC_ERR_IO)
-        st = smc_input_add_error(im->part, full, "cannot copy it to a temporary file: %s",
-                                 strerror(errno));
-    else if (st == SMC_OK && bad)
+    smc_status st;
+    smc_entry_end end = smc_entry_scan(a, head, hlen, im->member_max, NULL, 0, im->tk, im->fs,
+                                       path, im->opt, &st);
+    int saved = errno;
+    char *full = end == SMC_ENTRY_SCANNED ? NULL : smc_asprintf("%s!%s", im->path, path);
+    if (end != SMC_ENTRY_SCANNED && !full) return SMC_ERR_NOMEM;
+    if (end == SMC_ENTRY_UNREADABLE)
         st = smc_input_add_error(im->part, full, "cannot be read: %s", archive_error_string(a));
-    else if (st == SMC_OK && capped)
+    else if (end == SMC_ENTRY_CAPPED)
         st = smc_input_add_error(im->part, full, "larger than %llu bytes (--max-inflate): not read",
                                  (unsigned long long)im->member_max);
-    else if (st == SMC_OK && fd >= 0) {
-        im->fs->files++;
-        st = smc_scan_fd_streamed(im->fs, path, fd, im->opt);
-    }
-    else if (st == SMC_OK)
-        st = smc_scan_memory(im->fs, path, mem, (size_t)size, im->opt);
+    else if (end == SMC_ENTRY_NO_COPY)
+        st = smc_input_add_error(im->part, full, "cannot copy it to a temporary file: %s",
+                                 strerror(saved));
     for (size_t i = before; st == SMC_OK && i < im->fs->library_count; i++)
         if (!(im->fs->libraries[i].layer = smc_strdup(im->layer))) st = SMC_ERR_NOMEM;
-    if (fd >= 0) close(fd);
-    free(mem);
     free(full);
     return st;
 }
@@ -791,9 +760,10 @@ smc_status smc_image_scan(smc_input *part, const char *path, int dirfd, int tarf
                 .tk = tk,
                 .dirfd = dirfd,
                 .tarfd = tarfd,
-                .member_max = smc_limit(opt ? opt->max_member_bytes : 0, 16ull << 30),
-                .total_max = smc_limit(opt ? opt->max_input_bytes : 0, 256ull << 30),
-                .members_max = smc_limit(opt ? opt->max_members : 0, 1000000)};
+                .member_max =
+                    smc_limit(opt ? opt->max_member_bytes : 0, SMC_DEFAULT_MEMBER_BYTES),
+                .total_max = smc_limit(opt ? opt->max_input_bytes : 0, SMC_DEFAULT_INPUT_BYTES),
+                .members_max = smc_limit(opt ? opt->max_members : 0, SMC_DEFAULT_MEMBERS)};
     if (!im.fs) return SMC_ERR_NOMEM;
     char **layers = NULL, *config = NULL;
     size_t nl = 0;

@@ -366,10 +366,35 @@ bool smc_image_dir(int dirfd);
  * .tgz, .tar.zst, with gzip's or zstd's magic). */
 bool smc_image_tar(int fd, const char *path);
 
+/* entry.c: a tar member copied out of its archive and scanned. ------------------------------- */
+
 /* Scans the file open at fd (a member copied out to a temporary file) window by window, as a
  * stream: memory stays bounded whatever its size (counting no file). */
 smc_status smc_scan_fd_streamed(smc_input *part, const char *name, int fd,
                                 const smc_options *opt);
+
+/* How copying an entry out ended. */
+typedef enum smc_entry_end {
+    SMC_ENTRY_SCANNED,    /* copied whole and scanned into `into` (*st says how that went) */
+    SMC_ENTRY_UNREADABLE, /* the archive could not give its bytes (archive_error_string) */
+    SMC_ENTRY_CAPPED,     /* larger than cap, or *total would pass total_cap: not scanned */
+    SMC_ENTRY_NO_COPY,    /* its temporary file could not be written (errno): not scanned */
+} smc_entry_end;
+
+struct archive;
+/* Copies the rest of the current entry of a (its first hlen bytes, head, already read) to memory
+ * when small, else to an unlinked temporary file, and scans it as the file name. total, when not
+ * NULL, counts the bytes of all entries against total_cap; tk ticks progress. The caller words
+ * every end but SMC_ENTRY_SCANNED as the error it is. */
+smc_entry_end smc_entry_scan(struct archive *a, const uint8_t *head, size_t hlen, uint64_t cap,
+                             uint64_t *total, uint64_t total_cap, const smc_ticker *tk,
+                             smc_input *into, const char *name, const smc_options *opt,
+                             smc_status *st);
+
+/* The default caps of smc_options on what an archive can make smcheck inflate and read. */
+#define SMC_DEFAULT_MEMBER_BYTES (16ull << 30)
+#define SMC_DEFAULT_INPUT_BYTES (256ull << 30)
+#define SMC_DEFAULT_MEMBERS 1000000u
 
 /* conda.c: conda packages (.conda, .tar.bz2), read in place into part: the package's
  * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open; named:

@@ -19,8 +19,6 @@
 #define BUFFER_MIN (1u << 20)    /* a thread's share of SMC_WHEEL_BUFFERS is at least this */
 #define META_MAX (16u << 20)    /* METADATA, WHEEL, RECORD, version.py */
 #define REPORT_MAX 20           /* RECORD disagreements reported per wheel */
-#define DEFAULT_MEMBER_MAX (16ull << 30)
-#define DEFAULT_INPUT_MAX (256ull << 30)
 #define TICK_BYTES (8u << 20)
 
 bool smc_zip_at(const uint8_t *p, uint64_t n)
@@ -389,7 +387,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     zip_t *za = open_zip(proto, why, sizeof why);
     if (!za) return smc_input_add_error(in, path, "not a readable zip archive: %s", why);
     zip_int64_t count = zip_get_num_entries(za, 0);
-    uint64_t max = smc_limit(opt ? opt->max_members : 0, 1000000);
+    uint64_t max = smc_limit(opt ? opt->max_members : 0, SMC_DEFAULT_MEMBERS);
     if (count > 0 && (uint64_t)count > max) {
         smc_status st0 = smc_input_add_error(in, path,
                                              "%lld members, more than %llu: the rest are not "
@@ -617,7 +615,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         return SMC_ERR_NOMEM;
     }
     part->files++;
-    uint64_t member_max = opt && opt->max_member_bytes ? opt->max_member_bytes : DEFAULT_MEMBER_MAX;
+    uint64_t member_max = smc_limit(opt ? opt->max_member_bytes : 0, SMC_DEFAULT_MEMBER_BYTES);
     if ((zs.valid & ZIP_STAT_SIZE) && zs.size > member_max) {
         smc_status st =
             smc_input_add_error(part, name,
@@ -628,7 +626,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         free(name);
         return st;
     }
-    uint64_t input_max = opt && opt->max_input_bytes ? opt->max_input_bytes : DEFAULT_INPUT_MAX;
+    uint64_t input_max = smc_limit(opt ? opt->max_input_bytes : 0, SMC_DEFAULT_INPUT_BYTES);
 
     /* A claimed size is a limit too: a member that inflates past it lies, and is read no
      * further than it claims. */
