@@ -282,32 +282,29 @@ static smc_status print_distribution(FILE *out, const smc_input *in, const smc_d
         }
         free(bad);
     }
-    /* What to install instead, once per distinct answer. */
-    for (size_t t = 0; opt && d->verdicts && t < opt->target_count; t++) {
-        char *next = smc_distribution_next(d, &d->verdicts[t], t, opt);
-        if (!next) continue;
-        bool before = false;
-        for (size_t k = 0; k < t && !before; k++) {
-            char *o = smc_distribution_next(d, &d->verdicts[k], k, opt);
-            before = o && strcmp(o, next) == 0;
-            free(o);
-        }
-        if (!before) {
-            fputs("    next for", out);
-            for (size_t k = t, first = 1; k < opt->target_count; k++) {
-                char *o = k == t ? NULL : smc_distribution_next(d, &d->verdicts[k], k, opt);
-                if (k == t || (o && strcmp(o, next) == 0)) {
-                    char tok[16];
-                    target_token(tok, &opt->targets[k]);
-                    fprintf(out, "%s %s", first ? "" : ",", tok);
-                    first = 0;
-                }
-                free(o);
+    /* What to install instead, once per distinct answer: each target's worked out once. */
+    size_t nt = opt && d->verdicts ? opt->target_count : 0;
+    char **next = nt ? calloc(nt, sizeof *next) : NULL;
+    if (nt && !next) return SMC_ERR_NOMEM;
+    for (size_t t = 0; t < nt; t++)
+        next[t] = smc_distribution_next(d, &d->verdicts[t], t, opt);
+    for (size_t t = 0; t < nt; t++) {
+        if (!next[t]) continue;
+        fputs("    next for", out);
+        for (size_t k = t; k < nt; k++) {
+            if (k > t && (!next[k] || strcmp(next[k], next[t]) != 0)) continue;
+            char tok[16];
+            target_token(tok, &opt->targets[k]);
+            fprintf(out, "%s %s", k == t ? "" : ",", tok);
+            if (k > t) { /* said with t's */
+                free(next[k]);
+                next[k] = NULL;
             }
-            fprintf(out, ": %s\n", next);
         }
-        free(next);
+        fprintf(out, ": %s\n", next[t]);
+        free(next[t]);
     }
+    free(next);
     /* Why, where it is not simply the worst library's word. */
     for (size_t t = 0; opt && d->verdicts && t < opt->target_count; t++) {
         const smc_rollup *r = &d->verdicts[t];
