@@ -4,6 +4,7 @@
  * message". It decides only which targets to use and the exit status. */
 #include "smcheck/builds.h"
 #include "smcheck/smcheck.h"
+#include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -24,114 +25,13 @@ static void close_diag(void)
 
 enum { EXIT_CLEAN = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_USAGE = 64 };
 
-enum {
-    OPT_FORMAT = 'f',
-    OPT_GPU = 'g',
-    OPT_JOBS = 'j',
-    OPT_OUTPUT = 'o',
-    OPT_HELP = 'h',
-    OPT_DETAIL = 256,
-    OPT_VERIFY,
-    OPT_DRIVER,
-    OPT_FAIL_ON,
-    OPT_GPU_TABLE,
-    OPT_LIST,
-    OPT_MAX_INFLATE,
-    OPT_MAX_INFLATE_TOTAL,
-    OPT_MAX_CONTAINERS,
-    OPT_MAX_IMAGES,
-    OPT_MAX_MEMBERS,
-    OPT_MAX_DEPTH,
-    OPT_MAX_PATH,
-    OPT_MAX_FILES,
-    OPT_VERSION,
-    OPT_COLOR,
-    OPT_PLATFORM,
-    OPT_BUILDS_TABLE,
-    OPT_ONE_FILE_SYSTEM,
-    OPT_EXCLUDE,
-    OPT_QUIET = 'q',
-};
-
-typedef struct option_row {
-    const char *name;
-    int id; /* the short option letter when it has one */
-    const char *arg;
-    const char *help;
-} option_row;
-
-static const option_row option_rows[] = {
-    {"gpu", OPT_GPU, "LIST",
-     "judge against these GPUs: arch tokens (sm_86), compute capabilities (8.6), product names "
-     "(h100, rtx-4090, gb10), comma-separated; 'auto' for the local GPUs"},
-    {"driver", OPT_DRIVER, "VERSION",
-     "the driver to judge with: a CUDA version (12.8) or a driver version (570.124.06)"},
-    {"fail-on", OPT_FAIL_ON, "LEVEL",
-     "exit 1 when a library is this bad or worse: none (default), partial, jit"},
-    {"format", OPT_FORMAT, "FMT", "report format: text (default) or json"},
-    {"detail", OPT_DETAIL, NULL,
-     "list every container and its images; when judging, the containers that fail and their "
-     "kernels"},
-    {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header"},
-    {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
-    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
-    {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
-    {"platform", OPT_PLATFORM, "PLATFORM",
-     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: the image to read "
-     "from a multi-platform image, and with 'advise' the platform to install for (default: this "
-     "machine's; for advise linux-aarch64 when every GPU is one only Arm machines have)"},
-    {"builds-table", OPT_BUILDS_TABLE, "FILE",
-     "read the PyTorch builds from FILE instead of the built-in table (data/builds.tsv)"},
-    {"max-inflate", OPT_MAX_INFLATE, "SIZE",
-     "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)"},
-    {"max-inflate-total", OPT_MAX_INFLATE_TOTAL, "SIZE",
-     "stop inflating one input's members past SIZE bytes in all (default 256G)"},
-    {"max-containers", OPT_MAX_CONTAINERS, "N", "read at most N containers of one file (200000)"},
-    {"max-images", OPT_MAX_IMAGES, "N", "read at most N images of one file (1000000)"},
-    {"max-members", OPT_MAX_MEMBERS, "N", "read at most N members of one archive (1000000)"},
-    {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)"},
-    {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)"},
-    {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)"},
-    {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
-     "do not walk into directories on other filesystems than the one named"},
-    {"exclude", OPT_EXCLUDE, "GLOB",
-     "leave out paths that match GLOB (with a '/': the whole path, else a name); repeatable. A "
-     "root filesystem is walked without its proc, sys, dev and run"},
-    {"color", OPT_COLOR, "WHEN",
-     "statuses in colour: auto (default: when stdout is a terminal and NO_COLOR is unset), "
-     "always, never"},
-    {"quiet", OPT_QUIET, NULL, "no progress on stderr (shown only when stderr is a terminal)"},
-    {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs"},
-    {"version", OPT_VERSION, NULL, "print the version and exit"},
-    {"help", OPT_HELP, NULL, "print this help and exit"},
-};
-#define N_OPTIONS (sizeof option_rows / sizeof option_rows[0])
 
 static void usage(FILE *f)
 {
-    fputs("usage: smcheck [OPTION]... [PATH]...      judge the device code against GPUs\n"
-          "       smcheck scan [OPTION]... [PATH]... list it only\n"
-          "       smcheck gpus [--list] [--format FMT]\n"
-          "       smcheck advise [--gpu LIST] [--driver VERSION] [--platform PLATFORM]\n"
-          "\n"
-          "Reads the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
-          "static archives, Windows DLLs, raw fat binaries, wheels and conda packages (read\n"
-          "in place, never extracted), container images (an OCI layout, an oci-archive or\n"
-          "docker save tarball, layers applied with their whiteouts) and directories of them,\n"
-          "recognised by their bytes; in a Python environment (a venv, a conda prefix,\n"
-          "site-packages, a root filesystem, an image) each library is given to the\n"
-          "distribution that installed it. Symbolic links inside directories are not followed.\n"
-          "Without PATH: $VIRTUAL_ENV, else $CONDA_PREFIX, else the site-packages on disk.\n"
-          "Without --gpu it judges against the local GPUs, found through the CUDA Driver API\n"
-          "(libcuda.so.1, or SMCHECK_LIBCUDA), and without those against one representative\n"
-          "GPU per architecture, for information. 'smcheck gpus' shows the local GPUs and\n"
-          "driver; 'smcheck gpus --list' the GPU table. 'smcheck advise' says which PyTorch\n"
-          "build to install for the GPUs and driver (local, or --gpu and --driver): the newest\n"
-          "release that runs on all of them, its pip and uv command, and what a newer driver\n"
-          "would give; --detail lists every build judged.\n"
-          "\n"
-          "options:\n",
-          f);
+    fputs(usage_synopsis, f);
+    fputs("\n", f);
+    fputs(usage_description, f);
+    fputs("\noptions:\n", f);
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_row *r = &option_rows[i];
         char left[40];
@@ -159,14 +59,8 @@ static void usage(FILE *f)
         }
         fputc('\n', f);
     }
-    fputs("\n"
-          "exit status:\n"
-          "  0   nothing fails the gate (always, when judging the representative matrix)\n"
-          "  1   some input is 'none' for some target (or worse than --fail-on allows);\n"
-          "      advise: no build runs on the GPUs\n"
-          "  2   some input could not be read, or a library holds malformed device code\n"
-          "  64  usage error\n",
-          f);
+    fputs("\nexit status:\n", f);
+    fputs(usage_exit_status, f);
 }
 
 typedef enum mode { MODE_JUDGE, MODE_SCAN, MODE_GPUS, MODE_ADVISE } mode;
@@ -193,7 +87,7 @@ typedef struct config {
     mode mode;
     smc_options scan;
     smc_report_options report;
-    bool json, list, have_driver, quiet;
+    bool json, sarif, list, have_driver, quiet;
     const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table, *builds_table, *platform;
     smc_lib_status fail_on;
@@ -230,12 +124,13 @@ static int parse_args(int argc, char **argv, config *cfg)
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         switch (c) {
         case OPT_FORMAT:
-            if (strcmp(optarg, "json") == 0)
+            cfg->sarif = strcmp(optarg, "sarif") == 0; /* JSON too: UTF-8 as it is */
+            if (strcmp(optarg, "json") == 0 || cfg->sarif)
                 cfg->json = true;
             else if (strcmp(optarg, "text") == 0)
                 cfg->json = false;
             else
-                return usage_error("unknown format '%s' (text or json)", optarg);
+                return usage_error("unknown format '%s' (text, json or sarif)", optarg);
             break;
         case OPT_GPU:
             cfg->gpus = optarg;
@@ -429,40 +324,6 @@ static int gpus(const config *cfg)
     return status;
 }
 
-/* Appends a target unless the same GPU is there already (eight H100s judge once). */
-static int add_target(smc_target **v, size_t *n, const smc_target *t)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*v)[i].name, t->name) == 0 && (*v)[i].cc_major == t->cc_major &&
-            (*v)[i].cc_minor == t->cc_minor)
-            return 1;
-    smc_target *grown = realloc(*v, (*n + 1) * sizeof **v);
-    if (!grown) return 0;
-    *v = grown;
-    grown[(*n)++] = *t;
-    return 1;
-}
-
-static int by_capability(const void *a, const void *b)
-{
-    const smc_target *x = a, *y = b;
-    unsigned cx = x->cc_major * 10 + x->cc_minor, cy = y->cc_major * 10 + y->cc_minor;
-    return cx < cy ? -1 : cx > cy;
-}
-
-/* One representative GPU per compute capability (the table's rep rows), by capability. */
-static bool representatives(const smc_gpu_table *table, smc_target **targets, size_t *n)
-{
-    for (size_t i = 0; i < table->count; i++) {
-        const smc_gpu_model *m = &table->models[i];
-        smc_target t = {.cc_major = m->cc_major, .cc_minor = m->cc_minor};
-        snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, m->name);
-        if (m->representative && !add_target(targets, n, &t)) return false;
-    }
-    if (*n) qsort(*targets, *n, sizeof **targets, by_capability);
-    return true;
-}
-
 /* Chooses the targets: --gpu, else the local GPUs, else one representative per capability
  * (*informational then: the exit status ignores the verdicts). Returns -1 or an exit status. */
 static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **targets, size_t *n,
@@ -480,17 +341,9 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
     }
     smc_driver d;
     if (smc_driver_probe(&d) != SMC_OK) return usage_error("%s", "out of memory");
-    for (size_t i = 0; i < d.gpu_count; i++) {
-        smc_target t = {.cc_major = d.gpus[i].cc_major, .cc_minor = d.gpus[i].cc_minor}, m;
-        snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, d.gpus[i].name);
-        char unused[8]; /* the table's word on it, when its name is there ("NVIDIA H100 ...") */
-        if (smc_target_parse(table, d.gpus[i].name, &m, unused, sizeof unused) == 1 &&
-            m.cc_major == t.cc_major && m.cc_minor == t.cc_minor)
-            t.compat = m.compat;
-        if (!add_target(targets, n, &t)) {
-            smc_driver_free(&d);
-            return usage_error("%s", "out of memory");
-        }
+    if (smc_targets_local(table, &d, targets, n) != SMC_OK) {
+        smc_driver_free(&d);
+        return usage_error("%s", "out of memory");
     }
     if (*n && !cfg->have_driver) {
         cfg->report.driver_cuda = d.cuda_version;
@@ -509,7 +362,7 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
                 "architecture, for information\n",
                 d.message[0] ? d.message : "none found");
         *informational = true;
-        if (!representatives(table, targets, n)) {
+        if (smc_targets_representative(table, targets, n) != SMC_OK) {
             smc_driver_free(&d);
             return usage_error("%s", "out of memory");
         }
@@ -542,35 +395,13 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *
     ps->shown = true;
 }
 
-/* The representative matrix follows the inputs' platform: when every library with device code is
- * an x86-64 one (by its ELF header or its wheel's tag), the GPUs only Arm machines have (Jetson,
- * DGX Spark) get no column. */
 static void platform_columns(smc_input *const *inputs, size_t n, smc_target *targets, size_t *nt,
                              bool say)
 {
-    bool x86 = false, arm = false;
-    for (size_t i = 0; i < n; i++) {
-        const smc_input *in = inputs[i];
-        for (size_t l = 0; l < in->library_count; l++) {
-            const smc_library *lib = &in->libraries[l];
-            const char *tag = lib->distribution < in->distribution_count
-                                  ? in->distributions[lib->distribution].platform
-                                  : NULL;
-            const char *p = smc_platform_name(tag);
-            x86 |= lib->machine == 62 || (p && strcmp(p, "linux-x86_64") == 0);
-            arm |= lib->machine == 183 || (p && strcmp(p, "linux-aarch64") == 0) ||
-                   (lib->machine != 62 && !p); /* a raw fatbin or cubin: anywhere */
-        }
-    }
-    if (!x86 || arm) return;
-    size_t kept = 0;
-    for (size_t t = 0; t < *nt; t++)
-        if (!smc_gpu_arm_only(&targets[t])) targets[kept++] = targets[t];
-    if (kept < *nt && say)
+    if (smc_targets_for_platform(inputs, n, targets, nt) && say)
         fputs("smcheck: every library is x86-64: no columns for the GPUs of Arm machines (Jetson, "
               "DGX Spark)\n",
               diag);
-    *nt = kept;
 }
 
 /* Prints each input error and finding as a one-line diagnostic; returns whether there were any. */
@@ -718,6 +549,9 @@ int main(int argc, char **argv)
     if (stop >= 0) return stop;
     int npaths = argc - first - optind;
     char **paths = argv + first + optind;
+    if (cfg.sarif && cfg.mode != MODE_JUDGE)
+        return usage_error("%s", "--format sarif is for judging: not with 'scan', 'gpus' or "
+                                 "'advise'");
     if (cfg.mode == MODE_GPUS)
         return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
     cfg.scan.image_platform = cfg.platform; /* a multi-platform image's */
@@ -798,8 +632,7 @@ int main(int argc, char **argv)
     if (cfg.mode == MODE_SCAN) {
         smc_gpu_table *reps = NULL;
         st = load_table(&cfg, &reps) >= 0                         ? SMC_ERR_IO
-             : !representatives(reps, &serving, &nserving) ? SMC_ERR_NOMEM
-                                                           : SMC_OK;
+                                                           : smc_targets_representative(reps, &serving, &nserving);
         smc_gpu_table_free(reps);
         if (st == SMC_OK) {
             platform_columns(inputs, n, serving, &nserving, false);
@@ -835,8 +668,10 @@ int main(int argc, char **argv)
         cfg.report.color = !cfg.output && isatty(STDOUT_FILENO) && !(no_color && *no_color);
     }
     FILE *out = open_output(&cfg);
-    int written = out ? close_output(out, cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
-                                                   : smc_report_text(out, inputs, n, &cfg.report))
+    cfg.report.informational = informational;
+    int written = out ? close_output(out, cfg.sarif  ? smc_report_sarif(out, inputs, n, &cfg.report)
+                                          : cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
+                                                     : smc_report_text(out, inputs, n, &cfg.report))
                       : EXIT_INPUT;
     if (unreadable || written != EXIT_CLEAN) status = EXIT_INPUT;
     for (size_t i = 0; i < n; i++)

@@ -4,6 +4,8 @@
  * another library to load (the tests' stub). */
 #include "internal.h"
 
+#include <smcheck/builds.h>
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,4 +161,93 @@ void smc_driver_free(smc_driver *d)
 {
     free(d->gpus);
     *d = (smc_driver){0};
+}
+
+/* Targets ------------------------------------------------------------------------------------- */
+
+/* Appends a target unless the same GPU is there already (eight H100s judge once). */
+static bool push_target(smc_target **v, size_t *n, const smc_target *t)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i].name, t->name) == 0 && (*v)[i].cc_major == t->cc_major &&
+            (*v)[i].cc_minor == t->cc_minor)
+            return true;
+    smc_target *grown = realloc(*v, (*n + 1) * sizeof *grown);
+    if (!grown) return false;
+    *v = grown;
+    grown[(*n)++] = *t;
+    return true;
+}
+
+static int by_capability(const void *a, const void *b)
+{
+    const smc_target *x = a, *y = b;
+    unsigned cx = x->cc_major * 10 + x->cc_minor, cy = y->cc_major * 10 + y->cc_minor;
+    return cx < cy ? -1 : cx > cy;
+}
+
+smc_status smc_targets_representative(const smc_gpu_table *table, smc_target **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < table->count; i++) {
+        const smc_gpu_model *m = &table->models[i];
+        smc_target t = {.cc_major = m->cc_major, .cc_minor = m->cc_minor};
+        snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, m->name);
+        if (m->representative && !push_target(out, n, &t)) {
+            free(*out);
+            *out = NULL;
+            *n = 0;
+            return SMC_ERR_NOMEM;
+        }
+    }
+    if (*n) qsort(*out, *n, sizeof **out, by_capability);
+    return SMC_OK;
+}
+
+smc_status smc_targets_local(const smc_gpu_table *table, const smc_driver *d, smc_target **out,
+                             size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < d->gpu_count; i++) {
+        smc_target t = {.cc_major = d->gpus[i].cc_major, .cc_minor = d->gpus[i].cc_minor}, m;
+        snprintf(t.name, sizeof t.name, "%.*s", (int)sizeof t.name - 1, d->gpus[i].name);
+        char unused[8]; /* the table's word on it, when its name is there ("NVIDIA H100 ...") */
+        if (smc_target_parse(table, d->gpus[i].name, &m, unused, sizeof unused) == 1 &&
+            m.cc_major == t.cc_major && m.cc_minor == t.cc_minor)
+            t.compat = m.compat;
+        if (!push_target(out, n, &t)) {
+            free(*out);
+            *out = NULL;
+            *n = 0;
+            return SMC_ERR_NOMEM;
+        }
+    }
+    return SMC_OK;
+}
+
+bool smc_targets_for_platform(smc_input *const *inputs, size_t n, smc_target *targets, size_t *nt)
+{
+    bool x86 = false, arm = false;
+    for (size_t i = 0; i < n; i++) {
+        const smc_input *in = inputs[i];
+        for (size_t l = 0; l < in->library_count; l++) {
+            const smc_library *lib = &in->libraries[l];
+            const char *tag = lib->distribution < in->distribution_count
+                                  ? in->distributions[lib->distribution].platform
+                                  : NULL;
+            const char *p = smc_platform_name(tag);
+            x86 |= lib->machine == 62 || (p && strcmp(p, "linux-x86_64") == 0);
+            arm |= lib->machine == 183 || (p && strcmp(p, "linux-aarch64") == 0) ||
+                   (lib->machine != 62 && !p); /* a raw fatbin or cubin: anywhere */
+        }
+    }
+    if (!x86 || arm) return false;
+    size_t kept = 0;
+    for (size_t t = 0; t < *nt; t++)
+        if (!smc_gpu_arm_only(&targets[t])) targets[kept++] = targets[t];
+    bool dropped = kept < *nt;
+    *nt = kept;
+    return dropped;
 }

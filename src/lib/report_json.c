@@ -1,11 +1,12 @@
-/* report_json.c: the JSON report, schema_version 1; the only user of cJSON. Keys are stable and
- * their order fixed; other tools parse this. */
+/* report_json.c: the JSON report (schema_version 1) and SARIF 2.1.0; the only user of cJSON.
+ * Keys are stable and their order fixed; other tools parse this. */
 #include "internal.h"
 
 #include <smcheck/builds.h>
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define SCHEMA_VERSION 1
 
@@ -588,5 +589,314 @@ smc_status smc_report_advice_json(FILE *out, const smc_builds *t, const smc_advi
     cJSON *rows = add(&b, root, "builds", cJSON_CreateArray());
     for (size_t i = 0; rows && i < a->count; i++)
         add(&b, rows, NULL, advice_row_json(&b, t, a, i, opt));
+    return print_root(out, root, &b);
+}
+
+/* SARIF 2.1.0 ---------------------------------------------------------------------------------- */
+
+/* The rules: one per cause that makes a library worse than ok, with the worst status it leads
+ * to (which gives the rule's security-severity). The help points at the docs a clone carries. */
+typedef struct sarif_rule {
+    smc_cause cause;
+    const char *name, *text;
+    smc_lib_status worst;
+} sarif_rule;
+
+static const sarif_rule sarif_rules[] = {
+    {SMC_CAUSE_ARCH, "NoCodeForArchitecture",
+     "Fat binary containers hold neither a cubin that loads on the GPU nor PTX it can compile.",
+     SMC_STATUS_NONE},
+    {SMC_CAUSE_MAIN_ARCH, "ArchitectureListWithoutGpu",
+     "Most containers share one architecture list, and it does not serve the GPU.",
+     SMC_STATUS_NONE},
+    {SMC_CAUSE_FEW, "FewContainersServeGpu",
+     "Fewer than one in twenty of the containers serve the GPU.", SMC_STATUS_NONE},
+    {SMC_CAUSE_TEGRA, "LowerMinorCubinOnJetson",
+     "A cubin built for a lower minor of the same major, which a Jetson GPU does not load.",
+     SMC_STATUS_NONE},
+    {SMC_CAUSE_CUBIN_ABI, "Cuda13CubinOnOlderDriver",
+     "CUDA 13 cubins (entry version 1.8), which a driver older than CUDA 13 does not load.",
+     SMC_STATUS_NONE},
+    {SMC_CAUSE_PTX_ISA, "PtxNewerThanDriver",
+     "PTX of a newer ISA version than the driver can compile.", SMC_STATUS_NONE},
+    {SMC_CAUSE_BUILT_NEWER, "BuiltByNewerCuda",
+     "Built by a newer CUDA major version than the driver supports.", SMC_STATUS_NONE},
+    {SMC_CAUSE_DRIVER_GPU, "DriverOlderThanGpu",
+     "The driver is older than the first CUDA release that supports the GPU.", SMC_STATUS_NONE},
+    {SMC_CAUSE_GATED, "ArchSpecificCodeOnly",
+     "Only arch-specific ('a' or 'f') code, for other GPUs: it runs only where host code "
+     "dispatches to it.",
+     SMC_STATUS_GATED},
+    {SMC_CAUSE_PTX_JIT, "RunsThroughPtxJit",
+     "Some kernels have no cubin for the GPU and run only through PTX the driver compiles when "
+     "they are first loaded.",
+     SMC_STATUS_JIT},
+};
+#define N_SARIF_RULES (sizeof sarif_rules / sizeof sarif_rules[0])
+
+static const char *sarif_severity(smc_lib_status s)
+{
+    return s == SMC_STATUS_NONE ? "8.0" : s == SMC_STATUS_JIT ? "2.0" : "5.0";
+}
+
+static const char *sarif_level(smc_lib_status s, bool informational)
+{
+    if (informational) return "note"; /* representative GPUs: nothing was asked of them */
+    return s == SMC_STATUS_NONE ? "error" : s == SMC_STATUS_JIT ? "note" : "warning";
+}
+
+static size_t sarif_rule_of(smc_cause c)
+{
+    for (size_t i = 0; i < N_SARIF_RULES; i++)
+        if (sarif_rules[i].cause == c) return i;
+    return SMC_NONE;
+}
+
+/* The file a library is in, as a URI reference: relative to the working directory when it is
+ * under it (code scanning wants paths from the repository's root), else a file: URI. A library
+ * inside an archive (a wheel, a conda package, an image: "x.whl!pkg/lib.so") is located at the
+ * archive, and *member is set to the path inside it. */
+static char *sarif_uri(const smc_input *in, const smc_library *lib, const char *cwd,
+                       const char **member)
+{
+    const char *path = lib->path, *bang = NULL;
+    size_t n = strlen(in->path);
+    if (strncmp(path, in->path, n) == 0 && path[n] == '!') bang = path + n;
+    for (const char *p = path; !bang && (p = strchr(p, '!')) != NULL; p++) {
+        static const char *const archives[] = {".whl", ".zip", ".conda", ".tar.bz2", ".tar",
+                                               ".tar.gz", ".tgz", ".tar.zst"};
+        for (size_t i = 0; i < sizeof archives / sizeof archives[0]; i++) {
+            size_t k = strlen(archives[i]);
+            if ((size_t)(p - path) >= k && strncmp(p - k, archives[i], k) == 0) bang = p;
+        }
+    }
+    *member = bang ? bang + 1 : NULL;
+    size_t len = bang ? (size_t)(bang - path) : strlen(path), c = cwd ? strlen(cwd) : 0;
+    bool absolute = path[0] == '/';
+    if (absolute && c > 1 && len > c && strncmp(path, cwd, c) == 0 && path[c] == '/') {
+        path += c + 1, len -= c + 1, absolute = false;
+    }
+    while (!absolute && len > 2 && path[0] == '.' && path[1] == '/')
+        path += 2, len -= 2;
+    char *uri = malloc(3 * len + 8), *o = uri;
+    if (!uri) return NULL;
+    if (absolute) o += sprintf(o, "file://");
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)path[i];
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+            strchr("-._~/+=,@", ch))
+            *o++ = (char)ch;
+        else
+            o += sprintf(o, "%%%02X", ch);
+    }
+    *o = '\0';
+    return uri;
+}
+
+/* A fingerprint that stays the same across runs for the same file, member, GPU and rule. */
+static void sarif_fingerprint(char out[17], const char *const *parts, size_t n)
+{
+    uint64_t h = 14695981039346656037ull; /* FNV-1a, 64 bits */
+    for (size_t i = 0; i < n; i++)
+        for (const unsigned char *p = (const unsigned char *)(parts[i] ? parts[i] : "");; p++) {
+            h = (h ^ *p) * 1099511628211ull; /* the NUL too: parts stay apart */
+            if (!*p) break;
+        }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static cJSON *sarif_location(builder *b, const char *uri, const char *member, const char *path)
+{
+    cJSON *loc = cJSON_CreateObject();
+    if (!loc) return NULL;
+    cJSON *phys = add(b, loc, "physicalLocation", cJSON_CreateObject());
+    cJSON *art = phys ? add(b, phys, "artifactLocation", cJSON_CreateObject()) : NULL;
+    if (art) add(b, art, "uri", json_text(uri));
+    cJSON *region = phys ? add(b, phys, "region", cJSON_CreateObject()) : NULL;
+    if (region) add(b, region, "startLine", cJSON_CreateNumber(1)); /* a binary: its start */
+    if (member) {
+        cJSON *logical = add(b, loc, "logicalLocations", cJSON_CreateArray());
+        cJSON *l = logical ? add(b, logical, NULL, cJSON_CreateObject()) : NULL;
+        if (l) {
+            add(b, l, "name", json_text(member));
+            add(b, l, "fullyQualifiedName", json_text(path));
+            add(b, l, "kind", json_text("module"));
+        }
+    }
+    return loc;
+}
+
+static cJSON *sarif_rules_json(builder *b)
+{
+    cJSON *rules = cJSON_CreateArray();
+    for (size_t i = 0; rules && i < N_SARIF_RULES; i++) {
+        const sarif_rule *r = &sarif_rules[i];
+        cJSON *o = add(b, rules, NULL, cJSON_CreateObject());
+        if (!o) break;
+        add(b, o, "id", json_text(smc_cause_str(r->cause)));
+        add(b, o, "name", json_text(r->name));
+        cJSON *sd = add(b, o, "shortDescription", cJSON_CreateObject());
+        if (sd) add(b, sd, "text", json_text(r->text));
+        cJSON *help = add(b, o, "help", cJSON_CreateObject());
+        if (help) {
+            char text[512];
+            snprintf(text, sizeof text,
+                     "%s A library with this cause fails with \"no kernel image is available for "
+                     "execution on the device\" (or runs only through PTX, for ptx-jit) on the "
+                     "GPU named in the result. The result's message says what to install "
+                     "instead; docs/compatibility.md gives the rule and its sources.",
+                     r->text);
+            add(b, help, "text", json_text(text));
+        }
+        cJSON *conf = add(b, o, "defaultConfiguration", cJSON_CreateObject());
+        if (conf) add(b, conf, "level", json_text(sarif_level(r->worst, false)));
+        cJSON *props = add(b, o, "properties", cJSON_CreateObject());
+        if (props) {
+            cJSON *tags = add(b, props, "tags", cJSON_CreateArray());
+            if (tags) {
+                add(b, tags, NULL, json_text("cuda"));
+                add(b, tags, NULL, json_text("compatibility"));
+            }
+            add(b, props, "precision", json_text("high"));
+            add(b, props, "security-severity", json_text(sarif_severity(r->worst)));
+        }
+    }
+    return rules;
+}
+
+/* One result per library and target that is worse than ok. */
+static void sarif_results(builder *b, cJSON *results, const smc_input *in,
+                          const smc_report_options *opt, const char *cwd)
+{
+    for (size_t l = 0; l < in->library_count; l++) {
+        const smc_library *lib = &in->libraries[l];
+        for (size_t t = 0; t < lib->judgement_count && t < opt->target_count; t++) {
+            const smc_judgement *j = &lib->judgements[t];
+            size_t rule = sarif_rule_of(j->cause);
+            if (j->status == SMC_STATUS_OK || j->status == SMC_STATUS_NO_CODE || rule == SMC_NONE)
+                continue;
+            const smc_target *g = &opt->targets[t];
+            char tok[16], fp[17], *text = NULL;
+            snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
+            const char *member;
+            char *uri = sarif_uri(in, lib, cwd, &member);
+            char *why = smc_judgement_reason(lib, j, g, opt->driver_cuda);
+            char *next = smc_next_step(j, g, opt->driver_cuda);
+            if (!uri || !why ||
+                asprintf(&text, "%s is %s on %s%s%s%s: %s.%s%s", lib->path,
+                         smc_lib_status_str(j->status), g->name[0] ? g->name : tok,
+                         g->name[0] ? " (" : "", g->name[0] ? tok : "", g->name[0] ? ")" : "",
+                         why, next ? " Next: " : "", next ? next : "") < 0) {
+                text = NULL;
+                b->failed = true;
+            }
+            cJSON *r = text ? add(b, results, NULL, cJSON_CreateObject()) : NULL;
+            if (r) {
+                add(b, r, "ruleId", json_text(smc_cause_str(j->cause)));
+                add(b, r, "ruleIndex", cJSON_CreateNumber((double)rule));
+                add(b, r, "level", json_text(sarif_level(j->status, opt->informational)));
+                cJSON *msg = add(b, r, "message", cJSON_CreateObject());
+                if (msg) add(b, msg, "text", json_text(text));
+                cJSON *locs = add(b, r, "locations", cJSON_CreateArray());
+                if (locs) add(b, locs, NULL, sarif_location(b, uri, member, lib->path));
+                const char *parts[] = {uri, member, tok, smc_cause_str(j->cause)};
+                sarif_fingerprint(fp, parts, 4);
+                cJSON *fps = add(b, r, "partialFingerprints", cJSON_CreateObject());
+                if (fps) add(b, fps, "smcheckLibraryTarget/v1", json_text(fp));
+                cJSON *props = add(b, r, "properties", cJSON_CreateObject());
+                if (props) {
+                    add(b, props, "status", json_text(smc_lib_status_str(j->status)));
+                    add(b, props, "target", json_text(tok));
+                    add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
+                    add(b, props, "security-severity", json_text(sarif_severity(j->status)));
+                    add(b, props, "next", next ? json_text(next) : cJSON_CreateNull());
+                }
+            }
+            free(text);
+            free(next);
+            free(why);
+            free(uri);
+        }
+    }
+}
+
+/* What could not be read, as the tool's notifications: a SARIF result is a finding about the
+ * code, an unreadable input a fact about the run. */
+static void sarif_notifications(builder *b, cJSON *notes, const smc_input *in, bool *any)
+{
+    for (size_t k = 0; k < in->error_count; k++, *any = true) {
+        cJSON *o = add(b, notes, NULL, cJSON_CreateObject());
+        cJSON *msg = o ? add(b, o, "message", cJSON_CreateObject()) : NULL;
+        char *text = NULL;
+        if (msg && asprintf(&text, "%s: %s", in->errors[k].path, in->errors[k].message) >= 0)
+            add(b, msg, "text", json_text(text));
+        else
+            b->failed = true;
+        free(text);
+        if (o) add(b, o, "level", json_text("error"));
+    }
+    for (size_t l = 0; l < in->library_count; l++) {
+        const smc_library *lib = &in->libraries[l];
+        for (size_t k = 0; k < lib->finding_count; k++, *any = true) {
+            cJSON *o = add(b, notes, NULL, cJSON_CreateObject());
+            cJSON *msg = o ? add(b, o, "message", cJSON_CreateObject()) : NULL;
+            char *text = NULL;
+            if (msg && asprintf(&text, "%s: %s", lib->path, lib->findings[k].message) >= 0)
+                add(b, msg, "text", json_text(text));
+            else
+                b->failed = true;
+            free(text);
+            if (o) add(b, o, "level", json_text("error"));
+        }
+    }
+}
+
+smc_status smc_report_sarif(FILE *out, smc_input *const *inputs, size_t n,
+                            const smc_report_options *opt)
+{
+    if (!opt) return SMC_ERR_ARG;
+    builder b = {false};
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return SMC_ERR_NOMEM;
+    add(&b, root, "$schema", json_text("https://json.schemastore.org/sarif-2.1.0.json"));
+    add(&b, root, "version", json_text("2.1.0"));
+    cJSON *runs = add(&b, root, "runs", cJSON_CreateArray());
+    cJSON *run = runs ? add(&b, runs, NULL, cJSON_CreateObject()) : NULL;
+    cJSON *tool = run ? add(&b, run, "tool", cJSON_CreateObject()) : NULL;
+    cJSON *drv = tool ? add(&b, tool, "driver", cJSON_CreateObject()) : NULL;
+    if (drv) {
+        add(&b, drv, "name", json_text("smcheck"));
+        add(&b, drv, "version", json_text(SMC_VERSION));
+        add(&b, drv, "semanticVersion", json_text(SMC_VERSION));
+        add(&b, drv, "rules", sarif_rules_json(&b));
+    }
+    char cwd[4096];
+    const char *here = getcwd(cwd, sizeof cwd);
+    cJSON *inv = run ? add(&b, run, "invocations", cJSON_CreateArray()) : NULL;
+    cJSON *one = inv ? add(&b, inv, NULL, cJSON_CreateObject()) : NULL;
+    cJSON *notes = one ? cJSON_CreateArray() : NULL;
+    bool unreadable = false;
+    for (size_t i = 0; notes && i < n; i++)
+        sarif_notifications(&b, notes, inputs[i], &unreadable);
+    if (one) {
+        add(&b, one, "executionSuccessful", cJSON_CreateBool(!unreadable));
+        add(&b, one, "toolExecutionNotifications", notes);
+    }
+    cJSON *results = run ? add(&b, run, "results", cJSON_CreateArray()) : NULL;
+    for (size_t i = 0; results && i < n; i++)
+        sarif_results(&b, results, inputs[i], opt, here);
+    cJSON *props = run ? add(&b, run, "properties", cJSON_CreateObject()) : NULL;
+    if (props) {
+        cJSON *targets = add(&b, props, "targets", cJSON_CreateArray());
+        for (size_t t = 0; targets && t < opt->target_count; t++) {
+            char tok[16];
+            snprintf(tok, sizeof tok, "sm_%u%u", opt->targets[t].cc_major, opt->targets[t].cc_minor);
+            add(&b, targets, NULL, json_text(tok));
+        }
+        char v[32];
+        snprintf(v, sizeof v, "%d.%d", opt->driver_cuda / 1000, opt->driver_cuda % 1000 / 10);
+        add(&b, props, "driver", opt->driver_cuda > 0 ? json_text(v) : cJSON_CreateNull());
+        add(&b, props, "informational", cJSON_CreateBool(opt->informational));
+    }
     return print_root(out, root, &b);
 }

@@ -484,6 +484,18 @@ typedef struct smc_driver {
 smc_status smc_driver_probe(smc_driver *d);
 void smc_driver_free(smc_driver *d);
 
+/* The targets the command judges against when none is named: the local GPUs of a probed driver
+ * (with the table's tag compat where it names them), or one representative GPU per compute
+ * capability (the table's rep rows), by capability. New arrays, NULL when empty. */
+smc_status smc_targets_local(const smc_gpu_table *table, const smc_driver *d, smc_target **out,
+                             size_t *n);
+smc_status smc_targets_representative(const smc_gpu_table *table, smc_target **out, size_t *n);
+/* The representative matrix follows the inputs' platform: when every library with device code is
+ * an x86-64 one (by its ELF header or its wheel's tag), the GPUs only Arm machines have (Jetson,
+ * DGX Spark) are taken out of targets. Returns whether any was. */
+bool smc_targets_for_platform(smc_input *const *inputs, size_t n, smc_target *targets,
+                              size_t *nt);
+
 /* The newest PTX ISA a driver of this CUDA version (1000*major + 10*minor) can compile. */
 bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
 
@@ -510,6 +522,9 @@ typedef struct smc_report_options {
      * NULL: not said. */
     const smc_target *serving;
     size_t serving_count;
+    /* The targets are the representative matrix, for information (no GPU named, none local):
+     * SARIF results are then notes. */
+    bool informational;
 } smc_report_options;
 
 /* The text report for people: per library its containers, tokens and token sets, then a line
@@ -524,6 +539,13 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
 /* The JSON report (schema_version 1, see README). */
 smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
                            const smc_report_options *opt);
+
+/* SARIF 2.1.0 for code scanning: a rule per cause, a result per library and target worse than
+ * ok (level and security-severity from the status), located at the file or archive (a URI
+ * relative to the working directory), with partialFingerprints; unreadable inputs are the
+ * run's notifications. */
+smc_status smc_report_sarif(FILE *out, smc_input *const *inputs, size_t n,
+                            const smc_report_options *opt);
 
 /* The GPU table (`smcheck gpus --list`). */
 smc_status smc_report_gpu_table_text(FILE *out, const smc_gpu_table *t);

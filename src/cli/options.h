@@ -1,0 +1,125 @@
+/* options.h: the command line of smcheck, once: the option table that drives getopt_long and
+ * --help (main.c) and the man page (manpage.c), and the texts around it. */
+#ifndef SMCHECK_OPTIONS_H
+#define SMCHECK_OPTIONS_H
+
+#include <stddef.h>
+
+enum {
+    OPT_FORMAT = 'f',
+    OPT_GPU = 'g',
+    OPT_JOBS = 'j',
+    OPT_OUTPUT = 'o',
+    OPT_HELP = 'h',
+    OPT_DETAIL = 256,
+    OPT_VERIFY,
+    OPT_DRIVER,
+    OPT_FAIL_ON,
+    OPT_GPU_TABLE,
+    OPT_LIST,
+    OPT_MAX_INFLATE,
+    OPT_MAX_INFLATE_TOTAL,
+    OPT_MAX_CONTAINERS,
+    OPT_MAX_IMAGES,
+    OPT_MAX_MEMBERS,
+    OPT_MAX_DEPTH,
+    OPT_MAX_PATH,
+    OPT_MAX_FILES,
+    OPT_VERSION,
+    OPT_COLOR,
+    OPT_PLATFORM,
+    OPT_BUILDS_TABLE,
+    OPT_ONE_FILE_SYSTEM,
+    OPT_EXCLUDE,
+    OPT_QUIET = 'q',
+};
+
+typedef struct option_row {
+    const char *name;
+    int id; /* the short option letter when it has one */
+    const char *arg;
+    const char *help;
+} option_row;
+
+static const option_row option_rows[] = {
+    {"gpu", OPT_GPU, "LIST",
+     "judge against these GPUs: arch tokens (sm_86), compute capabilities (8.6), product names "
+     "(h100, rtx-4090, gb10), comma-separated; 'auto' for the local GPUs"},
+    {"driver", OPT_DRIVER, "VERSION",
+     "the driver to judge with: a CUDA version (12.8) or a driver version (570.124.06)"},
+    {"fail-on", OPT_FAIL_ON, "LEVEL",
+     "exit 1 when a library is this bad or worse: none (default), partial, jit"},
+    {"format", OPT_FORMAT, "FMT",
+     "report format: text (default), json, or sarif (SARIF 2.1.0 for code scanning: a result per "
+     "library and GPU worse than ok)"},
+    {"detail", OPT_DETAIL, NULL,
+     "list every container and its images; when judging, the containers that fail and their "
+     "kernels"},
+    {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header"},
+    {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
+    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
+    {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
+    {"platform", OPT_PLATFORM, "PLATFORM",
+     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: the image to read "
+     "from a multi-platform image, and with 'advise' the platform to install for (default: this "
+     "machine's; for advise linux-aarch64 when every GPU is one only Arm machines have)"},
+    {"builds-table", OPT_BUILDS_TABLE, "FILE",
+     "read the PyTorch builds from FILE instead of the built-in table (data/builds.tsv)"},
+    {"max-inflate", OPT_MAX_INFLATE, "SIZE",
+     "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)"},
+    {"max-inflate-total", OPT_MAX_INFLATE_TOTAL, "SIZE",
+     "stop inflating one input's members past SIZE bytes in all (default 256G)"},
+    {"max-containers", OPT_MAX_CONTAINERS, "N", "read at most N containers of one file (200000)"},
+    {"max-images", OPT_MAX_IMAGES, "N", "read at most N images of one file (1000000)"},
+    {"max-members", OPT_MAX_MEMBERS, "N", "read at most N members of one archive (1000000)"},
+    {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)"},
+    {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)"},
+    {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)"},
+    {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
+     "do not walk into directories on other filesystems than the one named"},
+    {"exclude", OPT_EXCLUDE, "GLOB",
+     "leave out paths that match GLOB (with a '/': the whole path, else a name); repeatable. A "
+     "root filesystem is walked without its proc, sys, dev and run"},
+    {"color", OPT_COLOR, "WHEN",
+     "statuses in colour: auto (default: when stdout is a terminal and NO_COLOR is unset), "
+     "always, never"},
+    {"quiet", OPT_QUIET, NULL, "no progress on stderr (shown only when stderr is a terminal)"},
+    {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs"},
+    {"version", OPT_VERSION, NULL, "print the version and exit"},
+    {"help", OPT_HELP, NULL, "print this help and exit"},
+};
+#define N_OPTIONS (sizeof option_rows / sizeof option_rows[0])
+
+/* The synopsis, one line per form, and the description: lines of at most 80 columns. */
+static const char usage_synopsis[] =
+    "usage: smcheck [OPTION]... [PATH]...      judge the device code against GPUs\n"
+    "       smcheck scan [OPTION]... [PATH]... list it only\n"
+    "       smcheck gpus [--list] [--format FMT]\n"
+    "       smcheck advise [--gpu LIST] [--driver VERSION] [--platform PLATFORM]\n";
+
+static const char usage_description[] =
+    "Reads the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
+    "static archives, Windows DLLs, raw fat binaries, wheels and conda packages (read\n"
+    "in place, never extracted), container images (an OCI layout, an oci-archive or\n"
+    "docker save tarball, layers applied with their whiteouts) and directories of them,\n"
+    "recognised by their bytes; in a Python environment (a venv, a conda prefix,\n"
+    "site-packages, a root filesystem, an image) each library is given to the\n"
+    "distribution that installed it. Symbolic links inside directories are not followed.\n"
+    "Without PATH: $VIRTUAL_ENV, else $CONDA_PREFIX, else the site-packages on disk.\n"
+    "Without --gpu it judges against the local GPUs, found through the CUDA Driver API\n"
+    "(libcuda.so.1, or SMCHECK_LIBCUDA), and without those against one representative\n"
+    "GPU per architecture, for information. 'smcheck gpus' shows the local GPUs and\n"
+    "driver; 'smcheck gpus --list' the GPU table. 'smcheck advise' says which PyTorch\n"
+    "build to install for the GPUs and driver (local, or --gpu and --driver): the newest\n"
+    "release that runs on all of them, its pip and uv command, and what a newer driver\n"
+    "would give; --detail lists every build judged.\n";
+
+/* The exit statuses: "  N   meaning" lines, continued lines indented further. */
+static const char usage_exit_status[] =
+    "  0   nothing fails the gate (always, when judging the representative matrix)\n"
+    "  1   some input is 'none' for some target (or worse than --fail-on allows);\n"
+    "      advise: no build runs on the GPUs\n"
+    "  2   some input could not be read, or a library holds malformed device code\n"
+    "  64  usage error\n";
+
+#endif
