@@ -174,15 +174,17 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
 static cJSON *cc_list_json(const char *list)
 {
     cJSON *a = cJSON_CreateArray();
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *v = strtok(buf, " "); a && v; v = strtok(NULL, " ")) {
-        cJSON *s = cJSON_CreateString(v);
-        if (!s || !cJSON_AddItemToArray(a, s)) {
+    for (const char *v = list; a && *v;) { /* the list as it is, however long */
+        size_t n = strcspn(v, " ");
+        char word[SMC_TOKEN_MAX + 16];
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), v);
+        cJSON *s = n ? cJSON_CreateString(word) : NULL;
+        if (n && (!s || !cJSON_AddItemToArray(a, s))) {
             cJSON_Delete(s);
             cJSON_Delete(a);
             return NULL;
         }
+        v += n + (v[n] == ' ');
     }
     return a;
 }
@@ -776,7 +778,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             if (j->status == SMC_STATUS_OK || j->status == SMC_STATUS_NO_CODE || rule == SMC_NONE)
                 continue;
             const smc_target *g = &opt->targets[t];
-            char tok[16], fp[17], *text = NULL;
+            char tok[16], *text = NULL;
             snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
             const char *member;
             char *uri = sarif_uri(in, lib, cwd, &member);
@@ -800,6 +802,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
                 cJSON *locs = add(b, r, "locations", cJSON_CreateArray());
                 if (locs) add(b, locs, NULL, sarif_location(b, uri, member, lib->path));
                 const char *parts[] = {uri, member, tok, smc_cause_str(j->cause)};
+                char fp[17];
                 sarif_fingerprint(fp, parts, 4);
                 cJSON *fps = add(b, r, "partialFingerprints", cJSON_CreateObject());
                 if (fps) add(b, fps, "smcheckLibraryTarget/v1", json_text(fp));
@@ -840,8 +843,11 @@ static void sarif_notifications(builder *b, cJSON *notes, const smc_input *in, b
         for (size_t k = 0; k < lib->finding_count; k++, *any = true) {
             cJSON *o = add(b, notes, NULL, cJSON_CreateObject());
             cJSON *msg = o ? add(b, o, "message", cJSON_CreateObject()) : NULL;
-            char *text = NULL;
-            if (msg && asprintf(&text, "%s: %s", lib->path, lib->findings[k].message) >= 0)
+            const smc_finding *f = &lib->findings[k];
+            char at[32] = "", *text = NULL;
+            if (f->offset != SMC_NO_OFFSET)
+                snprintf(at, sizeof at, "at 0x%llx: ", (unsigned long long)f->offset);
+            if (msg && asprintf(&text, "%s: %s%s", lib->path, at, f->message) >= 0)
                 add(b, msg, "text", json_text(text));
             else
                 b->failed = true;
