@@ -106,8 +106,8 @@ smcheck_error smcheck_session_set_gpus(smcheck_session *s, const char *list)
     if (!s || !list) return fail(s, SMCHECK_E_ARG, "no GPU list");
     smc_target *targets = NULL;
     size_t n = 0;
-    char err[256] = "";
     if (strcmp(list, "auto") != 0) {
+        char err[256] = "";
         int rc = smc_target_parse_list(s->table, list, &targets, &n, err, sizeof err);
         if (rc < 0) return fail(s, SMCHECK_E_NOMEM, NULL);
         if (rc == 0) return fail(s, SMCHECK_E_ARG, err);
