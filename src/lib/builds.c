@@ -361,17 +361,30 @@ char *smc_next_build(const smc_builds *b, const char *platform, const smc_target
     return out;
 }
 
-char *smc_distribution_next(const smc_distribution *d, const smc_rollup *r, size_t t,
-                            const smc_report_options *opt)
+/* The platform a distribution was built for: its wheel's tag, else the ELF machine of its
+ * libraries (an installed torch in an image or a venv copied from elsewhere), else this one. */
+static const char *distribution_platform(const smc_input *in, const smc_distribution *d)
+{
+    const char *tag = smc_platform_name(d->platform);
+    if (tag) return tag;
+    for (size_t i = 0; i < d->library_count; i++) {
+        unsigned m = in->libraries[d->libraries[i]].machine;
+        if (m == 62) return "linux-x86_64";
+        if (m == 183) return "linux-aarch64";
+    }
+    return smc_platform_here();
+}
+
+char *smc_distribution_next(const smc_input *in, const smc_distribution *d, const smc_rollup *r,
+                            size_t t, const smc_report_options *opt)
 {
     static const char *const family[] = {"torch", "torchvision", "torchaudio"};
     if (!opt || !opt->builds || r->status != SMC_STATUS_NONE || !d->name || t >= opt->target_count)
         return NULL;
     for (size_t i = 0; i < 3; i++)
         if (strcmp(d->name, family[i]) == 0) {
-            const char *platform = smc_platform_name(d->platform);
-            return smc_next_build(opt->builds, platform ? platform : smc_platform_here(),
-                                  &opt->targets[t], opt->driver_cuda, family[i]);
+            return smc_next_build(opt->builds, distribution_platform(in, d), &opt->targets[t],
+                                  opt->driver_cuda, family[i]);
         }
     return NULL;
 }

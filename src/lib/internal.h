@@ -306,10 +306,10 @@ bool smc_facts_matter(const smc_image *images, size_t n, const smc_target *targe
                       int driver_cuda);
 
 /* builds.c: the next step of a torch-family distribution that is none for target t (see
- * smc_next_build), on the platform of its wheel tag or else this machine's; NULL when it is not
- * one, is not none, opt has no builds, or memory runs out. */
-char *smc_distribution_next(const smc_distribution *d, const smc_rollup *r, size_t t,
-                            const smc_report_options *opt);
+ * smc_next_build), on the platform of its wheel tag, else of its libraries' ELF machine, else
+ * this machine's; NULL when it is not one, is not none, opt has no builds, or memory runs out. */
+char *smc_distribution_next(const smc_input *in, const smc_distribution *d, const smc_rollup *r,
+                            size_t t, const smc_report_options *opt);
 
 /* The distinct tokens (LTO IR left out) of the containers listed, space-separated, at most 12
  * then " ..."; *has_ptx says whether one is PTX. NULL when out of memory. */

@@ -331,7 +331,7 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         for (size_t t = 0; vs && t < in->verdict_count; t++) {
             cJSON *v = add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
-            char *next = v ? smc_distribution_next(d, &d->verdicts[t], t, opt) : NULL;
+            char *next = v ? smc_distribution_next(in, d, &d->verdicts[t], t, opt) : NULL;
             if (v) add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
             free(next);
         }

@@ -287,7 +287,7 @@ static smc_status print_distribution(FILE *out, const smc_input *in, const smc_d
     char **next = nt ? calloc(nt, sizeof *next) : NULL;
     if (nt && !next) return SMC_ERR_NOMEM;
     for (size_t t = 0; t < nt; t++)
-        next[t] = smc_distribution_next(d, &d->verdicts[t], t, opt);
+        next[t] = smc_distribution_next(in, d, &d->verdicts[t], t, opt);
     for (size_t t = 0; t < nt; t++) {
         if (!next[t]) continue;
         fputs("    next for", out);
