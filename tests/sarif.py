@@ -107,6 +107,9 @@ def structure(sarif, what):
               for u in uris), what + ": locations are relative URIs")
     prints = [r["partialFingerprints"]["smcheckLibraryTarget/v1"] for r in results]
     check(len(prints) == len(set(prints)), what + ": fingerprints differ between results")
+    check(all(r["partialFingerprints"]["primaryLocationLineHash"] ==
+              r["partialFingerprints"]["smcheckLibraryTarget/v1"] + ":1" for r in results),
+          what + ": primaryLocationLineHash given (upload-sarif would hash the binary's lines)")
     return results
 
 
