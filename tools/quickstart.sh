@@ -4,12 +4,16 @@
 # tests (fixtures/nvcc), against the local GPU or, with none, one representative GPU per
 # architecture. Extra arguments go to smcheck instead of the demo input.
 # CMAKE_ARGS adds options to the configure step (CI passes -DSMCHECK_WERROR=ON).
+# The packages are what the build and the README's test command need, no more (the same names on
+# Debian 12 and 13): the compiler, make and pkgconf, the libraries' -dev packages, python3 and
+# python3-jsonschema for the tests, util-linux's setpriv (cli.sh runs a scan as nobody) and zstd
+# (the reference reader decompresses with it). CI's extras (clang, its sanitizer and fuzzer runtime,
+# valgrind, cppcheck) are installed by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake make gcc clang pkg-config python3 util-linux zstd
-          libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev libisal-dev libarchive-dev
-          libclang-rt-14-dev)
+packages=(cmake make gcc libc6-dev pkgconf python3 python3-jsonschema util-linux zstd
+          libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev libisal-dev libarchive-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

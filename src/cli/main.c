@@ -239,7 +239,7 @@ static int parse_args(int argc, char **argv, config *cfg)
         case ':':
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: {
-            char opt[3] = {'-', (char)optopt, '\0'};
+            const char opt[3] = {'-', (char)optopt, '\0'};
             return usage_error("unknown option '%s'", optopt ? opt : argv[optind - 1]);
         }
         }

@@ -334,7 +334,7 @@ char *smc_next_build(const smc_builds *b, const char *platform, const smc_target
 {
     smc_advice a;
     if (smc_advise(b, platform, t, 1, driver_cuda, &a) != SMC_OK) return NULL;
-    char *out, drv[32];
+    char *out;
     if (a.best != SMC_NONE) {
         const smc_build *row = &b->rows[a.rows[a.best].build];
         char *cmd = smc_build_install(row, false, strcmp(name, "torch") == 0 ? NULL : name);
@@ -343,6 +343,7 @@ char *smc_next_build(const smc_builds *b, const char *platform, const smc_target
     } else if (a.newer_driver != SMC_NONE) {
         const smc_advice_row *r = &a.rows[a.newer_driver];
         const smc_build *row = &b->rows[r->build];
+        char drv[32];
         const char *d = smc_driver_for_cuda(r->needs_cuda, r->needs_cuda % 1000 != 0, drv, sizeof drv);
         out = smc_asprintf("no torch build runs with this driver; torch %s %s needs a driver of %s "
                            "or newer",

@@ -545,7 +545,7 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
                          bool owned)
 {
     hit *h = &f->hits[cp->hit];
-    smc_image *img = &h->images[cp->pay_img];
+    const smc_image *img = &h->images[cp->pay_img];
     struct kept k = {.img = cp->pay_img, .stored = stored, .have = have, .owned = owned};
     if (cp->pay_verify && !afford(f, img)) {
         char msg[96];
@@ -759,10 +759,8 @@ static bool header_done(smc_finder *f, cparse *cp)
     } else {
         smc_image img;
         smc_fatbin_error e;
-        if (smc_fatbin_entry(cp->hdr, cp->next, h->end, &img, &next, &e) != SMC_OK) {
-            h = &f->hits[cp->hit];
+        if (smc_fatbin_entry(cp->hdr, cp->next, h->end, &img, &next, &e) != SMC_OK)
             return fail_with(f, h, &e);
-        }
         h->strict &= smc_le16(cp->hdr + 2) == SMC_ENTRY_VERSION;
         if (!f->whole && f->image_total >= STREAM_IMAGES_MAX) return spill(f), true;
         if (f->image_total >= f->max_images) {
@@ -813,7 +811,7 @@ static bool advance(smc_finder *f, cparse *cp, uint64_t base, const uint8_t *p, 
             }
             cp->payload = false;
         }
-        hit *h = &f->hits[cp->hit];
+        const hit *h = &f->hits[cp->hit];
         if (h->ok) return true;
         uint64_t at = cp->next + cp->have;
         if (at < base || at >= end) return false;
@@ -1587,9 +1585,11 @@ static void want_names(smc_finder *f)
     const capture *t = &f->table;
     if (!smc_in_range(t->have, off - t->from, len)) return;
     const uint8_t *tab = t->bytes + (off - t->from);
+    /* Entries of their full size first: SHN_XINDEX's index is read from the first one's sh_link. */
+    if (e->shentsize < (e->is64 ? 64u : 40u)) return;
     uint64_t idx = e->shstrndx;
     if (idx == 0xffff) idx = smc_elf_word(e, tab + (e->is64 ? 0x28 : 0x18), 4);
-    if (e->shentsize < (e->is64 ? 64u : 40u) || idx >= len / e->shentsize) return;
+    if (idx >= len / e->shentsize) return;
     const uint8_t *sh = tab + idx * e->shentsize;
     int w = e->is64 ? 8 : 4;
     uint64_t noff = smc_elf_word(e, sh + (e->is64 ? 0x18 : 0x10), w);
@@ -1773,7 +1773,7 @@ static smc_status search(rules *r, uint64_t from, uint64_t to)
     /* 8-aligned from the file's start: an archive member is a file of its own finder. */
     for (uint64_t p = next_header(r, from, to, 0); p < to && st == SMC_OK;
          p = next_header(r, p, to, 0)) {
-        hit *h = hit_at(r, p);
+        const hit *h = hit_at(r, p);
         if (r->f->failed) return r->f->failed;
         if (h && h->ok && h->strict && h->end <= to) {
             st = take(r, h);

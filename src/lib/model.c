@@ -213,6 +213,7 @@ smc_library *smc_library_new(const char *path)
     return lib;
 }
 
+// cppcheck-suppress constParameterPointer ; the strings d holds are changed, in place
 void smc_distribution_sanitize(smc_distribution *d)
 {
     char *fields[] = {d->name, d->version,  d->local_version, d->source,     d->location,

@@ -491,7 +491,7 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
     /* The sentence of each cell; then cells that say the same for the same GPUs, merged. */
     char **why = calloc(count ? count : 1, sizeof *why);
     if (!why) st = SMC_ERR_NOMEM;
-    for (size_t k = 0; k < count && st == SMC_OK; k++) {
+    for (size_t k = 0; why && k < count && st == SMC_OK; k++) {
         size_t many = 0;
         for (size_t t = 0; t < nt; t++)
             many += cells[k].targets[t];
@@ -499,7 +499,7 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
             st = SMC_ERR_NOMEM;
     }
     /* One library, one sentence: its GPUs together (a driver cause fails whatever the images). */
-    for (size_t k = 0; k < count && st == SMC_OK; k++)
+    for (size_t k = 0; why && k < count && st == SMC_OK; k++)
         for (size_t m = k + 1; m < count && why[k]; m++)
             if (why[m] && cells[m].lib == cells[k].lib && cells[m].status == cells[k].status &&
                 strcmp(why[m], why[k]) == 0) {

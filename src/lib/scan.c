@@ -509,7 +509,7 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     smc_status st = first && envs && roots ? SMC_OK : SMC_ERR_NOMEM;
     for (size_t i = 0; roots && i < count; i++)
         roots[i] = -1;
-    for (size_t i = 0; i < count && st == SMC_OK; i++) {
+    for (size_t i = 0; first && i < count && st == SMC_OK; i++) {
         first[i] = n;
         st = plan(paths[i], i, opt, &out[i], &envs[i], &roots[i], &items, &n);
     }

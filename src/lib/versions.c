@@ -130,7 +130,7 @@ bool smc_driver_parse_prefix(const char *text, int *cuda_version)
     memcpy(v, text, n);
     v[n] = '\0';
     if (n && v[n - 1] == '.') v[n - 1] = '\0';
-    char *dot = strchr(v, '.');
+    const char *dot = strchr(v, '.');
     if (dot && strchr(dot + 1, '.')) *strchr(dot + 1, '.') = '\0'; /* 12.8.1 -> 12.8 */
     if (!dot && n) { /* "12" -> 12.0 */
         size_t k = strlen(v);

@@ -102,7 +102,7 @@ static smc_status list_dir(DIR *d, char ***names, size_t *n)
 {
     *names = NULL;
     *n = 0;
-    struct dirent *de;
+    const struct dirent *de;
     errno = 0;
     while ((de = readdir(d)) != NULL) {
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;

@@ -285,11 +285,11 @@ static uint64_t *member_offsets(int fd, zip_int64_t count)
         free(tail);
         return NULL;
     }
-    uint64_t eocd = size - tail_len + e;
     uint64_t entries = smc_le16(tail + e + 10), cd_size = smc_le32(tail + e + 12),
              cd_off = smc_le32(tail + e + 16);
     free(tail);
     if (entries == 0xffff || cd_size == 0xffffffff || cd_off == 0xffffffff) { /* Zip64 */
+        uint64_t eocd = size - tail_len + e;
         uint8_t loc[20], z[56];
         if (eocd < 20 || pread(fd, loc, 20, (off_t)(eocd - 20)) != 20 ||
             memcmp(loc, "PK\6\7", 4) != 0)
