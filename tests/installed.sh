@@ -79,5 +79,16 @@ check "unreadable inputs are in the report, not an error of the call" \
 arg_rc=$?
 check "an unknown GPU is SMCHECK_E_ARG with a message naming it" \
     sh -c "[ $arg_rc -eq 64 ] && grep -q 'no-such-gpu' '$prefix/arg.txt'"
+if command -v valgrind >/dev/null; then
+    # Exit 99 is valgrind's (an error or a leak); the example's own is 2: an input was unreadable.
+    # shellcheck disable=SC2086
+    valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 \
+        "$prefix/example" h100,sm_120,7.0 12.4 $inputs "$src/fixtures/gen/bad_truncated.so" \
+        "$prefix/missing" >/dev/null 2>"$prefix/valgrind.log"
+    vg_rc=$?
+    check "valgrind: no error and no leak through the API (exit $vg_rc)" [ "$vg_rc" -eq 2 ]
+else
+    echo "skip   valgrind: not installed"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
