@@ -131,7 +131,8 @@ bool smc_driver_parse_prefix(const char *text, int *cuda_version)
     v[n] = '\0';
     if (n && v[n - 1] == '.') v[n - 1] = '\0';
     const char *dot = strchr(v, '.');
-    if (dot && strchr(dot + 1, '.')) *strchr(dot + 1, '.') = '\0'; /* 12.8.1 -> 12.8 */
+    char *second = dot ? strchr(v + (dot - v) + 1, '.') : NULL; /* v's own: writable */
+    if (second) *second = '\0'; /* 12.8.1 -> 12.8 */
     if (!dot && n) { /* "12" -> 12.0 */
         size_t k = strlen(v);
         if (k + 2 < sizeof v) memcpy(v + k, ".0", 3);
