@@ -3,9 +3,9 @@
 # (libsmcheck.so with its SONAME and only smcheck_* exported, <smcheck.h> alone, smcheck.pc, the
 # man page), builds tests/api/example.c with `pkg-config --cflags --libs smcheck` against that
 # prefix only, and compares what it says with the command's JSON report on the same inputs.
-# Usage: installed.sh BUILD_DIR SOURCE_DIR SMCHECK. Prints "N passed, M failed".
+# Usage: installed.sh BUILD_DIR SOURCE_DIR SMCHECK [COMPILER_ID]. Prints "N passed, M failed".
 set -u
-build=$1 src=$2 smcheck=$3
+build=$1 src=$2 smcheck=$3 compiler=${4:-GNU}
 passed=0 failed=0
 check() { # WHAT COMMAND...
     what=$1
@@ -79,7 +79,12 @@ check "unreadable inputs are in the report, not an error of the call" \
 arg_rc=$?
 check "an unknown GPU is SMCHECK_E_ARG with a message naming it" \
     sh -c "[ $arg_rc -eq 64 ] && grep -q 'no-such-gpu' '$prefix/arg.txt'"
-if command -v valgrind >/dev/null; then
+# valgrind 3.19 (Debian 12) cannot read clang 14's DWARF 5 debug information and gives up.
+if ! command -v valgrind >/dev/null; then
+    echo "skip   valgrind: not installed"
+elif [ "$compiler" != GNU ]; then
+    echo "skip   valgrind: the library was built by $compiler, whose debug information it may not read"
+else
     # Exit 99 is valgrind's (an error or a leak); the example's own is 2: an input was unreadable.
     # shellcheck disable=SC2086
     valgrind -q --leak-check=full --errors-for-leak-kinds=all --error-exitcode=99 \
@@ -87,8 +92,6 @@ if command -v valgrind >/dev/null; then
         "$prefix/missing" >/dev/null 2>"$prefix/valgrind.log"
     vg_rc=$?
     check "valgrind: no error and no leak through the API (exit $vg_rc)" [ "$vg_rc" -eq 2 ]
-else
-    echo "skip   valgrind: not installed"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
