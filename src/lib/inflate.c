@@ -15,6 +15,7 @@
 #endif
 
 #define RAW_BUF (256u << 10) /* compressed bytes read at once */
+#define PIECES_MIN 8 /* a stream of fewer pieces is inflated in order */
 
 struct smc_member {
     zip_file_t *zf;
@@ -25,6 +26,7 @@ struct smc_member {
     bool raw_end;  /* every compressed byte is in */
     uint32_t crc;  /* what the central directory says */
     bool done;     /* the deflate stream ended and its CRC was checked */
+    smc_pinflate *par; /* a long stream, more than one thread */
 #endif
 };
 
@@ -35,9 +37,26 @@ static bool use_isal(void)
     const char *force = getenv("SMCHECK_INFLATE");
     return !(force && strcmp(force, "zlib") == 0);
 }
+
+static long long raw_read(void *ctx, uint8_t *buf, size_t n, const char **why)
+{
+    smc_member *m = ctx;
+    zip_int64_t r = zip_fread(m->zf, buf, n);
+    if (r < 0) *why = zip_file_strerror(m->zf);
+    return r;
+}
+
+/* The compressed bytes of one piece where a stream is inflated by more than one thread:
+ * SMCHECK_INFLATE_PIECE (bytes, for tests), else pinflate.c's default. */
+static size_t piece_bytes(void)
+{
+    const char *v = getenv("SMCHECK_INFLATE_PIECE");
+    unsigned long long n = v && *v ? strtoull(v, NULL, 10) : 0;
+    return n >= 4096 && n < (1ull << 30) ? (size_t)n : 0;
+}
 #endif
 
-smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st)
+smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st, unsigned helpers)
 {
     smc_member *m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -58,8 +77,14 @@ smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st)
         m->crc = st->crc;
     }
     m->zf = zip_fopen_index(za, index, raw ? ZIP_FL_COMPRESSED : 0);
+    if (raw && m->zf && helpers && (st->valid & ZIP_STAT_COMP_SIZE)) {
+        size_t piece = piece_bytes();
+        if (st->comp_size >= PIECES_MIN * (piece ? piece : (512u << 10)))
+            m->par = smc_pinflate_new(st->comp_size, helpers, piece, raw_read, m);
+    }
 #else
     (void)st;
+    (void)helpers;
     m->zf = zip_fopen_index(za, index, 0);
 #endif
     if (!m->zf) {
@@ -89,6 +114,19 @@ static const char *isal_error(int r)
     default:
         return "deflate stream not readable";
     }
+}
+
+static size_t read_par(smc_member *m, uint8_t *buf, size_t n, bool *bad)
+{
+    const char *why = NULL;
+    size_t got = smc_pinflate_read(m->par, buf, n, bad, &why);
+    if (*bad) return got + fail(m, bad, why ? why : "deflate stream not readable");
+    uint32_t crc;
+    if (got < n && !m->done && smc_pinflate_done(m->par, &crc)) {
+        m->done = true;
+        if (crc != m->crc) return got + fail(m, bad, "CRC error");
+    }
+    return got;
 }
 
 static size_t read_isal(smc_member *m, uint8_t *buf, size_t n, bool *bad)
@@ -126,6 +164,7 @@ size_t smc_member_read(smc_member *m, uint8_t *buf, size_t n, bool *bad)
         return 0;
     }
 #ifdef SMC_HAVE_ISAL
+    if (m->par) return read_par(m, buf, n, bad);
     if (m->state) return read_isal(m, buf, n, bad);
 #endif
     size_t got = 0;
@@ -146,6 +185,9 @@ const char *smc_member_error(const smc_member *m)
 void smc_member_close(smc_member *m)
 {
     if (!m) return;
+#ifdef SMC_HAVE_ISAL
+    smc_pinflate_free(m->par); /* its helpers read m->zf */
+#endif
     if (m->zf) zip_fclose(m->zf);
 #ifdef SMC_HAVE_ISAL
     smc_big_free(m->state, sizeof *m->state);

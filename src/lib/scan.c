@@ -129,6 +129,7 @@ smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_option
 
 typedef struct pool {
     const smc_item *items;
+    size_t *order; /* the order they are taken in */
     smc_input **parts;
     size_t n;
     const smc_options *opt;
@@ -216,7 +217,7 @@ static void *worker(void *arg)
     pool *p = arg;
     smc_zipcache zc = {.slots = &p->zip_slots};
     for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-        if (scan_item(p, i, &zc) != SMC_OK) atomic_store(&p->failed, true);
+        if (scan_item(p, p->order[i], &zc) != SMC_OK) atomic_store(&p->failed, true);
     smc_zipcache_close(&zc);
     return NULL;
 }
@@ -353,13 +354,38 @@ static smc_status merge_link(smc_input *in, const smc_input *from, const smc_ite
     return st;
 }
 
+/* The order the pool takes items in: the huge ones first, largest first, so that the longest
+ * work starts at once (and gets the threads that inflate one member in parallel); the rest as
+ * listed, which keeps a wheel's members together for the archive each thread holds open. */
+#define HUGE_ITEM (64ull << 20)
+static size_t *take_order(const smc_item *items, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order), huge = 0;
+    if (!order) return NULL;
+    for (size_t i = 0; i < n; i++) { /* insertion: the huge ones are few */
+        if (items[i].size < HUGE_ITEM) continue;
+        size_t k = huge++;
+        for (; k > 0 && items[order[k - 1]].size < items[i].size; k--)
+            order[k] = order[k - 1];
+        order[k] = i;
+    }
+    for (size_t i = 0, k = huge; i < n; i++)
+        if (items[i].size < HUGE_ITEM) order[k++] = i;
+    return order;
+}
+
 /* Scans the items with a pool of threads; parts[i] receives item i's result. */
 static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, const smc_options *opt,
                              smc_input **parts)
 {
     pool p = {.items = items, .n = n, .opt = opt, .parts = parts};
     p.inflated = calloc(inputs ? inputs : 1, sizeof *p.inflated);
-    if (!p.inflated) return SMC_ERR_NOMEM;
+    p.order = take_order(items, n);
+    if (!p.inflated || !p.order) {
+        free(p.inflated);
+        free(p.order);
+        return SMC_ERR_NOMEM;
+    }
     atomic_init(&p.next, 0);
     atomic_init(&p.failed, false);
     atomic_init(&p.done, 0);
@@ -379,6 +405,7 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     pthread_mutex_destroy(&p.lock);
     sem_destroy(&p.zip_slots);
     free(p.inflated);
+    free(p.order);
     return atomic_load(&p.failed) ? SMC_ERR_NOMEM : SMC_OK;
 }
 

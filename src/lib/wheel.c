@@ -529,6 +529,14 @@ static smc_status inflate_into(smc_finder *f, smc_member *zf, uint8_t *buf, size
     return st;
 }
 
+/* The threads more one long member may inflate with: what -j allows (the CPUs by default). */
+static unsigned inflate_helpers(const smc_options *opt)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned jobs = opt && opt->jobs ? opt->jobs : cpus > 0 ? (unsigned)cpus : 1;
+    return jobs - 1;
+}
+
 /* An unlinked temporary file in $TMPDIR (or /tmp), or -1. */
 int smc_temp_file(void)
 {
@@ -553,7 +561,7 @@ static smc_status scan_spilled(smc_input *part, zip_t *za, const zip_stat_t *zs,
     if (fd < 0)
         return smc_input_add_error(part, name, "cannot make a temporary file to read it from: %s",
                                    strerror(errno));
-    smc_member *zf = smc_member_open(za, zs->index, zs);
+    smc_member *zf = smc_member_open(za, zs->index, zs, inflate_helpers(opt));
     uint64_t done = 0;
     bool bad = zf == NULL;
     int werr = 0;
@@ -609,7 +617,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                    zip_strerror(zc->za));
     char *name = smc_asprintf("%s!%s", it->path, zs.name);
     if (!name) return SMC_ERR_NOMEM;
-    smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs);
+    smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt));
     if (!zf) {
         free(name);
         return SMC_ERR_NOMEM;
@@ -693,7 +701,8 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         }
         /* Section names that went by before the section table: the member once more. */
         if (st == SMC_OK && f && !bad && !stopped && smc_finder_again(f)) {
-            smc_member *again = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs);
+            smc_member *again =
+                smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt));
             uint64_t second = 0;
             bool bad2 = false, stopped2 = false;
             if (!again) st = SMC_ERR_NOMEM;

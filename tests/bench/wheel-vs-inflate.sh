@@ -11,13 +11,16 @@
 #                  (ZIP_FL_COMPRESSED), no CRC;
 #   ISA-L floor    each member's raw deflate stream through ISA-L's isal_inflate with its CRC-32
 #                  (what smcheck's ISA-L path costs at least; when libisal-dev is installed);
-#   smcheck -j1, -j2   SMCHECK scan --format json -jN WHEEL, with peak RSS (/usr/bin/time -f %M),
-#                  and -j1 again with SMCHECK_INFLATE=zlib (the zlib fallback of the same build).
+#   smcheck -jN    SMCHECK scan --format json -jN WHEEL for each N of BENCH_JOBS, with peak RSS
+#                  (/usr/bin/time -f %M), and -j1 again with SMCHECK_INFLATE=zlib (the zlib
+#                  fallback of the same build). A member of 4 MiB deflated or more is inflated
+#                  by more than one thread when -j allows (pinflate.c): one-member.sh measures that.
 # Prints the times, MiB/s of inflated output, ratios to the zlib floor, peak RSS, the machine, and
 # the goals of issues 4 and 11 (-j1 within 1.10x the zlib floor, -j2 below it, -j1 at most 0.8x
 # the zlib floor with ISA-L, peak RSS at most 64 MiB).
 # Defaults: SMCHECK=build/smcheck, OUTDIR=/tmp/smcheck-bench. Environment: RUNS (3),
-# BENCH_LIBDIR (/usr/local/cuda/lib64), BENCH_LIBS (space-separated names in BENCH_LIBDIR).
+# BENCH_LIBDIR (/usr/local/cuda/lib64), BENCH_LIBS (space-separated names in BENCH_LIBDIR),
+# BENCH_JOBS (the -j values, "1 2").
 # Needs python3, cc, libzip and zlib headers (libzip-dev, zlib1g-dev).
 set -euo pipefail
 
@@ -26,6 +29,7 @@ out=${2:-/tmp/smcheck-bench}
 runs=${RUNS:-3}
 libdir=${BENCH_LIBDIR:-/usr/local/cuda/lib64}
 read -r -a names <<<"${BENCH_LIBS:-libcublasLt.so.13 libcufft.so.12 libcusparse.so.12 libcublas.so.13}"
+read -r -a jobs <<<"${BENCH_JOBS:-1 2}"
 here=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "wheel-vs-inflate: $*" >&2; exit 2; }
@@ -40,9 +44,10 @@ for n in "${names[@]}"; do
 done
 mkdir -p "$out"
 
-# The wheel, rebuilt only when the list of libraries, their sizes or times change.
-wheel=$out/bench_cuda-13.0-py3-none-manylinux_2_28_x86_64.whl
-stamp=$out/bench-wheel.stamp
+# The wheel (one per list of libraries), rebuilt only when the libraries' sizes or times change.
+key=$(printf '%s\n' "${names[@]}" | md5sum | cut -c 1-8)
+wheel=$out/bench_cuda_$key-13.0-py3-none-manylinux_2_28_x86_64.whl
+stamp=$out/bench-wheel-$key.stamp
 want=$(printf 'v1\n'; stat -c '%n %s %Y' "${libs[@]}")
 if [ ! -f "$wheel" ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "building $wheel from ${#libs[@]} libraries (once; deflate level 6, $(nproc) processes) ..." >&2
@@ -221,8 +226,9 @@ measure "raw inflate (zlib, no CRC; info)" "$floor" "$wheel" raw
 if "$floor" "$wheel" isal >/dev/null 2>&1; then
     measure "ISA-L floor (raw, CRC)" "$floor" "$wheel" isal
 fi
-measure "smcheck scan -j1" "$smcheck" scan --format json -j1 "$wheel"
-measure "smcheck scan -j2" "$smcheck" scan --format json -j2 "$wheel"
+for j in "${jobs[@]}"; do
+    measure "smcheck scan -j$j" "$smcheck" scan --format json "-j$j" "$wheel"
+done
 measure "smcheck scan -j1, SMCHECK_INFLATE=zlib" env SMCHECK_INFLATE=zlib "$smcheck" scan --format json -j1 "$wheel"
 
 cpu=$(grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f 2- | sed 's/^ *//' || true)
