@@ -28,13 +28,13 @@
 
 #define WINDOW 32768u
 #define HELPERS_MAX 3
-#define SLOTS_BUDGET (14u << 20) /* what the pieces held at once may take, all slots together */
-#define SLOT_KEEP (256u << 10)   /* of a slot's buffers, what stays mapped for the next piece */
+#define SLOTS_BUDGET (10u << 20) /* what the pieces held at once may take, all slots together */
 #define FIND_BUDGET (4u << 20) /* symbols a guess's trials may take */
 #define FIND_SPAN (64u << 10)   /* compressed bytes after a cut it looks through */
 #define UNKNOWN (UINT64_MAX - 1)
 #define NONE UINT64_MAX
-#define READ_STEP (1u << 20)
+#define READ_STEP (512u << 10) /* compressed bytes read, or handed ISA-L, at once */
+#define RING (6u << 20) /* compressed bytes held, mapped twice in a row: any RING of them are contiguous */
 
 enum { FREE, BUSY, MINE, DONE, FAILED }; /* a slot's */
 enum { IDLE, SERVE, OWN };               /* the reader's */
@@ -43,10 +43,10 @@ typedef struct {
     uint64_t k; /* the piece it holds */
     int state;
     uint64_t next; /* DONE: the piece that follows, or NONE after the last block */
-    uint16_t *head;
+    uint16_t *head; /* slot_bytes: the head's symbols, then the body's bytes after them */
     size_t nhead;
     uint8_t *body;
-    size_t nbody, body_cap;
+    size_t nbody;
     bool abandoned; /* BUSY on a piece the reader went past: the helper frees it when done */
 } slot;
 
@@ -55,9 +55,8 @@ struct smc_pinflate {
     void *ctx;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    /* compressed bytes: raw[0..have) are in; pages below released are given back */
+    /* compressed bytes: [released, have) are in the ring, byte q at raw[q % RING] */
     uint8_t *raw;
-    size_t raw_map;
     uint64_t comp, have, released;
     bool raw_end;
     const char *raw_why;
@@ -67,7 +66,7 @@ struct smc_pinflate {
     slot *slots;
     unsigned limit; /* pieces held at once: base .. base + limit - 1 */
     size_t slot_bytes; /* what one slot's head and body may take together */
-    size_t head_cap;   /* symbols of a piece deflate.c may write: half of it */
+    size_t head_cap;   /* symbols of a piece deflate.c may write: all of it */
     unsigned helpers, started;
     pthread_t threads[HELPERS_MAX];
     bool stop;
@@ -98,15 +97,30 @@ struct smc_pinflate {
 
 static atomic_flag busy = ATOMIC_FLAG_INIT; /* one stream at a time goes parallel: memory */
 
-/* Makes raw[0..upto) be in (as far as the stream goes); returns how many bytes are. */
+/* Where compressed byte q is (read RING - 64 bytes at most from there). */
+static inline uint8_t *at(const smc_pinflate *p, uint64_t q)
+{
+    return p->raw + q % RING;
+}
+
+/* How many bytes from q on may be read at at(q): in, and within a ring. */
+static size_t span(uint64_t have, uint64_t q)
+{
+    return have <= q ? 0 : have - q < RING - 64 ? (size_t)(have - q) : RING - 64;
+}
+
+/* Makes bytes up to upto be in (as far as the stream goes, and the ring holds: not past
+ * released + RING); returns how many bytes are. */
 static uint64_t ensure(smc_pinflate *p, uint64_t upto)
 {
     if (upto > p->comp) upto = p->comp;
+    uint64_t room = __atomic_load_n(&p->released, __ATOMIC_ACQUIRE) + RING - 64;
+    if (upto > room) upto = room;
     pthread_mutex_lock(&p->raw_lock);
     while (__atomic_load_n(&p->have, __ATOMIC_ACQUIRE) < upto && !p->raw_end) {
         uint64_t h = p->have;
         size_t want = upto - h > READ_STEP ? READ_STEP : (size_t)(upto - h);
-        long long r = p->rd(p->ctx, p->raw + h, want, &p->raw_why);
+        long long r = p->rd(p->ctx, at(p, h), want, &p->raw_why);
         if (r <= 0) {
             p->raw_end = true;
             if (r == 0) p->raw_why = NULL;
@@ -134,7 +148,8 @@ static uint64_t candidate(smc_pinflate *p, smc_spec *sp, uint64_t k)
     if (c != UNKNOWN) return c;
     uint64_t from = k * p->segment, to = from + (p->segment < FIND_SPAN ? p->segment : FIND_SPAN);
     uint64_t have = ensure(p, to + (256u << 10)); /* a trial may read past the span */
-    c = smc_spec_find(sp, p->raw, (size_t)have, from * 8, to * 8, FIND_BUDGET);
+    c = smc_spec_find(sp, at(p, from), span(have, from), 0, (to - from) * 8, FIND_BUDGET);
+    if (c != NONE) c += from * 8;
     __atomic_store_n(&p->cand[k], c, __ATOMIC_RELEASE);
     return c;
 }
@@ -179,17 +194,17 @@ static int isal_piece(smc_pinflate *p, struct inflate_state *s, uint64_t bit, ui
     uint64_t stop = end == NONE ? p->comp : end / 8; /* in order, up to here */
     if (end != NONE && (end <= bit || stop < first)) return 0;
     uint64_t have = ensure(p, end == NONE ? p->comp : stop + 1);
-    if (have < stop || (end != NONE && have <= stop)) return 0;
+    if (have < stop || (end != NONE && have <= stop) || stop - first > RING / 2) return 0;
     isal_inflate_init(s);
     if (wlen) isal_inflate_set_dict(s, (uint8_t *)win, (uint32_t)wlen);
     if (bit % 8) {
-        s->read_in = p->raw[bit / 8] >> (bit % 8);
+        s->read_in = *at(p, bit / 8) >> (bit % 8);
         s->read_in_length = (int32_t)(8 - bit % 8);
     }
     uint8_t tail[TAIL];
     size_t ntail = end == NONE ? 0 : TAIL, tail_end = 0;
-    if (end != NONE) tail_end = make_tail(tail, p->raw[stop], (unsigned)(end % 8));
-    s->next_in = p->raw + first;
+    if (end != NONE) tail_end = make_tail(tail, *at(p, stop), (unsigned)(end % 8));
+    s->next_in = at(p, first);
     uint64_t left = stop - first;
     bool on_tail = false;
     s->next_out = out + *n;
@@ -228,12 +243,13 @@ static int do_piece(smc_pinflate *p, smc_spec *sp, struct inflate_state *s, slot
     uint64_t next = next_piece(p, sp, k), end = next == NONE ? NONE : guess_of(p, next);
     if (end == NONE && k + 3 < p->pieces) return FAILED; /* no end in sight: the reader's */
     uint64_t have = ensure(p, end == NONE ? p->comp : end / 8 + 8);
-    if (!sl->head && !(sl->head = smc_big_alloc(p->head_cap * sizeof *sl->head))) return FAILED;
-    if (!sl->body && !(sl->body = smc_big_alloc(sl->body_cap))) return FAILED;
-    uint64_t bit = start;
+    if (!sl->head && !(sl->head = smc_big_alloc(p->slot_bytes))) return FAILED;
+    uint64_t q = start / 8, bit = start % 8; /* bits counted from byte q here */
     size_t n = 0, clean = WINDOW;
-    smc_spec_end e = smc_spec_decode(sp, p->raw, (size_t)have, &bit, end, sl->head, p->head_cap,
-                                     &n, &clean);
+    smc_spec_end e = smc_spec_decode(sp, at(p, q), span(have, q), &bit,
+                                     end == NONE ? NONE : end - q * 8, sl->head, p->head_cap, &n,
+                                     &clean);
+    bit += q * 8;
     sl->nhead = n;
     sl->nbody = 0;
     sl->next = next;
@@ -247,25 +263,21 @@ static int do_piece(smc_pinflate *p, smc_spec *sp, struct inflate_state *s, slot
     uint8_t win[WINDOW];
     for (size_t i = 0; i < WINDOW; i++)
         win[i] = (uint8_t)sl->head[n - WINDOW + i];
-    size_t room = p->slot_bytes - n * sizeof *sl->head; /* what the head left */
+    sl->body = (uint8_t *)(sl->head + n); /* the body goes where the head left room */
+    size_t room = p->slot_bytes - n * sizeof *sl->head;
     int r = isal_piece(p, s, bit, end, win, WINDOW, sl->body, room, &sl->nbody);
     if (r == 2) sl->next = NONE;
     return r ? DONE : FAILED;
 }
 
-/* A slot, its piece behind the reader, takes the next piece it stands for (with the lock held);
- * what its buffers took past SLOT_KEEP goes back to the system. */
+/* A slot, its piece behind the reader, takes the next piece it stands for (with the lock held).
+ * Its buffers stay: all slots together hold SLOTS_BUDGET at most. */
 static void reuse(smc_pinflate *p, slot *sl)
 {
-    if (sl->nbody > SLOT_KEEP && sl->body_cap > SLOT_KEEP)
-        madvise(sl->body + SLOT_KEEP, sl->body_cap - SLOT_KEEP, MADV_DONTNEED);
-    if (sl->nhead * sizeof *sl->head > SLOT_KEEP)
-        madvise((uint8_t *)sl->head + SLOT_KEEP, p->head_cap * sizeof *sl->head - SLOT_KEEP,
-                MADV_DONTNEED);
     uint64_t k = sl->k + p->limit;
     while (k < p->base)
         k += p->limit;
-    *sl = (slot){.k = k, .state = FREE, .head = sl->head, .body = sl->body, .body_cap = sl->body_cap};
+    *sl = (slot){.k = k, .state = FREE, .head = sl->head};
 }
 
 /* A helper takes the furthest piece ahead that nobody has begun: the reader inflates the near
@@ -279,7 +291,7 @@ static void *helper(void *arg)
     while (sp && s && !p->stop) {
         slot *sl = NULL;
         uint64_t top = p->base + p->limit < p->pieces ? p->base + p->limit : p->pieces;
-        for (uint64_t i = p->base + 1; i < top && !sl; i++) { /* patient: the nearest */
+        for (uint64_t i = p->base + !p->patient; i < top && !sl; i++) { /* patient: the nearest */
             uint64_t k = p->patient ? i : top + p->base - i;
             slot *c = &p->slots[k % p->limit];
             if (c->k == k && c->state == FREE) sl = c;
@@ -322,6 +334,24 @@ static void stop_helpers(smc_pinflate *p)
     p->started = 0;
 }
 
+/* The ring: a memory file mapped twice, one after the other. NULL where that cannot be. */
+static uint8_t *ring_new(void)
+{
+    int fd = memfd_create("smcheck-inflate", MFD_CLOEXEC);
+    if (fd < 0) return NULL;
+    uint8_t *r = ftruncate(fd, RING) == 0 ? mmap(NULL, 2 * (size_t)RING, PROT_NONE,
+                                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                          : MAP_FAILED;
+    if (r != MAP_FAILED &&
+        (mmap(r, RING, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED ||
+         mmap(r + RING, RING, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)) {
+        munmap(r, 2 * (size_t)RING);
+        r = MAP_FAILED;
+    }
+    close(fd);
+    return r == MAP_FAILED ? NULL : r;
+}
+
 smc_pinflate *smc_pinflate_new(uint64_t comp, unsigned helpers, size_t segment,
                                smc_raw_reader rd, void *ctx)
 {
@@ -348,20 +378,17 @@ smc_pinflate *smc_pinflate_new(uint64_t comp, unsigned helpers, size_t segment,
     p->limit = 3 * helpers + 1; /* the reader's piece, and three for each helper */
     p->slot_bytes = SLOTS_BUDGET / p->limit;
     p->head_cap = p->slot_bytes / sizeof(uint16_t);
-    long page = sysconf(_SC_PAGESIZE);
-    p->raw_map = ((size_t)comp + 16 + (size_t)page - 1) / (size_t)page * (size_t)page;
-    p->raw = mmap(NULL, p->raw_map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    p->raw = ring_new();
     p->cand = malloc(pieces * sizeof *p->cand);
     p->slots = calloc(p->limit, sizeof *p->slots);
-    if (p->raw == MAP_FAILED || !p->cand || !p->slots) {
-        if (p->raw == MAP_FAILED) p->raw = NULL;
+    if (!p->raw || !p->cand || !p->slots) {
         smc_pinflate_free(p);
         return NULL;
     }
     for (uint64_t k = 0; k < pieces; k++)
         p->cand[k] = UNKNOWN;
     for (unsigned i = 0; i < p->limit; i++)
-        p->slots[i] = (slot){.k = i, .state = FREE, .body_cap = p->slot_bytes};
+        p->slots[i] = (slot){.k = i, .state = FREE};
     for (unsigned i = 0; i < helpers; i++) {
         if (pthread_create(&p->threads[i], NULL, helper, p) != 0) break;
         p->started++;
@@ -386,16 +413,14 @@ static void slide(smc_pinflate *p, const uint8_t *b, size_t n)
     p->win_have = p->win_have + n > WINDOW ? WINDOW : p->win_have + n;
 }
 
-/* The pages of compressed bytes before byte go back to the system. */
+/* The compressed bytes before byte are no longer needed: the ring may take new ones there. (A
+ * helper still on a piece the reader has passed may then read bytes that changed: its piece is
+ * never served.) */
 static void release(smc_pinflate *p, uint64_t byte)
 {
-    long page = sysconf(_SC_PAGESIZE);
-    uint64_t upto = byte / (uint64_t)page * (uint64_t)page;
-    if (upto > p->released + (1u << 20)) {
-        madvise(p->raw + p->released, (size_t)(upto - p->released), MADV_DONTNEED);
-        p->released = upto;
-    }
+    if (byte > p->released) __atomic_store_n(&p->released, byte, __ATOMIC_RELEASE);
 }
+
 
 /* Moves the reader to piece k (it is past the ones before, or inflating through them itself):
  * their slots are free for the pieces after; one a helper is still on, once it is done. */
@@ -460,7 +485,7 @@ static bool own_begin(smc_pinflate *p)
     uint64_t bit = p->bit;
     if (bit % 8) {
         if (ensure(p, bit / 8 + 1) <= bit / 8) return false;
-        s->read_in = p->raw[bit / 8] >> (bit % 8);
+        s->read_in = *at(p, bit / 8) >> (bit % 8);
         s->read_in_length = (int32_t)(8 - bit % 8);
     }
     p->fed = bit / 8 + (bit % 8 != 0);
@@ -478,7 +503,7 @@ static bool own_verify(smc_pinflate *p)
     struct inflate_state *s = p->state;
     memcpy(p->snap, s, sizeof *s);
     uint8_t tail[TAIL];
-    size_t end = make_tail(tail, p->raw[p->tbyte], (unsigned)(p->tbit % 8));
+    size_t end = make_tail(tail, *at(p, p->tbyte), (unsigned)(p->tbit % 8));
     s->next_in = tail;
     s->avail_in = TAIL;
     s->next_out = p->pend;
@@ -505,7 +530,7 @@ static size_t own_step(smc_pinflate *p, uint8_t *buf, size_t n)
             uint64_t have = ensure(p, upto);
             if (have > upto) have = upto;
             if (have > p->fed) {
-                s->next_in = p->raw + p->fed;
+                s->next_in = at(p, p->fed);
                 s->avail_in = (uint32_t)(have - p->fed);
                 release(p, p->fed > READ_STEP ? p->fed - READ_STEP : 0); /* ISA-L is past it */
                 p->fed = have;
@@ -566,7 +591,7 @@ static size_t serve(smc_pinflate *p, uint8_t *buf, size_t n)
     }
     if (got < n && p->served >= sl->nhead) {
         size_t at = p->served - sl->nhead, m = sl->nbody - at < n - got ? sl->nbody - at : n - got;
-        memcpy(buf + got, sl->body + at, m);
+        if (m) memcpy(buf + got, sl->body + at, m);
         p->served += m;
         got += m;
     }
@@ -615,9 +640,9 @@ static size_t step(smc_pinflate *p, uint8_t *buf, size_t n)
     pthread_mutex_lock(&p->lock);
     int st = MINE;
     if (sl->k == k) {
-        if (sl->state == FREE) sl->state = MINE; /* not begun: the reader's */
-        while (sl->state == BUSY && p->patient)
+        while ((sl->state == BUSY || sl->state == FREE) && p->patient) /* a helper will take it */
             pthread_cond_wait(&p->cond, &p->lock);
+        if (sl->state == FREE) sl->state = MINE; /* not begun: the reader's */
         if (sl->state == BUSY) sl->abandoned = true;
         else st = sl->state;
     }
@@ -686,12 +711,11 @@ void smc_pinflate_free(smc_pinflate *p)
     if (p->started) stop_helpers(p);
     if (p->slots)
         for (unsigned i = 0; i < p->limit; i++) {
-            smc_big_free(p->slots[i].head, p->head_cap * sizeof *p->slots[i].head);
-            smc_big_free(p->slots[i].body, p->slots[i].body_cap);
+            smc_big_free(p->slots[i].head, p->slot_bytes);
         }
     free(p->slots);
     free(p->cand);
-    if (p->raw) munmap(p->raw, p->raw_map);
+    if (p->raw) munmap(p->raw, 2 * (size_t)RING);
     smc_big_free(p->state, sizeof *p->state);
     smc_big_free(p->snap, sizeof *p->snap);
     smc_spec_free(p->patient);

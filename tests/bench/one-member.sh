@@ -6,5 +6,5 @@
 # report adds the line "one member: -j2 ..x -j1; ..x the ISA-L floor (one thread)".
 # Same arguments and environment as wheel-vs-inflate.sh.
 set -euo pipefail
-export BENCH_LIBS=${BENCH_LIBS:-libcublasLt.so.13} BENCH_JOBS=${BENCH_JOBS:-1 2 3}
+export BENCH_LIBS=${BENCH_LIBS:-libcublasLt.so.13} BENCH_JOBS=${BENCH_JOBS:-1 2 3} BENCH_ONE_MEMBER=1
 exec bash "$(dirname "$0")/wheel-vs-inflate.sh" "$@"

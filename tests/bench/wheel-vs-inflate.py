@@ -146,7 +146,7 @@ def report(a):
     if j2:
         goals.append("-j2 below the floor: %s (%.2fx)" % (
             "yes" if j2[0] < floor else "NO", j2[0] / floor))
-    if j1 and j2 and int(members) == 1:  # one member: more than one thread inflates it
+    if j1 and j2 and os.environ.get("BENCH_ONE_MEMBER"):  # one-member.sh: more than one thread inflates it
         goals.append("one member: -j2 %.2fx -j1%s" % (
             j2[0] / j1[0], "; %.2fx the ISA-L floor (one thread)" % (j2[0] / isal[0]) if isal else ""))
     rss = [by[l][1] for l in by if l.startswith("smcheck") and by[l][1] is not None]
