@@ -14,6 +14,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -158,6 +159,45 @@ def wheels(out):
         cut = lambda t: t.replace("the deflate stream ends early", "CRC error")
         same = a[0] == b[0] and cut(a[1]) == b[1] and cut(a[2]) == b[2]
         check(same, f"{name}: the same report through ISA-L and zlib")
+    # One long member inflated by more than one thread (pinflate.c; pieces of 16 KiB here, so
+    # that a member of a few MiB has enough of them, and the reader waits for the helpers, so
+    # that some pieces are theirs): the report of inflating it in order. The
+    # member is a fixture with a section of text-like filler added, deflated at level 6.
+    pad = os.path.join(out, "pad.bin")
+    words = [b"sm_90 ", b"compute_80 ", b"kernel ", b"cubin\n", b"fatbin ", b"0x7fff ", b"ptx "]
+    seed = 12345
+    with open(pad, "wb") as f:
+        chunk = []
+        for _ in range(600000):
+            seed = (seed * 1103515245 + 12345) & 0x7fffffff
+            chunk.append(words[seed % len(words)])
+        f.write(b"".join(chunk))
+    big = os.path.join(out, "big.so")
+    subprocess.run(["objcopy", "--add-section", ".smcheck_pad=" + pad,
+                    os.path.join(FIXTURES, "nvcc", "variants.so"), big], check=True)
+    with zipfile.ZipFile(os.path.join(out, "long_member.whl"), "w", zipfile.ZIP_DEFLATED) as z:
+        z.write(big, "demo/big.so")
+    env_pieces = dict(os.environ, SMCHECK_INFLATE_PIECE="16384")
+    in_order = run("scan", "--format", "json", "--detail", "-j1", "long_member.whl", cwd=out)
+    for jobs in ("-j2", "-j4"):
+        p = subprocess.run([SMCHECK, "scan", "--format", "json", "--detail", jobs,
+                            "long_member.whl"], cwd=out, capture_output=True, text=True,
+                           env=dict(env_pieces, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1"),
+                           timeout=120)
+        m = re.search(r"inflated in pieces: (\d+) served from helpers", p.stderr)
+        check(p.returncode == in_order[0] and p.stdout == in_order[1] and m and int(m.group(1)),
+              "long_member.whl at %s, in pieces: the report of -j1 (%s pieces from helpers)" %
+              (jobs, m.group(1) if m else "no"))
+    # Every wheel here, its long members in pieces of 4 KiB (a zip bomb's zeros among them): the
+    # report of inflating in order, errors and all.
+    for name in sorted(n for n in os.listdir(out) if n.endswith(".whl")):
+        a = run("scan", "--format", "json", "--max-inflate", "64M", "-j1", name, cwd=out)
+        p = subprocess.run([SMCHECK, "scan", "--format", "json", "--max-inflate", "64M", "-j4",
+                            name], cwd=out, capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, SMCHECK_INFLATE_PIECE="4096",
+                                    SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1"))
+        err = re.sub(r"smcheck: inflated in pieces: .*\n", "", p.stderr)
+        check((p.returncode, p.stdout, err) == a, f"{name}: in pieces of 4 KiB, the same report")
     # More threads than may hold an open archive at once (3): they wait for one in turn, and the
     # report of all the wheels together is the same as from one thread.
     names = sorted(n for n in os.listdir(out) if n.endswith(".whl"))

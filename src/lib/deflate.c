@@ -106,7 +106,7 @@ static bool build(code *h, const uint8_t *len, unsigned n, bool empty_ok)
             if (l > FAST_BITS) continue;
             unsigned r = reverse(next, l);
             for (unsigned f = r; f < (1u << FAST_BITS); f += 1u << l)
-                h->fast[f] = (uint16_t)(h->symbol[k] << 4 | l);
+                h->fast[f] = (uint16_t)((unsigned)h->symbol[k] << 4 | l);
         }
     return true;
 }
@@ -223,7 +223,7 @@ static bool dynamic_codes(smc_spec *s, bits *b)
 
 smc_spec_end smc_spec_decode(smc_spec *s, const uint8_t *in, size_t len, uint64_t *bit,
                              uint64_t stop_bit, uint16_t *out, size_t cap, size_t *n,
-                             size_t *clean)
+                             const size_t *clean)
 {
     bits b;
     bits_at(&b, in, len, *bit);

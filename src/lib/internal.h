@@ -447,7 +447,7 @@ typedef enum {
  * holds bytes only. *bit and *n say where it stopped (at the last boundary it reached). */
 smc_spec_end smc_spec_decode(smc_spec *s, const uint8_t *in, size_t len, uint64_t *bit,
                              uint64_t stop_bit, uint16_t *out, size_t cap, size_t *n,
-                             size_t *clean);
+                             const size_t *clean);
 /* The byte each symbol stands for once the 32 KiB window before is known: map[0..256 + 32768). */
 void smc_spec_map(const uint8_t *window, uint8_t *map);
 /* Writes the bytes of n symbols to out. */

@@ -688,6 +688,7 @@ bool smc_pinflate_patient(smc_pinflate *p)
         p->patient = sp;
         sp = NULL;
     }
+    pthread_cond_broadcast(&p->cond); /* helpers waiting may take the reader's piece now */
     pthread_mutex_unlock(&p->lock);
     smc_spec_free(sp);
     return p->patient != NULL;
