@@ -56,7 +56,9 @@ static const option_row option_rows[] = {
      "list every container and its images; when judging, the containers that fail and their "
      "kernels"},
     {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header"},
-    {"jobs", OPT_JOBS, "N", "scan N files at once (default: one per online CPU)"},
+    {"jobs", OPT_JOBS, "N",
+     "scan N files at once, and inflate one long wheel member with up to N threads (4 at most; "
+     "default: one per online CPU)"},
     {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
     {"platform", OPT_PLATFORM, "PLATFORM",
