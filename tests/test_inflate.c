@@ -68,7 +68,7 @@ static uint8_t *par_inflate(const uint8_t *raw, size_t len, unsigned helpers, si
                             uint32_t *crc, bool *ended)
 {
     source src = {raw, len, 0};
-    smc_pinflate *p = smc_pinflate_new(len, helpers, piece, from_memory, &src);
+    smc_pinflate *p = smc_pinflate_new(len, helpers, piece, NULL, from_memory, &src);
     if (!p) return NULL;
     if (patient && !smc_pinflate_patient(p)) abort();
     uint8_t *out = malloc(cap + 1);
@@ -312,7 +312,7 @@ static bool stream_sum(const uint8_t *raw, size_t len, unsigned how, size_t piec
         free(s);
     } else {
         source src = {raw, len, 0};
-        smc_pinflate *p = smc_pinflate_new(len, how - 1, piece, from_memory, &src);
+        smc_pinflate *p = smc_pinflate_new(len, how - 1, piece, NULL, from_memory, &src);
         bool bad = false;
         const char *why;
         size_t r;

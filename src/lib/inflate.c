@@ -57,7 +57,8 @@ static size_t piece_bytes(void)
 }
 #endif
 
-smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st, unsigned helpers)
+smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st, unsigned helpers,
+                            const atomic_uint *idle)
 {
     smc_member *m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -81,7 +82,7 @@ smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st, uns
     if (raw && m->zf && helpers && (st->valid & ZIP_STAT_COMP_SIZE)) {
         size_t piece = piece_bytes();
         if (st->comp_size >= PIECES_MIN * (piece ? piece : (512u << 10)))
-            m->par = smc_pinflate_new(st->comp_size, helpers, piece, raw_read, m);
+            m->par = smc_pinflate_new(st->comp_size, helpers, piece, piece ? NULL : idle, raw_read, m);
         if (m->par && piece && !smc_pinflate_patient(m->par)) { /* tests: helpers' pieces served */
             smc_pinflate_free(m->par);
             m->par = NULL;
@@ -90,6 +91,7 @@ smc_member *smc_member_open(zip_t *za, uint64_t index, const zip_stat_t *st, uns
 #else
     (void)st;
     (void)helpers;
+    (void)idle;
     m->zf = zip_fopen_index(za, index, 0);
 #endif
     if (!m->zf) {

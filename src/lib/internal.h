@@ -351,6 +351,7 @@ typedef struct smc_ticker {
     void *ctx;
     _Atomic uint_fast64_t *input_bytes;
     size_t buffer; /* bytes of a member's buffer (0: the most): members up to it are read whole */
+    const atomic_uint *idle; /* the pool's threads that have no more items (NULL: unknown) */
 } smc_ticker;
 
 /* An unlinked temporary file in $TMPDIR (or /tmp), or -1 (errno says why). */
@@ -421,9 +422,10 @@ void smc_zipcache_close(smc_zipcache *zc);
 typedef struct smc_member smc_member;
 struct zip_stat;
 /* NULL only when out of memory; one that cannot be opened says so at its first read. */
-/* helpers: threads more that may inflate one long deflated member (pinflate.c). */
+/* helpers: threads more that may inflate one long deflated member (pinflate.c), while idle
+ * (when not NULL) counts at least as many threads of the pool with nothing left to do. */
 smc_member *smc_member_open(struct zip *za, uint64_t index, const struct zip_stat *st,
-                            unsigned helpers);
+                            unsigned helpers, const atomic_uint *idle);
 /* Up to n bytes; fewer only at the end or on an error (*bad set, smc_member_error says what). */
 size_t smc_member_read(smc_member *m, uint8_t *buf, size_t n, bool *bad);
 const char *smc_member_error(const smc_member *m);
@@ -462,9 +464,10 @@ typedef struct smc_pinflate smc_pinflate;
 /* Reads up to n compressed bytes in order: how many (0 at the end), or -1 (why says what). */
 typedef long long (*smc_raw_reader)(void *ctx, uint8_t *buf, size_t n, const char **why);
 /* For a stream of comp bytes, with up to helpers more threads and pieces of segment compressed
- * bytes (0: the default); NULL when it would not pay or memory is short: read it in order. */
+ * bytes (0: the default); NULL when it would not pay or memory is short: read it in order.
+ * Helper i works only while *idle > i (the cores are the pool's first; idle NULL: always). */
 smc_pinflate *smc_pinflate_new(uint64_t comp, unsigned helpers, size_t segment,
-                               smc_raw_reader rd, void *ctx);
+                               const atomic_uint *idle, smc_raw_reader rd, void *ctx);
 /* Like smc_member_read: up to n bytes, fewer only at the end or on an error (*bad, *why). */
 size_t smc_pinflate_read(smc_pinflate *p, uint8_t *buf, size_t n, bool *bad, const char **why);
 /* Whether the stream ended; the CRC-32 of what came out. */

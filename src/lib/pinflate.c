@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WINDOW 32768u
@@ -38,6 +39,12 @@
 
 enum { FREE, BUSY, MINE, DONE, FAILED }; /* a slot's */
 enum { IDLE, SERVE, OWN };               /* the reader's */
+
+typedef struct smc_pinflate pinflate;
+typedef struct {
+    pinflate *p;
+    unsigned id; /* helper id works while more than id of the pool's threads are idle */
+} helper_arg;
 
 typedef struct {
     uint64_t k; /* the piece it holds */
@@ -69,6 +76,8 @@ struct smc_pinflate {
     size_t head_cap;   /* symbols of a piece deflate.c may write: all of it */
     unsigned helpers, started;
     pthread_t threads[HELPERS_MAX];
+    helper_arg args[HELPERS_MAX];
+    const atomic_uint *idle;
     bool stop;
     uint64_t base; /* the piece the reader is at */
     /* the reader */
@@ -284,11 +293,20 @@ static void reuse(smc_pinflate *p, slot *sl)
  * ones itself, and should find the far ones done when it gets there. */
 static void *helper(void *arg)
 {
-    smc_pinflate *p = arg;
+    const helper_arg *a = arg;
+    smc_pinflate *p = a->p;
     smc_spec *sp = smc_spec_new();
     struct inflate_state *s = smc_big_alloc(sizeof *s);
     pthread_mutex_lock(&p->lock);
     while (sp && s && !p->stop) {
+        if (p->idle && atomic_load(p->idle) <= a->id && !p->patient) { /* the cores are busy */
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            t.tv_nsec += 5000000; /* 5 ms, then look again */
+            if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
+            pthread_cond_timedwait(&p->cond, &p->lock, &t);
+            continue;
+        }
         slot *sl = NULL;
         uint64_t top = p->base + p->limit < p->pieces ? p->base + p->limit : p->pieces;
         for (uint64_t i = p->base + !p->patient; i < top && !sl; i++) { /* patient: the nearest */
@@ -353,7 +371,7 @@ static uint8_t *ring_new(void)
 }
 
 smc_pinflate *smc_pinflate_new(uint64_t comp, unsigned helpers, size_t segment,
-                               smc_raw_reader rd, void *ctx)
+                               const atomic_uint *idle, smc_raw_reader rd, void *ctx)
 {
     if (helpers == 0) return NULL;
     if (helpers > HELPERS_MAX) helpers = HELPERS_MAX;
@@ -371,6 +389,7 @@ smc_pinflate *smc_pinflate_new(uint64_t comp, unsigned helpers, size_t segment,
     pthread_cond_init(&p->cond, NULL);
     p->rd = rd;
     p->ctx = ctx;
+    p->idle = idle;
     p->comp = comp;
     p->segment = segment;
     p->pieces = pieces;
@@ -390,7 +409,8 @@ smc_pinflate *smc_pinflate_new(uint64_t comp, unsigned helpers, size_t segment,
     for (unsigned i = 0; i < p->limit; i++)
         p->slots[i] = (slot){.k = i, .state = FREE};
     for (unsigned i = 0; i < helpers; i++) {
-        if (pthread_create(&p->threads[i], NULL, helper, p) != 0) break;
+        p->args[i] = (helper_arg){p, i};
+        if (pthread_create(&p->threads[i], NULL, helper, &p->args[i]) != 0) break;
         p->started++;
     }
     if (p->started == 0) {

@@ -135,6 +135,7 @@ typedef struct pool {
     const smc_options *opt;
     atomic_size_t next;
     atomic_bool failed;              /* out of memory: the others stop early */
+    atomic_uint idle;                /* threads that have no item left: a long member's helpers' */
     _Atomic uint_fast64_t *inflated; /* per input: bytes wheel members inflated to */
     _Atomic uint_fast64_t done;      /* bytes, for progress */
     uint64_t total;
@@ -183,7 +184,8 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     smc_input *part = p->parts[i] = smc_input_new(it->path, SMC_INPUT_FILE);
     if (!part) return SMC_ERR_NOMEM;
     smc_ticker tk = {tick, p, &p->inflated[it->input],
-                     SMC_WHEEL_BUFFERS / (p->jobs < SMC_ZIP_READERS ? p->jobs : SMC_ZIP_READERS)};
+                     SMC_WHEEL_BUFFERS / (p->jobs < SMC_ZIP_READERS ? p->jobs : SMC_ZIP_READERS),
+                     &p->idle};
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
@@ -219,6 +221,7 @@ static void *worker(void *arg)
     for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
         if (scan_item(p, p->order[i], &zc) != SMC_OK) atomic_store(&p->failed, true);
     smc_zipcache_close(&zc);
+    atomic_fetch_add(&p->idle, 1); /* its core may help inflate a long member */
     return NULL;
 }
 
@@ -388,6 +391,7 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     }
     atomic_init(&p.next, 0);
     atomic_init(&p.failed, false);
+    atomic_init(&p.idle, 0);
     atomic_init(&p.done, 0);
     for (size_t i = 0; i < n; i++)
         p.total += items[i].size;
@@ -395,6 +399,7 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     clock_gettime(CLOCK_MONOTONIC, &p.last);
     unsigned jobs = job_count(opt, n), started = 0;
     p.jobs = jobs;
+    atomic_store(&p.idle, job_count(opt, SIZE_MAX) - jobs); /* -j asked for more than items */
     sem_init(&p.zip_slots, 0, SMC_ZIP_READERS);
     pthread_t threads[256];
     for (; started + 1 < jobs; started++)

@@ -561,7 +561,7 @@ static smc_status scan_spilled(smc_input *part, zip_t *za, const zip_stat_t *zs,
     if (fd < 0)
         return smc_input_add_error(part, name, "cannot make a temporary file to read it from: %s",
                                    strerror(errno));
-    smc_member *zf = smc_member_open(za, zs->index, zs, inflate_helpers(opt));
+    smc_member *zf = smc_member_open(za, zs->index, zs, inflate_helpers(opt), NULL);
     uint64_t done = 0;
     bool bad = zf == NULL;
     int werr = 0;
@@ -617,7 +617,8 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                    zip_strerror(zc->za));
     char *name = smc_asprintf("%s!%s", it->path, zs.name);
     if (!name) return SMC_ERR_NOMEM;
-    smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt));
+    smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt),
+                                      tk ? tk->idle : NULL);
     if (!zf) {
         free(name);
         return SMC_ERR_NOMEM;
@@ -702,7 +703,8 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         /* Section names that went by before the section table: the member once more. */
         if (st == SMC_OK && f && !bad && !stopped && smc_finder_again(f)) {
             smc_member *again =
-                smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt));
+                smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt),
+                                tk ? tk->idle : NULL);
             uint64_t second = 0;
             bool bad2 = false, stopped2 = false;
             if (!again) st = SMC_ERR_NOMEM;

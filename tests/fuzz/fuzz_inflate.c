@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool whole;
     size_t na = in_order(raw, len, a, &whole);
     source src = {raw, len, 0};
-    smc_pinflate *p = smc_pinflate_new(len, helpers, len / 5 + 1, from_memory, &src);
+    smc_pinflate *p = smc_pinflate_new(len, helpers, len / 5 + 1, NULL, from_memory, &src);
     if (!p) return 0; /* too short for pieces */
     if (patient) smc_pinflate_patient(p);
     size_t nb = 0;
