@@ -29,13 +29,14 @@
 
 #define WINDOW 32768u
 #define HELPERS_MAX 3
-#define SLOTS_BUDGET (10u << 20) /* what the pieces held at once may take, all slots together */
+#define SLOTS_BUDGET (8u << 20) /* what the pieces held at once may take, all slots together (6
+                                  MiB with more than one helper: more readers hold buffers then) */
 #define FIND_BUDGET (4u << 20) /* symbols a guess's trials may take */
 #define FIND_SPAN (64u << 10)   /* compressed bytes after a cut it looks through */
 #define UNKNOWN (UINT64_MAX - 1)
 #define NONE UINT64_MAX
 #define READ_STEP (512u << 10) /* compressed bytes read, or handed ISA-L, at once */
-#define RING (6u << 20) /* compressed bytes held, mapped twice in a row: any RING of them are contiguous */
+#define RING (3u << 20) /* compressed bytes held, mapped twice in a row: any RING of them are contiguous */
 
 enum { FREE, BUSY, MINE, DONE, FAILED }; /* a slot's */
 enum { IDLE, SERVE, OWN };               /* the reader's */
@@ -394,8 +395,8 @@ smc_pinflate *smc_pinflate_new(uint64_t comp, unsigned helpers, size_t segment,
     p->segment = segment;
     p->pieces = pieces;
     p->helpers = helpers;
-    p->limit = 3 * helpers + 1; /* the reader's piece, and three for each helper */
-    p->slot_bytes = SLOTS_BUDGET / p->limit;
+    p->limit = 2 * helpers + 2; /* the reader's piece, its next, and two for each helper */
+    p->slot_bytes = (helpers == 1 ? SLOTS_BUDGET : SLOTS_BUDGET / 4 * 3) / p->limit;
     p->head_cap = p->slot_bytes / sizeof(uint16_t);
     p->raw = ring_new();
     p->cand = malloc(pieces * sizeof *p->cand);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -221,7 +222,10 @@ static void *worker(void *arg)
     for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
         if (scan_item(p, p->order[i], &zc) != SMC_OK) atomic_store(&p->failed, true);
     smc_zipcache_close(&zc);
-    atomic_fetch_add(&p->idle, 1); /* its core may help inflate a long member */
+#ifdef __GLIBC__
+    malloc_trim(0); /* what it freed goes back before its core helps inflate a long member */
+#endif
+    atomic_fetch_add(&p->idle, 1);
     return NULL;
 }
 
