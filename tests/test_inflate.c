@@ -20,20 +20,7 @@
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 
-typedef struct {
-    const uint8_t *p;
-    size_t len, at;
-} source;
-
-static long long from_memory(void *ctx, uint8_t *buf, size_t n, const char **why)
-{
-    (void)why;
-    source *s = ctx;
-    size_t k = s->len - s->at < n ? s->len - s->at : n;
-    memcpy(buf, s->p + s->at, k);
-    s->at += k;
-    return (long long)k;
-}
+#include "memory_source.h"
 
 /* zlib's raw deflate of data, at level and strategy, with a flush of the given kind every
  * flush_every bytes (0: none). */

@@ -14,20 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CAP (8u << 20)
 
-typedef struct {
-    const uint8_t *p;
-    size_t len, at;
-} source;
-
-static long long from_memory(void *ctx, uint8_t *buf, size_t n, const char **why)
-{
-    (void)why;
-    source *s = ctx;
-    size_t k = s->len - s->at < n ? s->len - s->at : n;
-    memcpy(buf, s->p + s->at, k);
-    s->at += k;
-    return (long long)k;
-}
+#include "../memory_source.h"
 
 /* ISA-L in order: the bytes (up to CAP), and whether the stream ended within them. */
 static size_t in_order(const uint8_t *raw, size_t len, uint8_t *out, bool *whole)
