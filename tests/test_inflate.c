@@ -111,7 +111,7 @@ static uint8_t *make_data(int kind, size_t n, unsigned seed)
             size_t back = 1 + (x >> 8) % 30000;
             size_t len = 4 + (x >> 24) % 60;
             for (size_t j = 0; j < len && i < n; j++, i++)
-                d[i] = i >= back && (x & 3) ? d[i - back] : (uint8_t)(x >> (j % 24));
+                d[i] = (uint8_t)(i >= back && (x & 3) ? d[i - back] : x >> (j % 24));
         } else if (k == 2) {
             size_t len = 1 + (x >> 12) % 5000;
             uint8_t v = (uint8_t)(x >> 4);

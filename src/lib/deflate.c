@@ -35,7 +35,7 @@ static void bits_at(bits *b, const uint8_t *in, size_t len, uint64_t bit)
     *b = (bits){.in = in, .len = len, .pos = (size_t)(bit / 8)};
     if (b->pos > len) b->pos = len; /* the reader runs dry at once */
     if (bit % 8 && b->pos < len) {
-        b->buf = in[b->pos++] >> (bit % 8);
+        b->buf = (uint64_t)in[b->pos++] >> (bit % 8);
         b->cnt = 8 - (unsigned)(bit % 8);
     }
 }

@@ -208,7 +208,7 @@ static int isal_piece(smc_pinflate *p, struct inflate_state *s, uint64_t bit, ui
     isal_inflate_init(s);
     if (wlen) isal_inflate_set_dict(s, (uint8_t *)win, (uint32_t)wlen);
     if (bit % 8) {
-        s->read_in = *at(p, bit / 8) >> (bit % 8);
+        s->read_in = (uint64_t)*at(p, bit / 8) >> (bit % 8);
         s->read_in_length = (int32_t)(8 - bit % 8);
     }
     uint8_t tail[TAIL];
@@ -506,7 +506,7 @@ static bool own_begin(smc_pinflate *p)
     uint64_t bit = p->bit;
     if (bit % 8) {
         if (ensure(p, bit / 8 + 1) <= bit / 8) return false;
-        s->read_in = *at(p, bit / 8) >> (bit % 8);
+        s->read_in = (uint64_t)*at(p, bit / 8) >> (bit % 8);
         s->read_in_length = (int32_t)(8 - bit % 8);
     }
     p->fed = bit / 8 + (bit % 8 != 0);
