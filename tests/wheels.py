@@ -199,7 +199,12 @@ def wheels(out):
                            env=dict(os.environ, SMCHECK_INFLATE_PIECE="4096",
                                     SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1"))
         err = re.sub(r"smcheck: inflated in pieces: .*\n", "", p.stderr)
-        check((p.returncode, p.stdout, err) == a, f"{name}: in pieces of 4 KiB, the same report")
+        same = (p.returncode, p.stdout, err) == a
+        if not same:  # say how
+            print("info   -j1: exit %d, stderr %r\ninfo   -j4: exit %d, stderr %r, stdout %s" % (
+                a[0], a[2][:600], p.returncode, p.stderr[:600],
+                "the same" if p.stdout == a[1] else "differs"))
+        check(same, f"{name}: in pieces of 4 KiB, the same report")
     # More threads than may hold an open archive at once (3): they wait for one in turn, and the
     # report of all the wheels together is the same as from one thread.
     names = sorted(n for n in os.listdir(out) if n.endswith(".whl"))

@@ -7,6 +7,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+/* Sanitizers bring their own malloc: glibc's malloc_trim would walk an arena nobody set up. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SMC_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define SMC_SANITIZED 1
+#endif
+#endif
+#ifndef SMC_SANITIZED
+#define SMC_SANITIZED 0
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -222,7 +233,7 @@ static void *worker(void *arg)
     for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
         if (scan_item(p, p->order[i], &zc) != SMC_OK) atomic_store(&p->failed, true);
     smc_zipcache_close(&zc);
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && !SMC_SANITIZED
     malloc_trim(0); /* what it freed goes back before its core helps inflate a long member */
 #endif
     atomic_fetch_add(&p->idle, 1);
