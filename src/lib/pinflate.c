@@ -522,6 +522,7 @@ static bool own_begin(smc_pinflate *p)
 static bool own_verify(smc_pinflate *p)
 {
     struct inflate_state *s = p->state;
+    if (p->tbit % 8 && ensure(p, p->tbyte + 1) <= p->tbyte) return false; /* its last bits */
     memcpy(p->snap, s, sizeof *s);
     uint8_t tail[TAIL];
     size_t end = make_tail(tail, *at(p, p->tbyte), (unsigned)(p->tbit % 8));
