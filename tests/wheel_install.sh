@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Checks the wheels that tools/build-wheel.sh wrote: for each dist/smcheck-*-manylinux_*.whl, that its
-# executable needs no glibc newer than its tag says (readelf; auditwheel show too where there is one),
-# that it installs into a fresh venv with `pip install --no-index` and answers --version from the venv's
-# bin, that the installed executable passes tests/golden.sh and tests/gpus.sh, and that it judges the test
-# wheels of tests/make_wheels.py exactly as the reference build does. x86_64 runs natively; aarch64
+# Checks the wheels that tools/build-wheel.sh wrote: for each dist/smcheck_cuda-*-manylinux_*.whl (the
+# distribution smcheck-cuda, whose command is smcheck), that its executable needs no glibc newer than its
+# tag says (readelf; auditwheel show too where there is one), that it installs into a fresh venv with
+# `pip install --no-index` as smcheck-cuda and answers --version from the venv's bin, that the installed
+# executable passes tests/golden.sh and tests/gpus.sh, and that it judges the test wheels of
+# tests/make_wheels.py exactly as the reference build does. x86_64 runs natively; aarch64
 # through qemu-aarch64-static with /usr/aarch64-linux-gnu as its root (skipped, with a note, without them).
 # Exit status: 0 all passed, 1 some check failed, 77 DIST_DIR holds no wheel (a skip for ctest).
 # Usage: wheel_install.sh DIST_DIR SOURCE_DIR [REFERENCE_SMCHECK [STUB_LIBCUDA]]
@@ -14,9 +15,9 @@ dist=$1 src=$2
 ref=${3:-$src/build/smcheck}
 stub=${4:-$src/build/tests/libcuda_stub.so}
 shopt -s nullglob
-wheels=("$dist"/smcheck-*-manylinux_*.whl)
+wheels=("$dist"/smcheck_cuda-*-manylinux_*.whl)
 if [ ${#wheels[@]} -eq 0 ]; then
-    echo "no smcheck wheel in $dist (tools/build-wheel.sh writes them): skipped"
+    echo "skipped: no smcheck_cuda wheel in $dist (tools/build-wheel.sh writes them)"
     exit 77
 fi
 passed=0 failed=0
@@ -68,6 +69,7 @@ for whl in "${wheels[@]}"; do
         python3 -m venv "$w/venv"
         check "$arch: pip install --no-index into a fresh venv" \
             "$w/venv/bin/pip" install -q --no-index --disable-pip-version-check --root-user-action=ignore "$whl"
+        check "$arch: pip show smcheck-cuda" sh -c "'$w/venv/bin/pip' show smcheck-cuda 2>/dev/null | grep -qx 'Name: smcheck-cuda'"
         exe=$w/venv/bin/smcheck
         run=$exe
         ;;
@@ -89,7 +91,9 @@ for whl in "${wheels[@]}"; do
         ;;
     *)
         echo "note: no way to run $arch here: runs skipped"
-        exe=$(unzip -Z1 "$whl" | grep '\.data/scripts/smcheck$' || true)
+        # Only the executable, for the readelf checks below.
+        exe=$(unzip -Z1 "$whl" | grep '\.data/scripts/smcheck$' | head -n1 || true)
+        if [ -n "$exe" ] && unzip -q -o "$whl" "$exe" -d "$w"; then exe=$w/$exe; fi
         run=
         ;;
     esac

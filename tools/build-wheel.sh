@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Builds the smcheck wheels and tarballs that pip, `uv tool install` and `uvx smcheck` take on any
-# glibc Linux with glibc 2.28 or newer (manylinux_2_28, the floor of PyTorch's wheels):
-#   dist/smcheck-VERSION-py3-none-manylinux_2_28_ARCH.whl   (the binary as smcheck-VERSION.data/scripts/smcheck)
-#   dist/smcheck-VERSION-linux-ARCH.tar.gz                  (the same binary and its licenses, for images)
+# Builds the smcheck wheels and tarballs that pip, `uv tool install smcheck-cuda` and
+# `uvx --from smcheck-cuda smcheck` take on any glibc Linux with glibc 2.28 or newer (manylinux_2_28, the
+# floor of PyTorch's wheels). The distribution is smcheck-cuda (the PyPI name smcheck is someone else's);
+# the command it installs is smcheck:
+#   dist/smcheck_cuda-VERSION-py3-none-manylinux_2_28_ARCH.whl   (the binary as smcheck_cuda-VERSION.data/scripts/smcheck)
+#   dist/smcheck-VERSION-linux-ARCH.tar.gz                       (the same binary and its licenses, for images)
 # Every dependency is compiled as a static library from its Debian (bookworm) source package with zig's C
 # compiler targeting glibc 2.28, and linked into one executable that needs only glibc (libcuda.so.1 is
 # still loaded at run time with dlopen). Nothing of the host's own -dev packages is linked in.
-# Usage (as root, from anywhere in a checkout): tools/build-wheel.sh [x86_64|aarch64|all]   (default: all)
-# Everything it builds lives under build-wheel/ (the Python venv with ziglang and auditwheel, the
-# sources, one prefix per arch); the results go to dist/. Set SKIP_APT=1 to skip the apt-get steps.
+# Usage (from anywhere in a checkout): tools/build-wheel.sh [x86_64|aarch64|all]   (default: all)
+# Installing the build packages with apt-get needs root (SKIP_APT=1 skips that when they are there);
+# qemu-user-static and libc6-arm64-cross, which tests/wheel_install.sh runs the aarch64 binary with, only
+# when aarch64 is built. The Debian sources come through a private apt state under build-wheel/apt, so
+# /etc/apt and the host's package lists stay as they are. Everything it builds lives under build-wheel/
+# (that apt state, the Python venv with ziglang and auditwheel, the sources, one prefix per arch: about
+# 700 MiB for x86_64, 880 MiB for both; `rm -rf build-wheel` frees it); the results go to dist/.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,41 +35,70 @@ version=$(sed -n 's/^project(smcheck VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLis
 sources="zlib bzip2 xz-utils elfutils libzip cjson lz4 libzstd libarchive libisal"
 log() { printf '[build-wheel %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
-# --- the host: apt packages, a deb-src entry, the venv --------------------------------------------
+# --- the host: apt packages, the Debian sources, the venv ----------------------------------------
+# dpkg-dev: dpkg-source; debian-archive-keyring: the key the private deb-src entries name; nasm: ISA-L's
+# x86_64 assembly; python3-venv: the private venv. qemu-user-static and libc6-arm64-cross run the aarch64
+# binary here (tests/wheel_install.sh), so they come only with aarch64.
+packages="dpkg-dev debian-archive-keyring make cmake pkg-config nasm python3 python3-venv"
+case " $arches " in
+*" aarch64 "*) packages="$packages qemu-user-static libc6-arm64-cross" ;;
+esac
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# apt-get with a private state under build-wheel/apt: its own sources list (no parts, no pins), package
+# lists and caches, so that `apt-get update` and `apt-get source` leave /etc/apt, /var/lib/apt/lists and
+# /var/cache/apt as they are, and need no root. Its only entries are Debian bookworm's deb-src, whatever
+# the host runs: the wheel's libraries are deliberately bookworm's (the host's codename plays no part).
+apt_private() { # APT-GET ARGS...
+    local d=$work/apt
+    mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/empty"
+    printf '%s\n' "# written by tools/build-wheel.sh: the sources of the libraries in the wheel" \
+        "deb-src [signed-by=$keyring] http://deb.debian.org/debian bookworm main" \
+        "deb-src [signed-by=$keyring] http://deb.debian.org/debian bookworm-updates main" >"$d/sources.list"
+    apt-get -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts="$d/empty" \
+        -o Dir::Etc::Preferences="$d/empty/none" -o Dir::Etc::PreferencesParts="$d/empty" \
+        -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" "$@"
+}
+
 setup_host() {
     if [ "${SKIP_APT:-}" != 1 ]; then
-        # apt-get source needs a deb-src line; add one for the same mirror when the machine has none.
-        if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-            log "adding a deb-src entry for bookworm"
-            cat >/etc/apt/sources.list.d/smcheck-deb-src.sources <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
+        local p missing=
+        for p in $packages; do
+            dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$' || missing="$missing $p"
+        done
+        if [ -z "$missing" ]; then
+            log "the build packages are installed"
+        elif [ "$(id -u)" != 0 ]; then
+            echo "$0: not root: as root, apt-get install$missing (or set SKIP_APT=1 to skip apt)" >&2
+            exit 1
+        else
+            log "apt-get install$missing"
+            apt-get update -q
+            # shellcheck disable=SC2086 # a list of package names
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
         fi
-        apt-get update -q
-        # dpkg-dev: dpkg-source; nasm: ISA-L's x86_64 assembly; qemu-user-static and libc6-arm64-cross:
-        # running the aarch64 binary here (tests/wheel_install.sh); python3-venv: the private venv.
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-            dpkg-dev make cmake pkg-config nasm python3 python3-venv qemu-user-static libc6-arm64-cross
     fi
+    [ -r "$keyring" ] || { echo "$0: no $keyring: apt-get install debian-archive-keyring" >&2; exit 1; }
     if [ ! -x "$work/venv/bin/python" ]; then
         log "creating the venv with ziglang and auditwheel"
         python3 -m venv "$work/venv"
-        "$work/venv/bin/pip" install -q ziglang==0.17.1 auditwheel==6.8.2 # the versions it was made with
+        "$work/venv/bin/pip" install -q --no-cache-dir ziglang==0.17.1 auditwheel==6.8.2 # the versions it was made with
     fi
     # The zig binary that `python -m ziglang` runs; the wrappers exec it directly (no Python per call).
     zig=$("$work/venv/bin/python" -c 'import ziglang, os; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
     [ -x "$zig" ] || { echo "$0: no zig in the ziglang package" >&2; exit 1; }
     export ZIG_GLOBAL_CACHE_DIR=$work/zig-cache ZIG_LOCAL_CACHE_DIR=$work/zig-cache
     mkdir -p "$work/dl"
-    local s
+    local s updated=
     for s in $sources; do
         if ! ls "$work/dl/${s}"_*.dsc >/dev/null 2>&1; then
+            if [ -z "$updated" ]; then
+                log "apt-get update of bookworm's deb-src (private: build-wheel/apt)"
+                apt_private update -q
+                updated=1
+            fi
             log "apt-get source $s"
-            (cd "$work/dl" && apt-get source -q --download-only "$s")
+            (cd "$work/dl" && apt_private source -q --download-only "$s")
         fi
     done
 }
@@ -316,11 +351,19 @@ build_arch() { # ARCH
         --arch "$arch" --licenses "$a/licenses" --dist "$dist"
     t1=$(date +%s)
     log "$arch: done in $((t1 - t0)) s (ISA-L $isal); binary $(stat -c %s "$b/smcheck") bytes"
-    "$work/venv/bin/auditwheel" show "$dist/smcheck-$version-py3-none-manylinux_2_28_$arch.whl" || true
+    "$work/venv/bin/auditwheel" show "$dist/smcheck_cuda-$version-py3-none-manylinux_2_28_$arch.whl" || true
 }
 
+# Disk, measured on Debian 12 (du of build-wheel/ after a build): about 530 MiB shared (the venv 440,
+# zig's cache 45, the Debian sources and their apt lists 40) and 175 MiB per arch (unpacked sources and
+# objects, the prefix, zig's cache for the target); dist/ gets about 1.5 MiB per arch (2 in the estimate).
+narch=$(wc -w <<<"$arches")
+log "disk: needs about $((530 + narch * 175)) MiB under build-wheel/ and $((narch * 2)) MiB in dist/"
 setup_host
 for arch in $arches; do
     build_arch "$arch"
 done
 ls -l "$dist"
+log "disk used:"
+du -sh "$work" "$dist"
+log "\`rm -rf $work\` frees the space build-wheel/ takes; the results are in dist/"

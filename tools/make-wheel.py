@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Packs a built smcheck executable into a platform wheel and a tarball (used by tools/build-wheel.sh).
 
-The wheel carries the executable as smcheck-VERSION.data/scripts/smcheck, so that pip and uv install it
+The distribution is smcheck-cuda (the PyPI name smcheck is another project's); the command is smcheck.
+The wheel carries the executable as smcheck_cuda-VERSION.data/scripts/smcheck, so that pip and uv install it
 as bin/smcheck and no Python runs when it is called; a tiny `smcheck` package lets `python -m smcheck`
 exec the same file. Licenses go to the dist-info's licenses/ folder. It trusts its arguments: files
 this repository's build wrote. Output is reproducible: fixed timestamps, sorted members.
@@ -61,9 +62,11 @@ def main():
     ap.add_argument("--glibc", default="2_28", help="manylinux glibc floor, as 2_28")
     a = ap.parse_args()
 
-    name, ver = "smcheck", a.version
+    # The distribution's name, and as a wheel's file and folder names spell it (PEP 427: "_").
+    name, ver = "smcheck-cuda", a.version
+    stem = name.replace("-", "_")
     tag = f"py3-none-manylinux_{a.glibc}_{a.arch}"
-    distinfo = f"{name}-{ver}.dist-info"
+    distinfo = f"{stem}-{ver}.dist-info"
     with open(a.binary, "rb") as f:
         exe = f.read()
     licenses = sorted(os.listdir(a.licenses), key=lambda n: (n != "LICENSE", n))
@@ -97,13 +100,13 @@ def main():
     members = [
         ("smcheck/__init__.py", b'"""smcheck: the executable is in the scripts folder; see __main__."""\n', 0o644),
         ("smcheck/__main__.py", MAIN_PY.encode(), 0o644),
-        (f"{name}-{ver}.data/scripts/smcheck", exe, 0o755),
+        (f"{stem}-{ver}.data/scripts/smcheck", exe, 0o755),
     ]
     members += [(f"{distinfo}/licenses/{n}", license_data[n], 0o644) for n in licenses]
     members += [(f"{distinfo}/METADATA", metadata.encode(), 0o644), (f"{distinfo}/WHEEL", wheel.encode(), 0o644)]
 
     os.makedirs(a.dist, exist_ok=True)
-    whl = os.path.join(a.dist, f"{name}-{ver}-{tag}.whl")
+    whl = os.path.join(a.dist, f"{stem}-{ver}-{tag}.whl")
     record = [record_line(n, d) for n, d, _ in members] + [f"{distinfo}/RECORD,,"]
     with zipfile.ZipFile(whl + ".tmp", "w") as zf:
         for n, d, m in members:
@@ -112,7 +115,7 @@ def main():
     os.replace(whl + ".tmp", whl)
 
     # The tarball: smcheck-VERSION-linux-ARCH/{smcheck, LICENSE, licenses/...}, for COPY into images.
-    top = f"{name}-{ver}-linux-{a.arch}"
+    top = f"smcheck-{ver}-linux-{a.arch}"
     tgz = os.path.join(a.dist, f"{top}.tar.gz")
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
