@@ -8,6 +8,10 @@ passed=0 failed=0
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
+# advise reads the active environment's torch: an empty one, whatever this machine has.
+mkdir "$tmp/noenv"
+VIRTUAL_ENV=$tmp/noenv
+export VIRTUAL_ENV
 
 check() { # DESCRIPTION COMMAND... : passes when the command succeeds
     what=$1
@@ -233,8 +237,55 @@ check "a METADATA without a name: nothing leaks (under the sanitizers)" no_leak
 run advise --gpu h100 --platform riscv
 check "advise: an unknown --platform is a usage error (64)" [ "$status" -eq 64 ]
 check "advise: --platform names the value" has "$err" "not 'riscv'"
-run advise --gpu h100 "$fixtures/nvcc/multi.so"
-check "advise takes no PATH (64)" [ "$status" -eq 64 ]
+run advise --gpu h100 "$fixtures/nvcc" "$fixtures/gen"
+check "advise takes one environment at most (64)" all '[ "$status" -eq 64 ]' 'has "$err" "one environment at most"'
+run advise --gpu h100 --builds-table "$fixtures/../tests/builds_fixture.tsv" "$fixtures/nvcc/multi.so"
+check "advise PATH without torch: says so in one line, advises all the same" all '[ "$status" -eq 0 ]' \
+    'has "$err" "multi.so: no torch, torchvision or torchaudio installed there"' 'has "$out" "install: torch"'
+
+# The command line as habits have it (issue 22): the subcommand after options; options the
+# subcommand would ignore are refused; -q silences notes; --fail-on never; --sarif FILE beside
+# the report; the same tool header in every JSON.
+run -q scan "$fixtures/nvcc/kernel.cubin"
+check "-q scan PATH: scan is the subcommand, not a file" all '[ "$status" -eq 0 ]' \
+    'has "$out" "kernel.cubin: 1 container, 1 image"' '[ -z "$err" ]'
+run --gpu h100 --builds-table "$fixtures/../tests/builds_fixture.tsv" advise
+check "--gpu h100 advise: advise is the subcommand" all '[ "$status" -eq 0 ]' 'has "$out" "install: torch"'
+run -- scan
+check "-- scan: after --, scan is a PATH" all '[ "$status" -eq 2 ]' 'has "$err" "scan: No such file"'
+run --format=json -o "$tmp/g.json" gpus
+check "--format=json -o FILE gpus: gpus after options with arguments" all '[ "$status" -eq 0 ]' \
+    '[ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[\"tool\"][\"name\"])" "$tmp/g.json")" = smcheck ]'
+for sub in "gpus --gpu h100" "gpus --driver 12.8" "scan --gpu h100 $fixtures/nvcc" "scan --fail-on jit $fixtures/nvcc" \
+    "advise --gpu h100 --verify" "--list $fixtures/nvcc" "gpus --sarif $tmp/x.sarif" "advise --gpu h100 --jobs 2"; do
+    # shellcheck disable=SC2086 # sub is a command line
+    run $sub
+    check "smcheck $sub: refused, naming the option and where it belongs (64)" all '[ "$status" -eq 64 ]' \
+        'has "$err" "is not for"' 'has "$err" "it is for"' '[ ! -e "$tmp/x.sarif" ]'
+done
+run --gpu 6.1 --fail-on never "$fixtures/nvcc/multi.so"
+check "--fail-on never: a none verdict exits 0" all '[ "$status" -eq 0 ]' 'has "$out" "none"'
+run --gpu 6.1 --fail-on never "$fixtures/nvcc/multi.so" "$tmp/missing.so"
+check "--fail-on never: an unreadable input still exits 2" [ "$status" -eq 2 ]
+run --gpu 6.1 --sarif "$tmp/r.sarif" "$fixtures/nvcc/multi.so"
+check "--sarif FILE: the text report on stdout and SARIF in FILE, from one run" all '[ "$status" -eq 1 ]' \
+    'has "$out" "overall:"' 'grep -q "\"level\":[[:space:]]*\"error\"" "$tmp/r.sarif"' \
+    'grep -q "2.1.0" "$tmp/r.sarif"'
+run --gpu 6.1 --sarif "$tmp/r.sarif" --format sarif "$fixtures/nvcc/multi.so"
+check "--sarif with --format sarif: refused (64)" [ "$status" -eq 64 ]
+run -q "$fixtures/nvcc/multi.so"
+check "-q: no notes on stderr (no local GPU, partial)" all '[ "$status" -eq 0 ]' '[ -z "$err" ]' 'has "$out" "overall:"'
+run "$fixtures/nvcc/multi.so"
+check "without -q the notes are there" all 'has "$err" "no local GPU"' 'has "$err" "partial"'
+run --gpu 12.0 "$fixtures/gen/torch_ext.so"
+check "next step of a library built against PyTorch (DT_NEEDED libc10): TORCH_CUDA_ARCH_LIST" \
+    has "$out" "code=sm_120 (TORCH_CUDA_ARCH_LIST=12.0), and a driver"
+run --gpu 12.0 "$fixtures/gen/cudart11.so"
+check "next step of a library that is no PyTorch extension: no TORCH_CUDA_ARCH_LIST" all \
+    'has "$out" "code=sm_120, and a driver"' 'lacks "$out" TORCH_CUDA_ARCH_LIST'
+run --gpu 8.9 --detail "$fixtures/nvcc/kernel.cubin"
+check "grammar: of 1 container, not of 1 containers" all 'has "$out" "1 native, 0 compatible of 1 container"' \
+    'lacks "$out" " 1 containers"'
 run --platform linux/s390x --gpu h100 "$fixtures/nvcc/multi.so"
 check "--platform names one of the three platforms (64)" [ "$status" -eq 64 ]
 run advise
@@ -246,7 +297,7 @@ check "a bad builds table: exit 2, one line naming the file and the line" all '[
 run --gpu h100 --builds-table "$tmp/missing.tsv" "$fixtures/nvcc/multi.so"
 check "a missing builds table stops a judge run too (exit 2)" all '[ "$status" -eq 2 ]' 'has "$err" "missing.tsv: No such file"'
 run advise --gpu h100 --driver 12.4 --builds-table "$fixtures/../tests/builds_fixture.tsv"
-check "advise: the install line of the build that runs" has "$out" "pip install torch==3.0.0 --index-url https://download.pytorch.org/whl/cu126"
+check "advise: the install line of the build that runs, pinned with its variant" has "$out" "pip install torch==3.0.0+cu126 --index-url https://download.pytorch.org/whl/cu126"
 run advise --gpu orin --builds-table "$fixtures/../tests/builds_fixture.tsv"
 check "advise: nothing runs: exit 1" all '[ "$status" -eq 1 ]' 'has "$out" "install: no build in the table runs"'
 

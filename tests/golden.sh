@@ -5,6 +5,10 @@
 set -u
 smcheck=$1 fixtures=$2 golden=$3
 passed=0 failed=0
+# advise reads the active environment's torch: an empty one, whatever this machine has.
+VIRTUAL_ENV=$(mktemp -d)
+export VIRTUAL_ENV
+trap 'rmdir "$VIRTUAL_ENV"' EXIT
 
 run_case() { # NAME ARGS...
     name=$1

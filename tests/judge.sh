@@ -29,7 +29,7 @@ check "none says what it has and what the GPU needs" has "$out" \
 run --gpu rtx-4090 nvcc/kernel.cubin
 check "a product name: native cubin is ok, exit 0" [ "$status" -eq 0 ]
 check "the product is named" has "$out" "targets: sm_89 GeForce RTX 4090 (8.9)"
-check "ok line" has "$out" "nvcc/kernel.cubin: sm_89 ok: 1 native, 0 compatible of 1 containers"
+check "ok line" has "$out" "nvcc/kernel.cubin: sm_89 ok: 1 native, 0 compatible of 1 container"
 run --gpu "rtx 6000" nvcc/kernel.cubin
 check "an ambiguous name is a usage error" [ "$status" -eq 64 ]
 check "it lists the candidates" has "$err" "'rtx 6000' is ambiguous: Quadro RTX 6000 (7.5)"
@@ -43,7 +43,7 @@ check "a bad --driver is a usage error" [ "$status" -eq 64 ]
 
 run --gpu sm_120 nvcc/multi.so
 check "partial passes the default gate" [ "$status" -eq 0 ]
-check "partial explains itself" has "$out" "sm_120 partial: 1 of 3 containers have no usable image (they carry sm_75 sm_86)"
+check "partial explains itself" has "$out" "sm_120 partial: 1 of 3 containers has no usable image (it carries sm_75 sm_86)"
 check "partial always warns" has "$err" "warning: 1 library is partial"
 run --gpu sm_120 --fail-on partial nvcc/multi.so
 check "--fail-on partial fails it" [ "$status" -eq 1 ]
@@ -74,7 +74,7 @@ check "CUDA 12 code on a 12.8 driver is judged by the GPU" has "$out" "sm_90 par
 run --gpu orin nvcc/gplusplus.so
 check "Jetson: a lower-minor cubin fails, with the note" has "$out" "no binary compatibility on Tegra"
 run --gpu sm_90 nvcc/libperarch.a
-check "a static library is judged as one library" has "$out" "nvcc/libperarch.a: sm_90 partial: 1 of 2 containers have no usable image (they carry sm_80)"
+check "a static library is judged as one library" has "$out" "nvcc/libperarch.a: sm_90 partial: 1 of 2 containers has no usable image (it carries sm_80)"
 check "per-architecture members do not make it fail" [ "$status" -eq 0 ]
 run scan nvcc/libperarch.a
 check "listed, it is one library too" has "$out" "nvcc/libperarch.a: 2 containers, 2 images"

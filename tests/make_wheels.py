@@ -477,6 +477,15 @@ def make_envs(out, emit):
     install_dist(site, "alt", "1.0", alt_files())
     emit(root)
 
+    # torch_env/: the PyPI default build of a release, with torchvision (issue 22: advise says
+    # it is installed already, or replaces both).
+    root = os.path.join(out, "torch_env")
+    site = venv(root, "3.12")
+    install_dist(site, "torch", "3.0.0", {"torch/__init__.py": b"",
+                                          "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so")})
+    install_dist(site, "torchvision", "0.99.0", {"torchvision/__init__.py": b""})
+    emit(root)
+
 
 def alt_files():
     """A library built once per CUDA, one loaded at run time: cuda118 for old GPUs only, cuda128

@@ -23,7 +23,7 @@ import tempfile
 try:
     import jsonschema
 except ImportError:
-    print("python3 jsonschema is not installed: skipped")
+    print("skipped: python3's jsonschema is not installed (Debian: python3-jsonschema)")
     sys.exit(77)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -136,6 +136,13 @@ def modes(fixtures, wheels, hostile, stub):
                               "13.0", "--detail"], fixtures, None
     yield "advise, none for a Jetson", ["advise", "--builds-table", builds, "--gpu", "orin",
                                         "--driver", "12.6"], fixtures, None
+    if os.path.isdir(os.path.join(wheels, "rollup_env")):
+        yield "advise ENV (torch installed: replaced)", [
+            "advise", "--builds-table", builds, "--gpu", "6.1",
+            os.path.join(wheels, "rollup_env")], wheels, None
+        yield "advise ENV (the build installed: kept)", [
+            "advise", "--builds-table", builds, "--gpu", "9.0", "--driver", "13.0",
+            os.path.join(wheels, "torch_env")], wheels, None
 
 
 def mutations(doc):

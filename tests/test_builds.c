@@ -27,6 +27,69 @@ static void refused(const char *text, const char *want)
 #define ROW(rel, var, plat, cuda, cubins, ptx, index, src)                                          \
     rel "\t" var "\t" plat "\t" cuda "\t" cubins "\t" ptx "\t" index "\t-\t-\t" src "\n"
 
+/* The commands that install a build, and those that replace an installed torch: pip and uv
+ * take a pin without a local label as satisfied by any installed variant of the release (PEP
+ * 440), so a download.pytorch.org build is pinned with its label and a replacement is forced. */
+static void test_install(void)
+{
+    smc_builds *b = NULL;
+    const char *text =
+        "2.11.0\tcu128\tlinux-x86_64\t12.8\tsm_90\t-\tpytorch\t0.26.0\t2.11.1\tclaim c\n"
+        "2.11.0\tcu126\tlinux-x86_64\t12.6\tsm_90\t-\tpypi\t0.26.0\t-\tclaim c\n";
+    char err[256];
+    CHECK(smc_builds_parse(text, strlen(text), &b, err, sizeof err) == 1 && b->count == 2);
+    if (!b || b->count != 2) return;
+    const smc_build *cu128 = &b->rows[0], *pypi = &b->rows[1];
+    static const struct {
+        int row;
+        bool uv;
+        const char *also;
+        smc_torch_installed now;
+        bool replace;
+        const char *want;
+    } cases[] = {
+        {0, false, NULL, {0}, false,
+         "pip install torch==2.11.0+cu128 --index-url https://download.pytorch.org/whl/cu128"},
+        {0, false, "torchvision", {0}, false,
+         "pip install torch==2.11.0+cu128 torchvision==0.26.0 --index-url "
+         "https://download.pytorch.org/whl/cu128"},
+        {1, false, NULL, {0}, false, "pip install torch==2.11.0"},
+        /* 2.11.0+cu126 installed with both companions: all three replaced, forced. */
+        {0, false, NULL, {"2.11.0+cu126", "0.26.0+cu126", "2.11.0"}, true,
+         "pip install --force-reinstall torch==2.11.0+cu128 torchvision==0.26.0 "
+         "torchaudio==2.11.1 --index-url https://download.pytorch.org/whl/cu128"},
+        {0, true, NULL, {"2.11.0+cu126", "0.26.0+cu126", "2.11.0"}, true,
+         "uv pip install --reinstall-package torch --reinstall-package torchvision "
+         "--reinstall-package torchaudio torch==2.11.0+cu128 torchvision==0.26.0 "
+         "torchaudio==2.11.1 --index-url https://download.pytorch.org/whl/cu128"},
+        /* The PyPI default over a download.pytorch.org variant: the pin alone is satisfied. */
+        {1, false, NULL, {"2.11.0+cu128", NULL, NULL}, true,
+         "pip install --force-reinstall torch==2.11.0"},
+        /* torchaudio installed, no release known for this build: left out. */
+        {1, true, NULL, {"2.8.0", NULL, "2.8.0"}, true,
+         "uv pip install --reinstall-package torch torch==2.11.0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const smc_torch_installed *now = cases[i].replace ? &cases[i].now : NULL;
+        char *cmd = smc_build_install(&b->rows[cases[i].row], cases[i].uv, cases[i].also, now);
+        if (!cmd || strcmp(cmd, cases[i].want) != 0)
+            fprintf(stderr, "case %zu:\n  got  %s\n  want %s\n", i, cmd ? cmd : "(null)",
+                    cases[i].want);
+        CHECK(cmd && strcmp(cmd, cases[i].want) == 0);
+        free(cmd);
+    }
+    /* Which build is the installed one: the release, and the variant by the local label (none
+     * for the PyPI default). */
+    smc_torch_installed now = {"2.11.0+cu128", NULL, NULL};
+    CHECK(smc_build_is_installed(cu128, &now) && !smc_build_is_installed(pypi, &now));
+    now.torch = "2.11.0";
+    CHECK(!smc_build_is_installed(cu128, &now) && smc_build_is_installed(pypi, &now));
+    now.torch = "2.10.0+cu128";
+    CHECK(!smc_build_is_installed(cu128, &now));
+    CHECK(!smc_build_is_installed(cu128, NULL));
+    smc_builds_free(b);
+}
+
 static void test_parse(void)
 {
     smc_builds *b = NULL;
@@ -55,11 +118,12 @@ static void test_parse(void)
               r->images[3].version_minor == 7); /* PTX ISA 8.7 is CUDA 12.8's */
         char buf[160];
         CHECK(smc_build_index(r, buf, sizeof buf) == NULL);
-        char *cmd = smc_build_install(r, true, "torchvision");
+        char *cmd = smc_build_install(r, true, "torchvision", NULL);
         CHECK(cmd && strcmp(cmd, "uv pip install torch==2.8.0") == 0);
         free(cmd);
     }
     smc_builds_free(b);
+    test_install();
 
     refused("2.8.0\tcu128\n", "expected 10 tab-separated columns, found 2");
     refused(ROW("2.x", "cu128", "linux-x86_64", "12.8", "sm_90", "-", "pypi", "claim c"),
@@ -184,18 +248,18 @@ static void test_advice(const char *fixture)
 
     /* The next step of a torch distribution that is none. */
     t = gpu(12, 0);
-    char *next = smc_next_build(b, "linux-x86_64", &t, 12080, "torchvision");
+    char *next = smc_next_build(b, "linux-x86_64", &t, 12080, "torchvision", NULL);
     CHECK(next && strcmp(next, "torch 2.9.0 cu128: pip install torch==2.9.0") == 0);
     free(next);
-    next = smc_next_build(b, "linux-x86_64", &t, 12040, "torch"); /* below the GPU's 12.8 */
+    next = smc_next_build(b, "linux-x86_64", &t, 12040, "torch", NULL); /* below the GPU's 12.8 */
     CHECK(next && strstr(next, "no torch build runs with this driver; torch 3.0.0 cu130 needs a "
                                "driver of 580.65.06 or newer"));
     free(next);
     t = gpu(8, 7);
-    next = smc_next_build(b, "linux-aarch64", &t, 12060, "torch");
+    next = smc_next_build(b, "linux-aarch64", &t, 12060, "torch", NULL);
     CHECK(next && strstr(next, "JetPack"));
     free(next);
-    next = smc_next_build(b, "linux-x86_64", &t, 12060, "torch"); /* 2.1's compute_86 JITs */
+    next = smc_next_build(b, "linux-x86_64", &t, 12060, "torch", NULL); /* 2.1's compute_86 JITs */
     CHECK(next && strcmp(next, "torch 2.1.0 cu118: pip install torch==2.1.0") == 0);
     free(next);
     smc_builds_free(b);
@@ -256,21 +320,27 @@ static void test_sentences(void)
 
     smc_target t = gpu(12, 0);
     smc_judgement j = {.status = SMC_STATUS_NONE, .cause = SMC_CAUSE_ARCH};
-    char *s = smc_next_step(&j, &t, 12080);
+    /* TORCH_CUDA_ARCH_LIST only for a library built against PyTorch (DT_NEEDED libc10). */
+    smc_library ext = {.links_torch = true}, plain = {0};
+    char *s = smc_next_step(&ext, &j, &t, 12080);
     CHECK(s && strcmp(s, "a build for sm_120: CUDA 12.8 or newer, nvcc -gencode "
                          "arch=compute_120,code=sm_120 (TORCH_CUDA_ARCH_LIST=12.0), and a driver "
                          "of 570.26 or newer") == 0);
     free(s);
+    s = smc_next_step(&plain, &j, &t, 12080);
+    CHECK(s && strcmp(s, "a build for sm_120: CUDA 12.8 or newer, nvcc -gencode "
+                         "arch=compute_120,code=sm_120, and a driver of 570.26 or newer") == 0);
+    free(s);
     j = (smc_judgement){.status = SMC_STATUS_NONE, .cause = SMC_CAUSE_BUILT_NEWER, .built_major = 13};
-    s = smc_next_step(&j, &t, 12080);
+    s = smc_next_step(&plain, &j, &t, 12080);
     CHECK(s && strcmp(s, "a driver of 580.65.06 or newer (CUDA 13), or a build of it for CUDA 12") == 0);
     free(s);
     j = (smc_judgement){.status = SMC_STATUS_NONE, .cause = SMC_CAUSE_DRIVER_GPU, .gpu_cuda = 12080};
-    s = smc_next_step(&j, &t, 12040);
+    s = smc_next_step(&plain, &j, &t, 12040);
     CHECK(s && strcmp(s, "a driver of 570.26 or newer (CUDA 12.8)") == 0);
     free(s);
     j.status = SMC_STATUS_PARTIAL;
-    CHECK(smc_next_step(&j, &t, 12040) == NULL);
+    CHECK(smc_next_step(&plain, &j, &t, 12040) == NULL);
 
     /* The last driver branch of old architectures. */
     CHECK(smc_last_driver_branch(37) == 470 && smc_last_driver_branch(61) == 580 &&

@@ -247,7 +247,7 @@ static void test_statuses(void)
     CHECK(j.containers_by_verdict[SMC_VERDICT_NATIVE] == 2);
     CHECK(j.containers_by_verdict[SMC_VERDICT_NONE] == 1 && j.failing_count == 1);
     CHECK(j.containers_by_verdict[SMC_VERDICT_GATED] == 1);
-    CHECK(says(&j, "1 of 3 containers have no usable image (they carry sm_100)"));
+    CHECK(says(&j, "1 of 3 containers has no usable image (it carries sm_100)"));
     smc_library_free(lib);
 
     /* PTX only: jit, with the driver it needs when none is known. */

@@ -27,9 +27,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 passed = failed = 0
 
 
-def check(ok, what):
+def check(ok, what, shown=""):
+    """shown: what to print under a failed check (the output it looked at)."""
     global passed, failed
-    print(("ok     " if ok else "FAILED ") + what)
+    print(("ok     " if ok else "FAILED ") + what + ("" if ok or not shown else "\n" + shown))
     if ok:
         passed += 1
     else:
@@ -558,9 +559,42 @@ def rollups(out):
     table = os.path.join(HERE, "builds_fixture.tsv")
     rc, doc = judged(os.path.join(out, "rollup_env"), "6.1", "--builds-table", table)
     st, vs = dist_status(doc, "torch")
-    check(st == ["none"] and vs[0]["next"] == "torch 3.0.0 cu126: pip install torch==3.0.0 "
-          "--index-url https://download.pytorch.org/whl/cu126",
-          "a torch that is none names the build to install instead (%s)" % vs[0].get("next"))
+    check(st == ["none"] and vs[0]["next"] == "torch 3.0.0 cu126: pip install --force-reinstall "
+          "torch==3.0.0+cu126 --index-url https://download.pytorch.org/whl/cu126",
+          "a torch that is none, installed, names the build that replaces it, pinned with its "
+          "variant and forced (%s)" % vs[0].get("next"))
+    # Issue 22: advise for an environment that has torch: what is installed, and commands that
+    # replace it (a pin without the local label is satisfied by 2.0.0+cu118: pip and uv would do
+    # nothing), or that it is the build to keep.
+    env = os.path.join(out, "rollup_env")
+    rc, text, err = run("advise", "--builds-table", table, "--gpu", "6.1", env)
+    check(rc == 0 and "installed: torch 2.0.0+cu118 (in %s)" % env in text and
+          "replace with: torch 3.0.0 cu126" in text and
+          "  pip install --force-reinstall torch==3.0.0+cu126 --index-url "
+          "https://download.pytorch.org/whl/cu126\n" in text and
+          "  uv pip install --reinstall-package torch torch==3.0.0+cu126 --index-url " in text,
+          "advise ENV: the installed torch and the forced, pinned commands that replace it", text)
+    rc, out_, err = run("advise", "--builds-table", table, "--gpu", "6.1", "--format", "json", env)
+    doc = json.loads(out_)
+    check(doc["installed"] == {"environment": env, "torch": "2.0.0+cu118", "torchvision": None,
+                               "torchaudio": None} and doc["recommended"]["installed"] is False
+          and doc["recommended"]["pip"].startswith("pip install --force-reinstall torch==3.0.0+cu126"),
+          "advise ENV --format json: installed and the replacing command (%s)" % doc["installed"])
+    env = os.path.join(out, "torch_env")
+    rc, text, err = run("advise", "--builds-table", table, "--gpu", "9.0", "--driver", "13.0", env)
+    check(rc == 0 and "installed: torch 3.0.0, torchvision 0.99.0" in text and
+          "keep: torch 3.0.0 cu130" in text and "(installed)" in text and "pip install" not in
+          text.split("\n\n")[1].split("every build")[0].split("the best build")[0],
+          "advise ENV: the advised build is the one installed: kept, no command", text)
+    rc, text, err = run("advise", "--builds-table", table, "--gpu", "6.1", env)
+    check(rc == 0 and "pip install --force-reinstall torch==3.0.0+cu126 --index-url" in text and
+          "no torchvision release is known for torch 3.0.0: the installed one stays" in text,
+          "advise ENV: a companion with no known release is said to stay", text)
+    rc, text, err = run("advise", "--builds-table", table, "--gpu", "6.1",
+                        os.path.join(FIXTURES, "nvcc"))
+    check(rc == 0 and "installed:" not in text and "no torch, torchvision or torchaudio "
+          "installed there" in err and "  pip install torch==3.0.0+cu126 --index-url" in text,
+          "advise PATH without torch: says so, and the plain install command (%r)" % err)
     rc, doc = judged(os.path.join(out, "gated-1.0-%s.whl" % tag), "8.0")
     st, vs = dist_status(doc, "gated")
     lib = {l["path"].split("!")[1]: l for l in doc["inputs"][0]["libraries"]}

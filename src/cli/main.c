@@ -87,12 +87,73 @@ typedef struct config {
     mode mode;
     smc_options scan;
     smc_report_options report;
-    bool json, sarif, list, have_driver, quiet;
+    bool json, sarif, list, have_driver, quiet, fail_never;
     const char *color; /* auto, always, never */
-    const char *output, *gpus, *gpu_table, *builds_table, *platform;
+    const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
     smc_lib_status fail_on;
     const char **excludes; /* --exclude, in argv's memory */
+    bool given[N_OPTIONS]; /* which rows of the option table the command line used */
 } config;
+
+/* The option table's row of an option id (getopt's return), or N_OPTIONS. */
+static size_t option_row_of(int id)
+{
+    size_t i = 0;
+    while (i < N_OPTIONS && option_rows[i].id != id)
+        i++;
+    return i;
+}
+
+/* The subcommand: the first argument that is neither an option nor an option's argument, when
+ * it is "scan", "gpus" or "advise"; it is taken out of argv. "--" ends the options, so that
+ * "smcheck -- scan" names a file. Returns the mode. */
+static mode take_subcommand(int *argc, char **argv)
+{
+    static const char *const names[] = {"scan", "gpus", "advise"};
+    static const mode modes[] = {MODE_SCAN, MODE_GPUS, MODE_ADVISE};
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) return MODE_JUDGE;
+        if (a[0] == '-' && a[1] == '-') { /* --name, --name=value, --name value */
+            if (strchr(a, '=')) continue;
+            size_t len = strlen(a + 2), match = N_OPTIONS, prefixes = 0;
+            for (size_t r = 0; r < N_OPTIONS; r++) /* getopt_long takes unique prefixes */
+                if (strncmp(option_rows[r].name, a + 2, len) == 0) {
+                    if (option_rows[r].name[len] == '\0') {
+                        match = r, prefixes = 1;
+                        break;
+                    }
+                    match = r, prefixes++;
+                }
+            if (prefixes == 1 && option_rows[match].arg) i++; /* its argument */
+            continue;
+        }
+        if (a[0] == '-' && a[1]) { /* -qj4, -o FILE */
+            for (const char *c = a + 1; *c; c++) {
+                size_t r = option_row_of((unsigned char)*c);
+                if (r < N_OPTIONS && option_rows[r].arg) {
+                    if (!c[1]) i++; /* -o FILE; else -oFILE */
+                    break;
+                }
+            }
+            continue;
+        }
+        for (size_t k = 0; k < 3; k++)
+            if (strcmp(a, names[k]) == 0) {
+                memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof *argv);
+                (*argc)--;
+                return modes[k];
+            }
+        return MODE_JUDGE; /* a PATH */
+    }
+    return MODE_JUDGE;
+}
+
+/* What each mode is called in a message. */
+static const char *mode_name(unsigned m)
+{
+    return m == M_SCAN ? "'scan'" : m == M_GPUS ? "'gpus'" : m == M_ADVISE ? "'advise'" : "judging";
+}
 
 static int usage_error(const char *fmt, const char *what)
 {
@@ -122,6 +183,8 @@ static int parse_args(int argc, char **argv, config *cfg)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        size_t row = option_row_of(c);
+        if (row < N_OPTIONS) cfg->given[row] = true;
         switch (c) {
         case OPT_FORMAT:
             cfg->sarif = strcmp(optarg, "sarif") == 0; /* JSON too: UTF-8 as it is */
@@ -161,8 +224,15 @@ static int parse_args(int argc, char **argv, config *cfg)
                 cfg->fail_on = SMC_STATUS_PARTIAL;
             else if (strcmp(optarg, "jit") == 0)
                 cfg->fail_on = SMC_STATUS_JIT;
+            else if (strcmp(optarg, "never") == 0)
+                cfg->fail_never = true;
             else
-                return usage_error("--fail-on wants none, partial or jit, not '%s'", optarg);
+                return usage_error("--fail-on wants none, partial, jit or never, not '%s'",
+                                   optarg);
+            if (strcmp(optarg, "never") != 0) cfg->fail_never = false;
+            break;
+        case OPT_SARIF:
+            cfg->sarif_file = optarg;
             break;
         case OPT_DETAIL:
             cfg->report.detail = true;
@@ -244,6 +314,32 @@ static int parse_args(int argc, char **argv, config *cfg)
         }
         }
     }
+    return -1;
+}
+
+/* Refuses the options the mode would ignore, and formats it has no use for. */
+static int check_modes(const config *cfg)
+{
+    static const unsigned bit[] = {[MODE_JUDGE] = M_JUDGE, [MODE_SCAN] = M_SCAN,
+                                   [MODE_GPUS] = M_GPUS, [MODE_ADVISE] = M_ADVISE};
+    unsigned m = bit[cfg->mode];
+    for (size_t r = 0; r < N_OPTIONS; r++) {
+        if (!cfg->given[r] || (option_rows[r].modes & m)) continue;
+        char forms[64] = "";
+        for (unsigned k = M_JUDGE; k <= M_ADVISE; k <<= 1)
+            if (option_rows[r].modes & k)
+                snprintf(forms + strlen(forms), sizeof forms - strlen(forms), "%s%s",
+                         forms[0] ? " and " : "", mode_name(k));
+        char what[160];
+        snprintf(what, sizeof what, "--%s is not for %s: it is for %s", option_rows[r].name,
+                 mode_name(m), forms);
+        return usage_error("%s", what);
+    }
+    if (cfg->sarif && cfg->mode != MODE_JUDGE)
+        return usage_error("--format sarif is for judging, not for %s", mode_name(m));
+    if (cfg->sarif_file && cfg->sarif)
+        return usage_error("%s", "--sarif writes SARIF beside another format: not with --format "
+                                 "sarif");
     return -1;
 }
 
@@ -349,18 +445,25 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         cfg->report.driver_cuda = d.cuda_version;
         cfg->report.driver_source = "the local driver";
     }
-    if (!*n && cfg->gpus) { /* --gpu auto asked for the local GPUs: there are none */
-        char why[320];
-        snprintf(why, sizeof why, "--gpu auto: no local GPU (%s)",
-                 d.message[0] ? d.message : "none found");
+    if (!*n && (cfg->gpus || cfg->mode == MODE_ADVISE)) { /* the local GPUs: there are none */
+        char why[400];
+        if (cfg->gpus)
+            snprintf(why, sizeof why, "--gpu auto: no local GPU (%s)",
+                     d.message[0] ? d.message : "none found");
+        else
+            snprintf(why, sizeof why,
+                     "advise: no local GPU (%s); name the GPUs to advise for with --gpu "
+                     "(for example: smcheck advise --gpu rtx-4090)",
+                     d.message[0] ? d.message : "none found");
         smc_driver_free(&d);
         return usage_error("%s", why);
     }
     if (!*n) {
-        fprintf(diag,
-                "smcheck: no local GPU (%s); judging against one representative GPU per "
-                "architecture, for information\n",
-                d.message[0] ? d.message : "none found");
+        if (!cfg->quiet)
+            fprintf(diag,
+                    "smcheck: no local GPU (%s); judging against one representative GPU per "
+                    "architecture, for information (--gpu names yours)\n",
+                    d.message[0] ? d.message : "none found");
         *informational = true;
         if (smc_targets_representative(table, targets, n) != SMC_OK) {
             smc_driver_free(&d);
@@ -440,7 +543,7 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
     size_t partial = 0;
     bool fail = false;
     for (size_t t = 0; t < ntargets; t++)
-        fail |= smc_status_fails(overall[t], cfg->fail_on);
+        fail |= !cfg->fail_never && smc_status_fails(overall[t], cfg->fail_on);
     for (size_t i = 0; i < n && ntargets; i++) /* scan judges only to say what serves */
         for (size_t l = 0; l < inputs[i]->library_count; l++) {
             const smc_library *lib = &inputs[i]->libraries[l];
@@ -449,7 +552,7 @@ static int gate(const config *cfg, smc_input *const *inputs, size_t n,
                 is_partial |= lib->judgements[t].status == SMC_STATUS_PARTIAL;
             partial += is_partial;
         }
-    if (partial)
+    if (partial && !cfg->quiet)
         fprintf(diag,
                 "smcheck: warning: %zu librar%s partial: some containers have no usable image "
                 "(vendor libraries keep per-architecture modules; --detail names them)\n",
@@ -476,8 +579,52 @@ static bool arm_only(const smc_target *t, size_t n)
     return n > 0;
 }
 
-/* smcheck advise: the build to install for the GPUs (local or --gpu) and the driver. */
-static int advise(config *cfg)
+/* The torch family installed in env (or, with NULL, in the active environment, else the first
+ * site-packages on disk that has torch): *where and *in hold it (free them), all NULL when
+ * none has. Returns -1, or the exit status to stop with. */
+static int installed_torch(config *cfg, const char *env, smc_torch_installed *now, smc_input **in)
+{
+    char **found_paths = NULL, *why = NULL;
+    const char *given[1] = {env};
+    const char *const *paths = given;
+    size_t n = 1;
+    *in = NULL;
+    *now = (smc_torch_installed){0};
+    if (!env) {
+        if (smc_default_paths(&found_paths, &n, &why) != SMC_OK)
+            return usage_error("%s", "out of memory");
+        paths = (const char *const *)found_paths;
+    }
+    int stop = -1;
+    for (size_t i = 0; i < n && !now->torch && stop < 0; i++) {
+        smc_input *got = NULL;
+        smc_status st = smc_scan_paths(&paths[i], 1, &cfg->scan, &got);
+        if (st != SMC_OK) {
+            fprintf(diag, "smcheck: %s\n", smc_status_str(st));
+            stop = EXIT_INPUT;
+        } else if (env && diagnose(&got, 1)) {
+            stop = EXIT_INPUT;
+        }
+        smc_torch_installed found = smc_torch_installed_in(got);
+        if (stop < 0 && (found.torch || found.torchvision || found.torchaudio)) {
+            *now = found;
+            *in = got;
+        } else {
+            smc_input_free(got);
+        }
+    }
+    if (env && stop < 0 && !*in && !cfg->quiet)
+        fprintf(diag, "smcheck: %s: no torch, torchvision or torchaudio installed there\n", env);
+    for (size_t i = 0; found_paths && i < n; i++)
+        free(found_paths[i]);
+    free(found_paths);
+    free(why);
+    return stop;
+}
+
+/* smcheck advise: the build to install for the GPUs (local or --gpu) and the driver; with an
+ * environment that has torch, the commands replace it. */
+static int advise(config *cfg, const char *env)
 {
     smc_gpu_table *table = NULL;
     smc_builds *builds = NULL;
@@ -490,7 +637,6 @@ static int advise(config *cfg)
         smc_gpu_table_free(table);
         return stop;
     }
-    if (!cfg->gpus) cfg->gpus = "auto"; /* advice is for GPUs: the local ones, or named */
     stop = choose_targets(cfg, table, &targets, &n, &informational);
     smc_gpu_table_free(table);
     if (stop >= 0) {
@@ -503,6 +649,17 @@ static int advise(config *cfg)
                                                   : smc_platform_here();
     cfg->report.targets = targets;
     cfg->report.target_count = n;
+    smc_torch_installed now;
+    smc_input *where = NULL;
+    if ((stop = installed_torch(cfg, env, &now, &where)) >= 0) {
+        smc_builds_free(builds);
+        free(targets);
+        return stop;
+    }
+    if (where) {
+        cfg->report.installed = &now;
+        cfg->report.installed_where = where->path;
+    }
     smc_advice a;
     smc_status st = smc_advise(builds, platform, targets, n, cfg->report.driver_cuda, &a);
     int status = EXIT_INPUT;
@@ -518,6 +675,7 @@ static int advise(config *cfg)
         if (status == EXIT_CLEAN && a.best == SMC_NONE) status = EXIT_FAIL;
         smc_advice_free(&a);
     }
+    smc_input_free(where);
     smc_builds_free(builds);
     free(targets);
     return status;
@@ -537,28 +695,19 @@ int main(int argc, char **argv)
     } else {
         diag = stderr;
     }
-    int first = 0;
-    if (argc > 1 && strcmp(argv[1], "scan") == 0)
-        cfg.mode = MODE_SCAN, first = 1;
-    else if (argc > 1 && strcmp(argv[1], "gpus") == 0)
-        cfg.mode = MODE_GPUS, first = 1;
-    else if (argc > 1 && strcmp(argv[1], "advise") == 0)
-        cfg.mode = MODE_ADVISE, first = 1;
-    int stop = parse_args(argc - first, argv + first, &cfg);
+    cfg.mode = take_subcommand(&argc, argv);
+    int stop = parse_args(argc, argv, &cfg);
     atexit_free(cfg.excludes);
     if (stop >= 0) return stop;
-    int npaths = argc - first - optind;
-    char **paths = argv + first + optind;
-    if (cfg.sarif && cfg.mode != MODE_JUDGE)
-        return usage_error("%s", "--format sarif is for judging: not with 'scan', 'gpus' or "
-                                 "'advise'");
+    int npaths = argc - optind;
+    char **paths = argv + optind;
+    if ((stop = check_modes(&cfg)) >= 0) return stop;
     if (cfg.mode == MODE_GPUS)
         return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
     cfg.scan.image_platform = cfg.platform; /* a multi-platform image's */
     if (cfg.mode == MODE_ADVISE)
-        return npaths > 0 ? usage_error("'advise' takes no PATH: %s", paths[0]) : advise(&cfg);
-    if (cfg.mode == MODE_SCAN && (cfg.gpus || cfg.have_driver))
-        return usage_error("%s", "'scan' only lists: --gpu and --driver judge, without 'scan'");
+        return npaths > 1 ? usage_error("'advise' takes one environment at most: %s", paths[1])
+                          : advise(&cfg, npaths ? paths[0] : NULL);
     /* No PATH: the active Python environment, or the site-packages found on disk. */
     char **defaults = NULL, *why = NULL;
     size_t ndefaults = 0;
@@ -623,7 +772,7 @@ int main(int argc, char **argv)
     }
     size_t n = (size_t)npaths;
     if (informational) {
-        platform_columns(inputs, n, targets, &ntargets, true);
+        platform_columns(inputs, n, targets, &ntargets, !cfg.quiet);
         cfg.report.target_count = ntargets;
     }
     /* scan: what the libraries serve, judged against one GPU per architecture, no driver. */
@@ -673,6 +822,11 @@ int main(int argc, char **argv)
                                           : cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
                                                      : smc_report_text(out, inputs, n, &cfg.report))
                       : EXIT_INPUT;
+    if (cfg.sarif_file && written == EXIT_CLEAN) { /* the same result, as SARIF, beside it */
+        FILE *sf = fopen(cfg.sarif_file, "w");
+        if (!sf) fprintf(diag, "smcheck: %s: %s\n", cfg.sarif_file, strerror(errno));
+        written = sf ? close_output(sf, smc_report_sarif(sf, inputs, n, &cfg.report)) : EXIT_INPUT;
+    }
     if (unreadable || written != EXIT_CLEAN) status = EXIT_INPUT;
     for (size_t i = 0; i < n; i++)
         smc_input_free(inputs[i]);

@@ -44,10 +44,9 @@ int main(void)
         size_t n = strcspn(line, "\n");
         const char *form = line + strspn(line, " ");
         if (strncmp(form, "usage: ", 7) == 0) form += 7;
-        /* The gloss after a form's last "]..." ("list it only") stays out. */
-        size_t len = (size_t)(line + n - form);
-        for (const char *p = form; (p = strstr(p, "]...")) != NULL && p < line + n; p++)
-            len = (size_t)(p + 4 - form);
+        /* The gloss after two spaces ("list it only") stays out. */
+        const char *gloss = strstr(form, "  ");
+        size_t len = gloss && gloss < line + n ? (size_t)(gloss - form) : (size_t)(line + n - form);
         fputs(".B ", f);
         roff(form, len, f);
         fputc('\n', f);

@@ -31,7 +31,17 @@ enum {
     OPT_BUILDS_TABLE,
     OPT_ONE_FILE_SYSTEM,
     OPT_EXCLUDE,
+    OPT_SARIF,
     OPT_QUIET = 'q',
+};
+
+/* The modes (subcommands) an option is for: any other refuses it rather than ignore it. */
+enum {
+    M_JUDGE = 1,  /* smcheck [PATH]... */
+    M_SCAN = 2,   /* smcheck scan */
+    M_GPUS = 4,   /* smcheck gpus */
+    M_ADVISE = 8, /* smcheck advise */
+    M_ALL = 15,
 };
 
 typedef struct option_row {
@@ -39,67 +49,101 @@ typedef struct option_row {
     int id; /* the short option letter when it has one */
     const char *arg;
     const char *help;
+    unsigned modes; /* M_* */
 } option_row;
 
 static const option_row option_rows[] = {
     {"gpu", OPT_GPU, "LIST",
      "judge against these GPUs: arch tokens (sm_86), compute capabilities (8.6), product names "
-     "(h100, rtx-4090, gb10), comma-separated; 'auto' for the local GPUs"},
+     "(h100, rtx-4090, gb10), comma-separated; 'auto' for the local GPUs",
+     M_JUDGE | M_ADVISE},
     {"driver", OPT_DRIVER, "VERSION",
-     "the driver to judge with: a CUDA version (12.8) or a driver version (570.124.06)"},
+     "the driver to judge with: a CUDA version (12.8) or a driver version (570.124.06)",
+     M_JUDGE | M_ADVISE},
     {"fail-on", OPT_FAIL_ON, "LEVEL",
-     "exit 1 when a library is this bad or worse: none (default), partial, jit"},
+     "exit 1 when a library is this bad or worse: none (default), partial, jit; or never (the "
+     "verdicts never fail; an unreadable input still exits 2)",
+     M_JUDGE},
     {"format", OPT_FORMAT, "FMT",
      "report format: text (default), json, or sarif (SARIF 2.1.0 for code scanning: a result per "
-     "library and GPU worse than ok)"},
+     "library and GPU worse than ok)",
+     M_ALL},
+    {"sarif", OPT_SARIF, "FILE",
+     "also write the SARIF report to FILE, beside the report in --format (one run for a CI log "
+     "and code scanning)",
+     M_JUDGE},
     {"detail", OPT_DETAIL, NULL,
      "list every container and its images; when judging, the containers that fail and their "
-     "kernels"},
-    {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header"},
+     "kernels",
+     M_JUDGE | M_SCAN | M_ADVISE},
+    {"verify", OPT_VERIFY, NULL, "decompress every image and check it against its header",
+     M_JUDGE | M_SCAN},
     {"jobs", OPT_JOBS, "N",
      "scan N files at once, and inflate one long wheel member with up to N threads (4 at most; "
-     "default: one per online CPU)"},
-    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout"},
-    {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table"},
+     "default: one per online CPU)",
+     M_JUDGE | M_SCAN},
+    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout",
+     M_ALL},
+    {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table",
+     M_ALL},
     {"platform", OPT_PLATFORM, "PLATFORM",
      "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: the image to read "
      "from a multi-platform image, and with 'advise' the platform to install for (default: this "
-     "machine's; for advise linux-aarch64 when every GPU is one only Arm machines have)"},
+     "machine's; for advise linux-aarch64 when every GPU is one only Arm machines have)",
+     M_JUDGE | M_SCAN | M_ADVISE},
     {"builds-table", OPT_BUILDS_TABLE, "FILE",
-     "read the PyTorch builds from FILE instead of the built-in table (data/builds.tsv)"},
+     "read the PyTorch builds from FILE instead of the built-in table (data/builds.tsv)",
+     M_JUDGE | M_ADVISE},
     {"max-inflate", OPT_MAX_INFLATE, "SIZE",
-     "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)"},
+     "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)",
+     M_JUDGE | M_SCAN},
     {"max-inflate-total", OPT_MAX_INFLATE_TOTAL, "SIZE",
-     "stop inflating one input's members past SIZE bytes in all (default 256G)"},
-    {"max-containers", OPT_MAX_CONTAINERS, "N", "read at most N containers of one file (200000)"},
-    {"max-images", OPT_MAX_IMAGES, "N", "read at most N images of one file (1000000)"},
-    {"max-members", OPT_MAX_MEMBERS, "N", "read at most N members of one archive (1000000)"},
-    {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)"},
-    {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)"},
-    {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)"},
+     "stop inflating one input's members past SIZE bytes in all (default 256G)",
+     M_JUDGE | M_SCAN},
+    {"max-containers", OPT_MAX_CONTAINERS, "N", "read at most N containers of one file (200000)",
+     M_JUDGE | M_SCAN},
+    {"max-images", OPT_MAX_IMAGES, "N", "read at most N images of one file (1000000)",
+     M_JUDGE | M_SCAN},
+    {"max-members", OPT_MAX_MEMBERS, "N", "read at most N members of one archive (1000000)",
+     M_JUDGE | M_SCAN},
+    {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)",
+     M_JUDGE | M_SCAN},
+    {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)",
+     M_JUDGE | M_SCAN},
+    {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)",
+     M_JUDGE | M_SCAN},
     {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
-     "do not walk into directories on other filesystems than the one named"},
+     "do not walk into directories on other filesystems than the one named",
+     M_JUDGE | M_SCAN},
     {"exclude", OPT_EXCLUDE, "GLOB",
      "leave out paths that match GLOB (with a '/': the whole path, else a name); repeatable. A "
-     "root filesystem is walked without its proc, sys, dev and run"},
+     "root filesystem is walked without its proc, sys, dev and run",
+     M_JUDGE | M_SCAN},
     {"color", OPT_COLOR, "WHEN",
      "statuses in colour: auto (default: when stdout is a terminal and NO_COLOR is unset), "
-     "always, never"},
-    {"quiet", OPT_QUIET, NULL, "no progress on stderr (shown only when stderr is a terminal)"},
-    {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs"},
-    {"version", OPT_VERSION, NULL, "print the version and exit"},
-    {"help", OPT_HELP, NULL, "print this help and exit"},
+     "always, never",
+     M_JUDGE | M_SCAN},
+    {"quiet", OPT_QUIET, NULL, "no progress and no notes or warnings on stderr (errors are still said)",
+     M_ALL},
+    {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs",
+     M_GPUS},
+    {"version", OPT_VERSION, NULL, "print the version and exit",
+     M_ALL},
+    {"help", OPT_HELP, NULL, "print this help and exit",
+     M_ALL},
 };
 #define N_OPTIONS (sizeof option_rows / sizeof option_rows[0])
 
-/* The synopsis, one line per form, and the description: lines of at most 80 columns. */
+/* The synopsis, one line per form and its gloss after two spaces, and the description: lines
+ * of at most 80 columns. */
 static const char usage_synopsis[] =
-    "usage: smcheck [OPTION]... [PATH]...      judge the device code against GPUs\n"
-    "       smcheck scan [OPTION]... [PATH]... list it only\n"
-    "       smcheck gpus [--list] [--format FMT]\n"
-    "       smcheck advise [--gpu LIST] [--driver VERSION] [--platform PLATFORM]\n";
+    "usage: smcheck [OPTION]... [PATH]...         judge the device code against GPUs\n"
+    "       smcheck scan [OPTION]... [PATH]...    list it only\n"
+    "       smcheck gpus [--list] [--format FMT]  the local GPUs, or the GPU table\n"
+    "       smcheck advise [OPTION]... [ENV]      the PyTorch build to install\n";
 
 static const char usage_description[] =
+    "The subcommand is the first word that is not an option (./scan names a file).\n"
     "Reads the CUDA device code (sm_XX cubins, compute_XX PTX, lto_XX IR) in ELF files,\n"
     "static archives, Windows DLLs, raw fat binaries, wheels and conda packages (read\n"
     "in place, never extracted), container images (an OCI layout, an oci-archive or\n"
@@ -114,7 +158,9 @@ static const char usage_description[] =
     "driver; 'smcheck gpus --list' the GPU table. 'smcheck advise' says which PyTorch\n"
     "build to install for the GPUs and driver (local, or --gpu and --driver): the newest\n"
     "release that runs on all of them, its pip and uv command, and what a newer driver\n"
-    "would give; --detail lists every build judged.\n";
+    "would give; --detail lists every build judged. Where ENV (default: the active\n"
+    "environment) has torch installed, the commands replace it, with torchvision\n"
+    "and torchaudio (pinned with the variant, forced).\n";
 
 /* The exit statuses: "  N   meaning" lines, continued lines indented further. */
 static const char usage_exit_status[] =

@@ -316,28 +316,85 @@ const char *smc_build_index(const smc_build *b, char *buf, size_t len)
     return buf;
 }
 
-char *smc_build_install(const smc_build *b, bool uv, const char *also)
+/* The release of an installed version: "2.11.0" of "2.11.0+cu126", into buf. */
+static const char *release_of(const char *version, char *buf, size_t len)
 {
-    char index[96], with[64] = "";
+    snprintf(buf, len, "%.*s", (int)strcspn(version, "+"), version);
+    return buf;
+}
+
+smc_torch_installed smc_torch_installed_in(const smc_input *in)
+{
+    smc_torch_installed now = {0};
+    if (!in || (in->kind != SMC_INPUT_ENVIRONMENT && in->kind != SMC_INPUT_IMAGE)) return now;
+    for (size_t i = 0; i < in->distribution_count; i++) {
+        const smc_distribution *d = &in->distributions[i];
+        const char **slot = !d->name || !d->version          ? NULL
+                            : strcmp(d->name, "torch") == 0       ? &now.torch
+                            : strcmp(d->name, "torchvision") == 0 ? &now.torchvision
+                            : strcmp(d->name, "torchaudio") == 0  ? &now.torchaudio
+                                                                  : NULL;
+        if (slot && !*slot) *slot = d->version;
+    }
+    return now;
+}
+
+bool smc_build_is_installed(const smc_build *b, const smc_torch_installed *now)
+{
+    if (!now || !now->torch) return false;
+    char rel[64];
+    if (strcmp(release_of(now->torch, rel, sizeof rel), b->torch) != 0) return false;
+    const char *label = strchr(now->torch, '+');
+    return label ? strcmp(label + 1, b->variant) == 0 : b->pypi;
+}
+
+/* Appends " NAME==VERSION" to cmd (at *len of cap), and uv's --reinstall-package NAME to force. */
+static void pin(char *cmd, size_t cap, size_t *len, const char *name, const char *version,
+                const char *label)
+{
+    if (*len < cap)
+        *len += (size_t)snprintf(cmd + *len, cap - *len, " %s==%s%s%s", name, version,
+                                 label ? "+" : "", label ? label : "");
+}
+
+char *smc_build_install(const smc_build *b, bool uv, const char *also,
+                        const smc_torch_installed *now)
+{
+    char index[96];
     const char *url = smc_build_index(b, index, sizeof index);
-    const char *v = !also                              ? NULL
-                    : strcmp(also, "torchvision") == 0 ? b->torchvision
-                    : strcmp(also, "torchaudio") == 0  ? b->torchaudio
-                                                       : NULL;
-    if (v) snprintf(with, sizeof with, " %s==%s", also, v);
-    return smc_asprintf("%s install torch==%s%s%s%s", uv ? "uv pip" : "pip", b->torch, with,
+    bool replace = now && (now->torch || now->torchvision || now->torchaudio);
+    bool vision = (also && strcmp(also, "torchvision") == 0) || (replace && now->torchvision);
+    bool audio = (also && strcmp(also, "torchaudio") == 0) || (replace && now->torchaudio);
+    vision &= b->torchvision != NULL;
+    audio &= b->torchaudio != NULL;
+    char pins[256], force[160] = "";
+    size_t n = 0;
+    /* The variant's local label: download.pytorch.org's wheels carry it, PyPI's do not. */
+    pin(pins, sizeof pins, &n, "torch", b->torch, url ? b->variant : NULL);
+    if (vision) pin(pins, sizeof pins, &n, "torchvision", b->torchvision, NULL);
+    if (audio) pin(pins, sizeof pins, &n, "torchaudio", b->torchaudio, NULL);
+    if (replace && !uv) snprintf(force, sizeof force, " --force-reinstall");
+    if (replace && uv) {
+        const char *names[] = {"torch", vision ? "torchvision" : NULL, audio ? "torchaudio" : NULL};
+        size_t f = 0;
+        for (size_t i = 0; i < 3; i++)
+            if (names[i] && f < sizeof force)
+                f += (size_t)snprintf(force + f, sizeof force - f, " --reinstall-package %s",
+                                      names[i]);
+    }
+    return smc_asprintf("%s install%s%s%s%s", uv ? "uv pip" : "pip", force, pins,
                         url ? " --index-url " : "", url ? url : "");
 }
 
 char *smc_next_build(const smc_builds *b, const char *platform, const smc_target *t,
-                     int driver_cuda, const char *name)
+                     int driver_cuda, const char *name, const smc_torch_installed *now)
 {
     smc_advice a;
     if (smc_advise(b, platform, t, 1, driver_cuda, &a) != SMC_OK) return NULL;
     char *out;
     if (a.best != SMC_NONE) {
         const smc_build *row = &b->rows[a.rows[a.best].build];
-        char *cmd = smc_build_install(row, false, strcmp(name, "torch") == 0 ? NULL : name);
+        char *cmd = smc_build_install(row, false, strcmp(name, "torch") == 0 ? NULL : name, now);
         out = cmd ? smc_asprintf("torch %s %s: %s", row->torch, row->variant, cmd) : NULL;
         free(cmd);
     } else if (a.newer_driver != SMC_NONE) {
@@ -352,7 +409,7 @@ char *smc_next_build(const smc_builds *b, const char *platform, const smc_target
         out = smc_asprintf("no torch build on PyPI or download.pytorch.org runs on a Jetson GPU "
                            "before Thor: NVIDIA's builds for its JetPack do");
     } else if (smc_gpu_arm_only(t) && strcmp(platform, "linux-aarch64") != 0) {
-        char *there = smc_next_build(b, "linux-aarch64", t, driver_cuda, name);
+        char *there = smc_next_build(b, "linux-aarch64", t, driver_cuda, name, now);
         out = there ? smc_asprintf("it is an Arm machine's GPU: on linux-aarch64, %s", there) : NULL;
         free(there);
     } else {
@@ -382,11 +439,11 @@ char *smc_distribution_next(const smc_input *in, const smc_distribution *d, cons
     static const char *const family[] = {"torch", "torchvision", "torchaudio"};
     if (!opt || !opt->builds || r->status != SMC_STATUS_NONE || !d->name || t >= opt->target_count)
         return NULL;
+    smc_torch_installed now = smc_torch_installed_in(in);
     for (size_t i = 0; i < 3; i++)
-        if (strcmp(d->name, family[i]) == 0) {
+        if (strcmp(d->name, family[i]) == 0)
             return smc_next_build(opt->builds, distribution_platform(in, d), &opt->targets[t],
-                                  opt->driver_cuda, family[i]);
-        }
+                                  opt->driver_cuda, family[i], &now);
     return NULL;
 }
 

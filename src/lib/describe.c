@@ -132,6 +132,22 @@ static char *gated_reason(const smc_library *lib, const smc_target *t)
     return out;
 }
 
+/* Counts in words: "1 of 1 container has", "2 of 3 containers have". */
+static const char *noun(size_t n)
+{
+    return n == 1 ? "container" : "containers";
+}
+
+static const char *has(size_t n)
+{
+    return n == 1 ? "has" : "have";
+}
+
+static const char *carry(size_t n)
+{
+    return n == 1 ? "it carries" : "they carry";
+}
+
 char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
                            int driver_cuda)
 {
@@ -150,8 +166,8 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
                                 "relocatable)",
                                 by[SMC_VERDICT_GATED], by[SMC_VERDICT_NO_KERNELS],
                                 by[SMC_VERDICT_RELOCATABLE]);
-        return smc_asprintf("%zu native, %zu compatible of %zu containers", by[SMC_VERDICT_NATIVE],
-                            by[SMC_VERDICT_COMPATIBLE], j->counted);
+        return smc_asprintf("%zu native, %zu compatible of %zu %s", by[SMC_VERDICT_NATIVE],
+                            by[SMC_VERDICT_COMPATIBLE], j->counted, noun(j->counted));
     case SMC_STATUS_JIT:
         if (driver_cuda) {
             char drv[16];
@@ -160,18 +176,22 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
         } else {
             needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10));
         }
-        return smc_asprintf("%zu of %zu containers rely on PTX (up to ISA %u.%u), compiled by the "
+        return smc_asprintf("%zu of %zu %s %s on PTX (up to ISA %u.%u), compiled by the "
                             "driver at first launch; %s",
-                            by[SMC_VERDICT_JIT], j->counted, j->isa / 10, j->isa % 10, need);
+                            by[SMC_VERDICT_JIT], j->counted, noun(j->counted),
+                            by[SMC_VERDICT_JIT] == 1 ? "relies" : "rely", j->isa / 10,
+                            j->isa % 10, need);
     case SMC_STATUS_PARTIAL:
         if (!(toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx))) return NULL;
         if (!because[0])
-            out = smc_asprintf("%zu of %zu containers have no usable image (they carry %s); "
-                               "usually per-architecture specialisations, --detail names them",
-                               j->failing_count, j->counted, toks);
+            out = smc_asprintf("%zu of %zu %s %s no usable image (%s %s); usually "
+                               "per-architecture specialisations, --detail names them",
+                               j->failing_count, j->counted, noun(j->counted),
+                               has(j->failing_count), carry(j->failing_count), toks);
         else
-            out = smc_asprintf("%zu of %zu containers have no usable image (they carry %s): %s",
-                               j->failing_count, j->counted, toks, because);
+            out = smc_asprintf("%zu of %zu %s %s no usable image (%s %s): %s",
+                               j->failing_count, j->counted, noun(j->counted),
+                               has(j->failing_count), carry(j->failing_count), toks, because);
         free(toks);
         return out;
     case SMC_STATUS_GATED:
@@ -183,11 +203,11 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
             bool p2;
             char *list = smc_failing_tokens(lib, &j->main_example, 1, &p2);
             if (!list) return NULL;
-            out = smc_asprintf("%zu of %zu containers have no usable image: it is built for %s "
-                               "(%zu containers), none of it for %s; %s needs an sm_%u%u cubin "
-                               "or PTX",
-                               j->failing_count, j->counted, list, j->main_set, who, who,
-                               t->cc_major, t->cc_minor);
+            out = smc_asprintf("%zu of %zu %s %s no usable image: it is built for %s (%zu %s), "
+                               "none of it for %s; %s needs an sm_%u%u cubin or PTX",
+                               j->failing_count, j->counted, noun(j->counted),
+                               has(j->failing_count), list, j->main_set, noun(j->main_set), who,
+                               who, t->cc_major, t->cc_minor);
             free(list);
             return out;
         }
@@ -287,7 +307,8 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
     return smc_asprintf("%s is %s", name, smc_lib_status_str(own));
 }
 
-char *smc_next_step(const smc_judgement *j, const smc_target *t, int driver_cuda)
+char *smc_next_step(const smc_library *lib, const smc_judgement *j, const smc_target *t,
+                    int driver_cuda)
 {
     if (j->status != SMC_STATUS_NONE) return NULL;
     char drv[32];
@@ -313,9 +334,13 @@ char *smc_next_step(const smc_judgement *j, const smc_target *t, int driver_cuda
         char first[48] = "a CUDA toolkit that knows it";
         if (cuda) snprintf(first, sizeof first, "CUDA %d.%d or newer", cuda / 1000, cuda % 1000 / 10);
         const char *d = cuda ? smc_driver_for_cuda(cuda, true, drv, sizeof drv) : NULL;
-        return smc_asprintf("a build for sm_%u: %s, nvcc -gencode arch=compute_%u,code=sm_%u "
-                            "(TORCH_CUDA_ARCH_LIST=%u.%u), and a driver of %s or newer",
-                            cc, first, cc, cc, t->cc_major, t->cc_minor, d ? d : "that CUDA");
+        char torch[48] = ""; /* a PyTorch extension is built with the list torch's tools read */
+        if (lib && lib->links_torch)
+            snprintf(torch, sizeof torch, " (TORCH_CUDA_ARCH_LIST=%u.%u)", t->cc_major,
+                     t->cc_minor);
+        return smc_asprintf("a build for sm_%u: %s, nvcc -gencode arch=compute_%u,code=sm_%u%s, "
+                            "and a driver of %s or newer",
+                            cc, first, cc, cc, torch, d ? d : "that CUDA");
     }
     }
 }

@@ -1129,10 +1129,19 @@ static bool on_header(void *ctx, size_t i, int which)
     return !f->failed;
 }
 
+#define NEEDED_C10 100000u /* not a CUDA major: the name is libc10.so or libc10_cuda.so */
+
 /* "libcudart.so." at file offset off: the N of libcudart.so.N (as DT_NEEDED names it: N, then
- * NUL or a dot), or 0. */
+ * NUL or a dot), NEEDED_C10 for PyTorch's libc10 (libc10.so, libc10_cuda.so: the library was
+ * built against PyTorch), or 0. */
 static unsigned cudart_major(const uint8_t *p, size_t n)
 {
+    static const char *const c10[] = {"libc10.so", "libc10_cuda.so"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t len = strlen(c10[k]);
+        if (n > len && memcmp(p, c10[k], len) == 0 && (p[len] == 0 || p[len] == '.'))
+            return NEEDED_C10;
+    }
     static const char dll[] = "cudart64_";
     const size_t d = sizeof dll - 1;
     if (n >= d + 6 && memcmp(p, dll, d) == 0) { /* a DLL import: cudart64_12.dll, _110.dll */
@@ -1247,7 +1256,8 @@ static void stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t
     size_t lead = n < 31 ? n : 31;
     memcpy(seam, f->tail, f->tail_len);
     memcpy(seam + f->tail_len, p, lead);
-    static const smc_needle needles[] = {{(const uint8_t *)"libcudart.so.", 13},
+    /* "libc": libcudart.so.N, and libc10 (a PyTorch extension); a few hits a library. */
+    static const smc_needle needles[] = {{(const uint8_t *)"libc", 4},
                                          {(const uint8_t *)".shstrtab", 10},
                                          {(const uint8_t *)"cudart64_", 9}};
     window_ctx ws = {f, base - f->tail_len, seam, f->tail_len + lead, p, n, true};
@@ -1935,13 +1945,14 @@ static void want_needed(smc_finder *f)
 }
 
 /* DT_NEEDED libcudart.so.N (cuda-compat.md §11): the runtime a library needs, from the dynamic
- * section and the string table it points into (through the program headers' PT_LOAD). */
-static unsigned needed_cudart(smc_finder *f, bool *unknown)
+ * section and the string table it points into (through the program headers' PT_LOAD); *c10
+ * whether it needs PyTorch's libc10 too. */
+static unsigned needed_cudart(smc_finder *f, bool *unknown, bool *c10)
 {
     uint64_t at[NEEDED_MAX];
     size_t n = needed_offsets(f, at, NEEDED_MAX);
     unsigned major = 0;
-    *unknown = false;
+    *unknown = *c10 = false;
     for (size_t i = 0; i < n; i++) {
         unsigned m = 0;
         const capture *c = &f->needed;
@@ -1955,7 +1966,10 @@ static unsigned needed_cudart(smc_finder *f, bool *unknown)
                 if (f->cudart[k].offset == at[i]) m = f->cudart[k].major;
             *unknown |= f->cudart_over && !m;
         }
-        if (m > major) major = m;
+        if (m == NEEDED_C10)
+            *c10 = true;
+        else if (m > major)
+            major = m;
     }
     return major;
 }
@@ -2043,8 +2057,9 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
     }
     st = resolve_sections(f, lib, secs, nsecs, st);
     if (st == SMC_OK && lib->container_count) {
-        bool unknown;
-        lib->cudart_major = needed_cudart(f, &unknown);
+        bool unknown, c10;
+        lib->cudart_major = needed_cudart(f, &unknown, &c10);
+        lib->links_torch = c10;
         if (f->elf_ok) lib->machine = f->eh.machine;
         if (unknown)
             st = finding(lib, SMC_NO_OFFSET,
@@ -2081,7 +2096,7 @@ static unsigned imported_cudart(smc_finder *f)
             m = cudart_major(f->window + name, (size_t)(f->len - name < 64 ? f->len - name : 64));
         for (size_t k = 0; !f->whole && k < f->cudart_count; k++)
             if (f->cudart[k].offset == name) m = f->cudart[k].major;
-        if (m > major) major = m;
+        if (m != NEEDED_C10 && m > major) major = m;
     }
     return major;
 }

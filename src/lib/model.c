@@ -284,6 +284,7 @@ static void library_clear(smc_library *lib)
 smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char *path)
 {
     *dst = (smc_library){.cudart_major = src->cudart_major,
+                         .links_torch = src->links_torch,
                          .machine = src->machine,
                          .release = src->release,
                          .file_size = src->file_size,
@@ -486,6 +487,7 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
     }
     dst->findings_more += src->findings_more;
     if (src->cudart_major > dst->cudart_major) dst->cudart_major = src->cudart_major;
+    dst->links_torch |= src->links_torch;
     if (src->release > dst->release) dst->release = src->release;
     if (!dst->machine) dst->machine = src->machine;
     return SMC_OK;

@@ -153,7 +153,7 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", warn ? json_text(warn) : cJSON_CreateNull());
     free(why);
     free(warn);
-    char *next = smc_next_step(j, &opt->targets[target], opt->driver_cuda);
+    char *next = smc_next_step(lib, j, &opt->targets[target], opt->driver_cuda);
     add(b, o, "next", next ? json_text(next) : cJSON_CreateNull());
     free(next);
     if (opt->detail) {
@@ -402,8 +402,8 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_report_optio
     return o;
 }
 
-/* The report's head: schema_version, tool, the default input, targets and driver. */
-static cJSON *root_json(builder *b, const smc_report_options *opt)
+/* The head every JSON document of smcheck starts with: schema_version and tool. */
+static cJSON *head_json(builder *b)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
@@ -413,6 +413,14 @@ static cJSON *root_json(builder *b, const smc_report_options *opt)
         add(b, tool, "name", json_text("smcheck"));
         add(b, tool, "version", json_text(SMC_VERSION));
     }
+    return root;
+}
+
+/* The report's head: schema_version, tool, the default input, targets and driver. */
+static cJSON *root_json(builder *b, const smc_report_options *opt)
+{
+    cJSON *root = head_json(b);
+    if (!root) return NULL;
     if (opt && opt->default_reason)
         add(b, root, "default_input", json_text(opt->default_reason));
     cJSON *targets = add(b, root, "targets", cJSON_CreateArray());
@@ -464,9 +472,8 @@ smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
 smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
 {
     builder b = {false};
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = head_json(&b);
     if (!root) return SMC_ERR_NOMEM;
-    add(&b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
     cJSON *drv = add(&b, root, "driver", cJSON_CreateObject());
     if (drv) {
         char v[32];
@@ -495,9 +502,8 @@ smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
 smc_status smc_report_gpu_table_json(FILE *out, const smc_gpu_table *t)
 {
     builder b = {false};
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = head_json(&b);
     if (!root) return SMC_ERR_NOMEM;
-    add(&b, root, "schema_version", cJSON_CreateNumber(SCHEMA_VERSION));
     cJSON *gpus = add(&b, root, "gpus", cJSON_CreateArray());
     for (size_t i = 0; gpus && i < t->count; i++) {
         const smc_gpu_model *m = &t->models[i];
@@ -562,7 +568,9 @@ static cJSON *advice_row_json(builder *b, const smc_builds *t, const smc_advice 
     add(b, o, "warnings", string_or_null(warn));
     free(why);
     free(warn);
-    char *pip = smc_build_install(row, false, NULL), *uv = smc_build_install(row, true, NULL);
+    char *pip = smc_build_install(row, false, NULL, opt->installed),
+         *uv = smc_build_install(row, true, NULL, opt->installed);
+    add(b, o, "installed", cJSON_CreateBool(smc_build_is_installed(row, opt->installed)));
     add(b, o, "pip", pip ? json_text(pip) : NULL);
     add(b, o, "uv", uv ? json_text(uv) : NULL);
     free(pip);
@@ -577,6 +585,14 @@ smc_status smc_report_advice_json(FILE *out, const smc_builds *t, const smc_advi
     cJSON *root = root_json(&b, opt);
     if (!root) return SMC_ERR_NOMEM;
     add(&b, root, "platform", json_text(platform));
+    const smc_torch_installed *now = opt ? opt->installed : NULL;
+    cJSON *inst = add(&b, root, "installed", now ? cJSON_CreateObject() : cJSON_CreateNull());
+    if (now && inst) {
+        add(&b, inst, "environment", string_or_null(opt->installed_where));
+        add(&b, inst, "torch", string_or_null(now->torch));
+        add(&b, inst, "torchvision", string_or_null(now->torchvision));
+        add(&b, inst, "torchaudio", string_or_null(now->torchaudio));
+    }
     cJSON *notes = add(&b, root, "notes", cJSON_CreateArray());
     for (size_t g = 0; notes && opt && g < opt->target_count; g++) {
         char *note = smc_driver_note(&opt->targets[g], opt->driver_cuda);
@@ -783,7 +799,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             const char *member;
             char *uri = sarif_uri(in, lib, cwd, &member);
             char *why = smc_judgement_reason(lib, j, g, opt->driver_cuda);
-            char *next = smc_next_step(j, g, opt->driver_cuda);
+            char *next = smc_next_step(lib, j, g, opt->driver_cuda);
             if (!uri || !why ||
                 asprintf(&text, "%s is %s on %s%s%s%s: %s.%s%s", lib->path,
                          smc_lib_status_str(j->status), g->name[0] ? g->name : tok,

@@ -322,21 +322,52 @@ static smc_status print_distribution(FILE *out, const smc_input *in, const smc_d
     return SMC_OK;
 }
 
+/* Prints text after a label ("legend: "), wrapped at 100 columns under its first word; words
+ * are separated by spaces, and "\037" (a unit separator) joins words that must stay together. */
+static void print_wrapped(FILE *out, const char *label, const char *text)
+{
+    size_t indent = strlen(label), col = indent;
+    fputs(label, out);
+    for (const char *w = text; *w;) {
+        size_t len = strcspn(w, " ");
+        if (col > indent && col + 1 + len > 100) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        for (size_t i = 0; i < len; i++)
+            fputc(w[i] == '\x1f' ? ' ' : w[i], out);
+        col += len;
+        w += len + (w[len] == ' ');
+    }
+    fputc('\n', out);
+}
+
 static void print_targets(FILE *out, const smc_report_options *opt)
 {
-    fputs("targets:", out);
-    for (size_t t = 0; t < opt->target_count; t++) {
+    /* One item per GPU, its words joined, so that a line breaks only between GPUs. */
+    size_t cap = opt->target_count * (sizeof opt->targets->name + 40) + 1, len = 0;
+    char *items = malloc(cap);
+    for (size_t t = 0; items && t < opt->target_count; t++) {
         const smc_target *g = &opt->targets[t];
-        char tok[16];
+        char tok[16], item[sizeof g->name + 40];
         target_token(tok, g);
-        fprintf(out, "%s %s%s%s (%u.%u)", t ? "," : "", tok, g->name[0] ? " " : "", g->name,
-                g->cc_major, g->cc_minor);
+        snprintf(item, sizeof item, "%s%s%s (%u.%u)%s", tok, g->name[0] ? " " : "", g->name,
+                 g->cc_major, g->cc_minor, t + 1 < opt->target_count ? "," : "");
+        for (char *c = item; *c; c++)
+            if (*c == ' ') *c = '\x1f';
+        len += (size_t)snprintf(items + len, cap - len, "%s%s", t ? " " : "", item);
     }
+    if (items) print_wrapped(out, "targets: ", items);
+    free(items);
+    if (!items) fputs("targets: (out of memory)\n", out);
     if (opt->driver_cuda > 0)
-        fprintf(out, "\ndriver: CUDA %d.%d (%s)\n", opt->driver_cuda / 1000,
+        fprintf(out, "driver: CUDA %d.%d (%s)\n", opt->driver_cuda / 1000,
                 opt->driver_cuda % 1000 / 10, opt->driver_source ? opt->driver_source : "given");
     else
-        fputs("\ndriver: unknown (what PTX needs is stated; --driver tells it)\n", out);
+        fputs("driver: unknown (what PTX needs is stated; --driver tells it)\n", out);
 }
 
 /* Why a library fails a target, and which containers (with --detail). */
@@ -373,7 +404,7 @@ static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
     print_status(out, opt, j->status, 0);
     fprintf(out, ": %s\n", why);
     free(why);
-    char *next = smc_next_step(j, &opt->targets[t], opt->driver_cuda);
+    char *next = smc_next_step(lib, j, &opt->targets[t], opt->driver_cuda);
     if (next) fprintf(out, "%snext: %s\n", indent, next);
     free(next);
     return print_why(out, lib, j, opt, indent);
@@ -556,17 +587,19 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
     if (judging) {
         print_targets(out, opt);
         if (opt->target_count > 1) {
+            if (!opt->detail)
+                print_wrapped(out, "legend: ",
+                              "ok runs; jit runs once the driver has compiled its PTX; partial "
+                              "runs, but some modules do not (a warning); gated: only "
+                              "arch-specific code for other GPUs; none cannot run (fails); "
+                              "-\037no\037device\037code");
+            fputc('\n', out);
             for (size_t t = 0; t < opt->target_count; t++) {
                 char tok[16];
                 target_token(tok, &opt->targets[t]);
                 fprintf(out, "%-8s", tok);
             }
             fputs("library\n", out);
-            if (!opt->detail)
-                fputs("legend: ok runs; jit runs once the driver has compiled its PTX; partial "
-                      "runs, but some modules do not (a warning); gated: only arch-specific code "
-                      "for other GPUs; none cannot run (fails); - no device code\n",
-                      out);
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -641,14 +674,35 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         fputs("overall: nothing could be read\n", out);
         return ferror(out) ? SMC_ERR_IO : SMC_OK;
     }
+    /* A few GPUs a person named: one line each, with the inputs that make it fail; the
+     * matrix and a single GPU: one line. */
+    bool lines = judging && opt->overall && opt->target_count > 1 && opt->target_count <= 6;
+    if (lines) fputs("overall:\n", out);
     for (size_t t = 0; judging && opt->overall && t < opt->target_count; t++) {
         smc_lib_status worst = opt->overall[t];
         char tok[16];
         target_token(tok, &opt->targets[t]);
-        fprintf(out, "%s %s ", t ? "," : "overall:", tok);
+        if (!lines) {
+            fprintf(out, "%s %s ", t ? "," : "overall:", tok);
+            print_status(out, opt, worst, 0);
+            continue;
+        }
+        const smc_target *g = &opt->targets[t];
+        char who[sizeof g->name + 32];
+        snprintf(who, sizeof who, "%s%s(%u.%u)", g->name, g->name[0] ? " " : "", g->cc_major,
+                 g->cc_minor);
+        fprintf(out, "  %-7s %-28s ", tok, who);
         print_status(out, opt, worst, 0);
+        size_t shown = 0, failing = 0;
+        for (size_t i = 0; worst == SMC_STATUS_NONE && i < n; i++) {
+            if (t >= inputs[i]->verdict_count || inputs[i]->verdicts[t].status != worst) continue;
+            if (failing++ < 3)
+                fprintf(out, "%s%s", shown++ ? ", " : ": ", smc_base_name(inputs[i]->path));
+        }
+        if (failing > shown) fprintf(out, " and %zu more", failing - shown);
+        fputc('\n', out);
     }
-    if (judging) fputc('\n', out);
+    if (judging && !lines) fputc('\n', out);
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
 }
 
@@ -738,23 +792,40 @@ smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advi
                                   const char *platform, const smc_report_options *opt)
 {
     print_targets(out, opt);
-    fprintf(out, "platform: %s\n\n", platform);
+    fprintf(out, "platform: %s\n", platform);
+    const smc_torch_installed *now = opt->installed;
+    if (now) {
+        const char *name[] = {"torch", "torchvision", "torchaudio"};
+        const char *version[] = {now->torch, now->torchvision, now->torchaudio};
+        fputs("installed:", out);
+        for (size_t i = 0, shown = 0; i < 3; i++)
+            if (version[i]) fprintf(out, "%s %s %s", shown++ ? "," : "", name[i], version[i]);
+        fprintf(out, " (in %s)\n", opt->installed_where ? opt->installed_where : "the environment");
+    }
+    fputc('\n', out);
     if (a->best != SMC_NONE) {
         const smc_advice_row *r = &a->rows[a->best];
         const smc_build *row = &b->rows[r->build];
-        fputs("install: ", out);
+        bool done = smc_build_is_installed(row, now);
+        fputs(done ? "keep: " : now ? "replace with: " : "install: ", out);
         print_build(out, row);
-        fputc('\n', out);
-        for (int uv = 0; uv < 2; uv++) {
-            char *cmd = smc_build_install(row, uv, NULL);
+        fputs(done ? " (installed)\n" : "\n", out);
+        for (int uv = 0; uv < 2 && !done; uv++) {
+            char *cmd = smc_build_install(row, uv, NULL, now);
             if (!cmd) return SMC_ERR_NOMEM;
             fprintf(out, "  %s\n", cmd);
             free(cmd);
         }
-        if (row->torchvision || row->torchaudio)
+        if (!now && (row->torchvision || row->torchaudio))
             fprintf(out, "  with torchvision %s, torchaudio %s\n",
-                    row->torchvision ? row->torchvision : "(unknown)",
-                    row->torchaudio ? row->torchaudio : "(unknown)");
+                    row->torchvision ? row->torchvision : "(none known)",
+                    row->torchaudio ? row->torchaudio : "(none known)");
+        if (!done && now && now->torchvision && !row->torchvision)
+            fprintf(out, "  no torchvision release is known for torch %s: the installed one "
+                         "stays\n", row->torch);
+        if (!done && now && now->torchaudio && !row->torchaudio)
+            fprintf(out, "  no torchaudio release is known for torch %s: the installed one "
+                         "stays\n", row->torch);
         char *why = row_reason(a, r, opt);
         if (why) fprintf(out, "  %s: %s\n", r->status == SMC_STATUS_JIT ? "through PTX" : "caution",
                          why);

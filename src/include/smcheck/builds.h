@@ -92,17 +92,38 @@ size_t smc_advice_pick(const smc_builds *b, const smc_advice *a, size_t i);
  * in buf. */
 const char *smc_build_index(const smc_build *b, char *buf, size_t len);
 
-/* The command that installs a build: "pip install torch==2.8.0 --index-url URL" ("uv pip
- * install ..." with uv), with the matching release of also ("torchvision", "torchaudio") when
- * not NULL and known. New memory, NULL when out of it. */
-char *smc_build_install(const smc_build *b, bool uv, const char *also);
+/* What an environment has installed of the torch family, as installed ("2.11.0+cu126"); NULL
+ * each when absent. */
+typedef struct smc_torch_installed {
+    const char *torch, *torchvision, *torchaudio;
+} smc_torch_installed;
+
+/* The torch family installed in an input that is installed (an environment, an image): what
+ * its distributions say; all NULL for anything else (a wheel is not installed yet). */
+smc_torch_installed smc_torch_installed_in(const smc_input *in);
+/* Whether build b is the one installed (its release, and its variant by the local version
+ * label: none for the PyPI default). */
+bool smc_build_is_installed(const smc_build *b, const smc_torch_installed *now);
+
+/* The command that installs a build: "pip install torch==2.11.0+cu128 --index-url URL" ("uv pip
+ * install ..." with uv). torch is pinned with the variant's local version label where the build
+ * comes from download.pytorch.org: a pin without one is satisfied by any installed variant of
+ * the release, and pip and uv would do nothing. also ("torchvision", "torchaudio") adds that one
+ * at its matching release. With now (what an environment has installed: torch, torchvision,
+ * torchaudio), the command replaces it: each of the three installed is pinned at the release
+ * that goes with b, and forced (pip --force-reinstall; uv --reinstall-package for each), since
+ * an installed variant of the same release would otherwise stay. A companion with no known
+ * release is left out. New memory, NULL when out of it. */
+char *smc_build_install(const smc_build *b, bool uv, const char *also,
+                        const smc_torch_installed *now);
 
 /* The next step for a torch-family distribution (name: torch, torchvision, torchaudio) that is
- * none for t with this driver on platform: "torch 2.11.0 cu128: pip install torch==2.11.0
+ * none for t with this driver on platform: "torch 2.11.0 cu128: pip install torch==2.11.0+cu128
  * --index-url https://download.pytorch.org/whl/cu128", or what driver the newest build needs,
- * or that no build of the table runs there. New memory; NULL when out of it. */
+ * or that no build of the table runs there; with now, the command replaces what is installed
+ * (smc_build_install). New memory; NULL when out of it. */
 char *smc_next_build(const smc_builds *b, const char *platform, const smc_target *t,
-                     int driver_cuda, const char *name);
+                     int driver_cuda, const char *name, const smc_torch_installed *now);
 
 /* The advice as text for people and as JSON (schema_version 1): opt gives the GPUs, the driver
  * and detail (every build, not only the best of each release). */

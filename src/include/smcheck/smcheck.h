@@ -227,6 +227,8 @@ typedef struct smc_library {
     size_t finding_count;
     size_t findings_more;    /* past those: counted, not kept */
     unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
+    bool links_torch;          /* DT_NEEDED libc10.so or libc10_cuda.so: built against PyTorch
+                                * (torch itself, or an extension that TORCH_CUDA_ARCH_LIST builds) */
     unsigned machine;          /* the host ELF's e_machine (62 x86-64, 183 AArch64); 0 none */
     unsigned release;          /* the newest cubin release read (see smc_image.release); 0 none */
     smc_judgement *judgements; /* one per target, from smc_judge(); else NULL */
@@ -456,8 +458,10 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda);
 /* What to get instead when a library is none for t: a driver ("a driver of 580.65.06
  * or newer (CUDA 13), or a build of it for CUDA 12"), or a build for the GPU ("a build for
  * sm_120: CUDA 12.8 or newer, nvcc -gencode arch=compute_120,code=sm_120
- * (TORCH_CUDA_ARCH_LIST=12.0), and a driver of 570.26 or newer"). New memory; NULL otherwise. */
-char *smc_next_step(const smc_judgement *j, const smc_target *t, int driver_cuda);
+ * (TORCH_CUDA_ARCH_LIST=12.0), and a driver of 570.26 or newer"; TORCH_CUDA_ARCH_LIST only for
+ * a library built against PyTorch, lib->links_torch). New memory; NULL otherwise. */
+char *smc_next_step(const smc_library *lib, const smc_judgement *j, const smc_target *t,
+                    int driver_cuda);
 /* How a distribution or input of in came to its status for target t, in new memory. */
 char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t);
 
@@ -518,6 +522,10 @@ typedef struct smc_report_options {
     /* The PyTorch builds (smcheck/builds.h): a torch, torchvision or torchaudio that is none
      * for a target is told which build to install instead. NULL: no such advice. */
     const struct smc_builds *builds;
+    /* advise: the torch family installed in the environment advised for (smcheck/builds.h),
+     * which the commands replace, and that environment; NULL when none is known. */
+    const struct smc_torch_installed *installed;
+    const char *installed_where;
     /* scan: the GPUs the libraries were judged against to say what they serve (with no driver);
      * NULL: not said. */
     const smc_target *serving;
