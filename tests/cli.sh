@@ -277,6 +277,13 @@ run -q "$fixtures/nvcc/multi.so"
 check "-q: no notes on stderr (no local GPU, partial)" all '[ "$status" -eq 0 ]' '[ -z "$err" ]' 'has "$out" "overall:"'
 run "$fixtures/nvcc/multi.so"
 check "without -q the notes are there" all 'has "$err" "no local GPU"' 'has "$err" "partial"'
+run "$fixtures/nvcc"
+check "the representative matrix: libraries with the same verdicts share a row" all '[ "$status" -eq 0 ]' \
+    'has "$out" "$fixtures/nvcc/app, comp_all.so, comp_default.so, comp_none.so"' \
+    'has "$out" "$fixtures/nvcc/librdc.a, lto.o"'
+run --gpu a100,h100 "$fixtures/nvcc"
+check "GPUs named: a row per library" all 'has "$out" "$fixtures/nvcc/comp_all.so"' \
+    'lacks "$out" ", comp_all.so"' 'has "$out" "  sm_90   H100 (9.0)"'
 run --gpu 12.0 "$fixtures/gen/torch_ext.so"
 check "next step of a library built against PyTorch (DT_NEEDED libc10): TORCH_CUDA_ARCH_LIST" \
     has "$out" "code=sm_120 (TORCH_CUDA_ARCH_LIST=12.0), and a driver"

@@ -445,6 +445,43 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_repo
     return st;
 }
 
+/* The representative matrix, for information: how many libraries after in->libraries[k], none
+ * claimed by a distribution like it, have the same status on every GPU (and no links or
+ * detail to show), so that they share its row. */
+static size_t same_row(const smc_input *in, size_t k, bool unowned)
+{
+    const smc_library *a = &in->libraries[k];
+    size_t n = 0;
+    if (!unowned || a->link_count || !a->judgement_count) return 0;
+    for (size_t i = k + 1; i < in->library_count; i++, n++) {
+        const smc_library *b = &in->libraries[i];
+        if (b->distribution != SMC_NONE || b->link_count ||
+            b->judgement_count != a->judgement_count)
+            break;
+        size_t t = 0;
+        while (t < a->judgement_count && a->judgements[t].status == b->judgements[t].status)
+            t++;
+        if (t < a->judgement_count) break;
+    }
+    return n;
+}
+
+/* One row for in->libraries[k] and the `same` after it: the first path, then the others' names. */
+static void print_grouped(FILE *out, const smc_input *in, size_t k, size_t same,
+                          const smc_report_options *opt)
+{
+    const smc_library *lib = &in->libraries[k];
+    for (size_t t = 0; t < opt->target_count; t++)
+        if (t < lib->judgement_count)
+            print_status(out, opt, lib->judgements[t].status, 8);
+        else
+            fprintf(out, "%-8s", "-");
+    fputs(lib->path, out);
+    for (size_t i = 1; i <= same; i++)
+        fprintf(out, ", %s", smc_base_name(in->libraries[k + i].path));
+    fputc('\n', out);
+}
+
 #define CELL_TARGETS 64
 
 /* Failing cells of a matrix that share a library, a status, a cause and the images that fail:
@@ -646,6 +683,12 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                 if (dist ? lib->distribution != d : lib->distribution != SMC_NONE) continue;
                 if (!dist && in->distribution_count && unowned++ == 0)
                     fputs("no distribution claims these:\n", out);
+                size_t same = judging && opt->informational ? same_row(in, k, dist == NULL) : 0;
+                if (same) {
+                    print_grouped(out, in, k, same, opt);
+                    k += same;
+                    continue;
+                }
                 smc_status st = judging ? print_judged(out, lib, opt) : print_library(out, lib, opt);
                 if (st != SMC_OK) return st;
             }
