@@ -88,6 +88,9 @@ int main(void)
          "The compatibility rules and the fat binary layout it reads are described in\n"
          "docs/compatibility.md and docs/fatbin-format.md of its source; the JSON report's\n"
          "schema is docs/report.schema.json.");
+    puts(".SH NOTES\nAs a Python wheel, smcheck is the distribution \\fBsmcheck\\-cuda\\fR "
+         "(pip install smcheck\\-cuda, once published; the name smcheck on PyPI belongs to another "
+         "project). It installs this executable; python \\-m smcheck runs it too.");
     puts(".SH SEE ALSO\n.BR cuobjdump (1),\n.BR nvidia\\-smi (1)");
     return ferror(f) ? 1 : 0;
 }
