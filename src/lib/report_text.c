@@ -717,7 +717,7 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         fputs("overall: nothing could be read\n", out);
         return ferror(out) ? SMC_ERR_IO : SMC_OK;
     }
-    /* A few GPUs a person named: one line each, with the inputs that make it fail; the
+    /* A few GPUs a person named: one line each, with the inputs that give it its status; the
      * matrix and a single GPU: one line. */
     bool lines = judging && opt->overall && opt->target_count > 1 && opt->target_count <= 6;
     if (lines) fputs("overall:\n", out);
@@ -737,7 +737,8 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         fprintf(out, "  %-7s %-28s ", tok, who);
         print_status(out, opt, worst, 0);
         size_t shown = 0, failing = 0;
-        for (size_t i = 0; worst == SMC_STATUS_NONE && i < n; i++) {
+        bool name = worst != SMC_STATUS_OK && worst != SMC_STATUS_NO_CODE;
+        for (size_t i = 0; name && i < n; i++) {
             if (t >= inputs[i]->verdict_count || inputs[i]->verdicts[t].status != worst) continue;
             if (failing++ < 3)
                 fprintf(out, "%s%s", shown++ ? ", " : ": ", smc_base_name(inputs[i]->path));
