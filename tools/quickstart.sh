@@ -47,12 +47,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
     fi
     export DEBIAN_FRONTEND=noninteractive
     step "apt-get update" apt-get update
-    step "installing ${#missing[@]} packages (${missing[*]})" \
+    step "installing ${#missing[@]} packages and what they need (listed in $log)" \
         apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
 # shellcheck disable=SC2086 # CMAKE_ARGS is a list of options
-step "configuring (cmake -S . -B build ${CMAKE_ARGS:-})" cmake -S . -B build ${CMAKE_ARGS:-}
+step "configuring (cmake -S . -B build${CMAKE_ARGS:+ $CMAKE_ARGS})" cmake -S . -B build ${CMAKE_ARGS:-}
 step "building with $(nproc) jobs" cmake --build build -j"$(nproc)"
 
 if [ "$#" -gt 0 ]; then

@@ -452,8 +452,8 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
                      d.message[0] ? d.message : "none found");
         else
             snprintf(why, sizeof why,
-                     "advise: no local GPU (%s); name the GPUs to advise for with --gpu "
-                     "(for example: smcheck advise --gpu rtx-4090)",
+                     "advise: name the GPUs to advise for with --gpu (for example: smcheck "
+                     "advise --gpu rtx-4090); there is no local GPU: %s",
                      d.message[0] ? d.message : "none found");
         smc_driver_free(&d);
         return usage_error("%s", why);

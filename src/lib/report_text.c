@@ -720,14 +720,35 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
     /* A few GPUs a person named: one line each, with the inputs that give it its status; the
      * matrix and a single GPU: one line. */
     bool lines = judging && opt->overall && opt->target_count > 1 && opt->target_count <= 6;
+    size_t col = 0;
     if (lines) fputs("overall:\n", out);
     for (size_t t = 0; judging && opt->overall && t < opt->target_count; t++) {
         smc_lib_status worst = opt->overall[t];
         char tok[16];
         target_token(tok, &opt->targets[t]);
-        if (!lines) {
-            fprintf(out, "%s %s ", t ? "," : "overall:", tok);
+        if (!lines) { /* one line, wrapped at 100 columns; the same status everywhere: once */
+            bool same = true;
+            for (size_t u = 1; u < opt->target_count; u++)
+                same &= opt->overall[u] == opt->overall[0];
+            if (same && opt->target_count > 1) {
+                fputs("overall: ", out);
+                print_status(out, opt, worst, 0);
+                fprintf(out, " on all %zu GPUs", opt->target_count);
+                break;
+            }
+            const char *name = worst == SMC_STATUS_NO_CODE ? "no device code"
+                                                           : smc_lib_status_str(worst);
+            size_t width = strlen(tok) + 1 + strlen(name) + 1;
+            if (t && col + 1 + width > 100) {
+                fputs(",\n        ", out);
+                col = 8;
+            } else {
+                fputs(t ? ", " : "overall: ", out);
+                col += t ? 2 : 9;
+            }
+            fprintf(out, "%s ", tok);
             print_status(out, opt, worst, 0);
+            col += width;
             continue;
         }
         const smc_target *g = &opt->targets[t];
