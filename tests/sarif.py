@@ -67,18 +67,35 @@ def expected_results(report):
     return out
 
 
+def path_of(r):
+    logical = r["locations"][0].get("logicalLocations")
+    return logical[0]["fullyQualifiedName"] if logical else \
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+
+
 def results_of(sarif):
-    run0 = sarif["runs"][0]
-    got = set()
-    for r in run0["results"]:
-        logical = r["locations"][0].get("logicalLocations")
-        path = logical[0]["fullyQualifiedName"] if logical else \
-            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        got.add((path, r["properties"]["target"], r["properties"]["status"], r["ruleId"]))
-    return got
+    return {(path_of(r), r["properties"]["target"], r["properties"]["status"], r["ruleId"])
+            for r in sarif["runs"][0]["results"]}
 
 
-def structure(sarif, what):
+def owner_status(report):
+    """(library path, target token) -> the status of what the library belongs to: its
+    distribution's verdict, or, claimed by none, its own."""
+    tokens = [t["token"] for t in report["targets"]]
+    out = {}
+    for inp in report["inputs"]:
+        owner = {}
+        for d in inp.get("distributions", []):
+            for path in d["libraries"]:
+                owner[path] = {v["target"]: v["status"] for v in d.get("verdicts", [])}
+        for lib in inp["libraries"]:
+            for j in lib.get("verdicts", []):
+                out[(lib["path"], tokens[j["target"]])] = \
+                    owner.get(lib["path"], {}).get(j["target"], j["status"])
+    return out
+
+
+def structure(sarif, what, report=None):
     run0 = sarif["runs"][0]
     driver = run0["tool"]["driver"]
     rules = driver["rules"]
@@ -97,8 +114,19 @@ def structure(sarif, what):
     check(all(r["properties"]["security-severity"] == severity[r["properties"]["status"]]
               for r in results), what + ": security-severity from the status")
     informational = run0["properties"]["informational"]
-    check(all(r["level"] == ("note" if informational else level[r["properties"]["status"]])
-              for r in results), what + ": level from the status" +
+    owners = owner_status(report) if report else {}
+
+    def want_level(r):
+        """none is an error only where it makes its distribution none: a vendored library's is
+        a warning, an alternative's that is not loaded a note (issue 23)."""
+        if informational:
+            return "note"
+        status, key = r["properties"]["status"], (path_of(r), r["properties"]["target"])
+        if status == "none" and owners.get(key, "none") != "none":
+            return "note" if r["properties"].get("role") == "alternative" else "warning"
+        return level[status]
+    check(all(r["level"] == want_level(r) for r in results),
+          what + ": level from the status and what it does to its distribution" +
           (" (notes: representative GPUs)" if informational else ""))
     check(all(r["message"]["text"] and len(r["locations"]) == 1 for r in results),
           what + ": every result has a message and one location")
@@ -126,7 +154,7 @@ def main():
         paths = ["nvcc", "gen/cuda128.so", "gen/ptx_sm90a.so", "gen/gated_only.so"]
         rc, sarif, rc2, report, _ = sarif_and_json(args, paths, work)
         valid(sarif, "fixtures")
-        results = structure(sarif, "fixtures")
+        results = structure(sarif, "fixtures", report)
         want, got = expected_results(report), results_of(sarif)
         check(got == want and len(results) == len(want),
               f"fixtures: one result per library and GPU worse than ok ({len(want)})")
@@ -149,7 +177,7 @@ def main():
         rc, sarif, _, report, _ = sarif_and_json(["--gpu", "sm_75", "--driver", "12.4"], [demo],
                                                  work)
         valid(sarif, "wheel")
-        results = structure(sarif, "wheel")
+        results = structure(sarif, "wheel", report)
         check(results and all(
             r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
             demo.replace("+", "+") and
@@ -157,6 +185,21 @@ def main():
             for r in results), "wheel: located at the wheel, the member a logical location")
         check(results_of(sarif) == expected_results(report),
               "wheel: one result per library and GPU worse than ok")
+
+        # Issue 23: a run whose exit status is 0 holds no error. alt-1.0 on a 7.0 GPU: the
+        # cuda118 alternative serves it, the cuda128 one (never loaded there) is none: a note.
+        # vend-1.0 on 9.0: its vendored library (sm_70 only) is none, the wheel partial: a warning.
+        for wheel, gpu, role, lvl in (("alt", "7.0", "alternative", "note"),
+                                      ("vend", "9.0", "vendored", "warning")):
+            p = "wheels/%s-1.0-py3-none-manylinux_2_28_x86_64.whl" % wheel
+            rc, sarif, _, report, _ = sarif_and_json(["--gpu", gpu], [p], work)
+            results = structure(sarif, wheel, report)
+            nones = [r for r in results if r["properties"]["status"] == "none"]
+            check(rc == 0 and nones and all(r["level"] == lvl and r["properties"].get("role") == role
+                                            for r in nones) and
+                  not any(r["level"] == "error" for r in results),
+                  "%s on %s: exit 0, its %s library's none is a %s, no error" % (wheel, gpu, role,
+                                                                                 lvl))
 
         # Unreadable and malformed inputs: notifications, executionSuccessful false, exit 2.
         rc, sarif, _, _, err = sarif_and_json(["--gpu", "h100"],

@@ -663,6 +663,21 @@ static const char *sarif_level(smc_lib_status s, bool informational)
     return s == SMC_STATUS_NONE ? "error" : s == SMC_STATUS_JIT ? "note" : "warning";
 }
 
+/* A library's result level for target t: a none is an error only where it makes what it belongs
+ * to none (its distribution, or, claimed by none, the input through it), the gate's own test; a
+ * vendored library that cannot run leaves its distribution partial (a warning), and an
+ * alternative that is not the one loaded is no failure at all (a note). */
+static const char *sarif_library_level(const smc_input *in, const smc_library *lib, size_t t,
+                                       const smc_judgement *j, bool informational)
+{
+    if (informational || j->status != SMC_STATUS_NONE) return sarif_level(j->status, informational);
+    const smc_distribution *d =
+        lib->distribution < in->distribution_count ? &in->distributions[lib->distribution] : NULL;
+    if (!d || !d->verdicts || t >= in->verdict_count || d->verdicts[t].status == SMC_STATUS_NONE)
+        return "error";
+    return lib->role == SMC_ROLE_ALTERNATIVE ? "note" : "warning";
+}
+
 static size_t sarif_rule_of(smc_cause c)
 {
     for (size_t i = 0; i < N_SARIF_RULES; i++)
@@ -812,7 +827,8 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             if (r) {
                 add(b, r, "ruleId", json_text(smc_cause_str(j->cause)));
                 add(b, r, "ruleIndex", cJSON_CreateNumber((double)rule));
-                add(b, r, "level", json_text(sarif_level(j->status, opt->informational)));
+                add(b, r, "level",
+                    json_text(sarif_library_level(in, lib, t, j, opt->informational)));
                 cJSON *msg = add(b, r, "message", cJSON_CreateObject());
                 if (msg) add(b, msg, "text", json_text(text));
                 cJSON *locs = add(b, r, "locations", cJSON_CreateArray());
@@ -830,6 +846,9 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
                 cJSON *props = add(b, r, "properties", cJSON_CreateObject());
                 if (props) {
                     add(b, props, "status", json_text(smc_lib_status_str(j->status)));
+                    add(b, props, "role", json_text(lib->role == SMC_ROLE_ALTERNATIVE ? "alternative"
+                                                    : lib->role == SMC_ROLE_VENDORED  ? "vendored"
+                                                                                      : "main"));
                     add(b, props, "target", json_text(tok));
                     add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
                     add(b, props, "security-severity", json_text(sarif_severity(j->status)));
