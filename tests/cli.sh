@@ -281,6 +281,9 @@ run "$fixtures/nvcc"
 check "the representative matrix: libraries with the same verdicts share a row" all '[ "$status" -eq 0 ]' \
     'has "$out" "$fixtures/nvcc/app, comp_all.so, comp_default.so, comp_none.so"' \
     'has "$out" "$fixtures/nvcc/librdc.a, lto.o"'
+run --detail "$fixtures/nvcc"
+check "the representative matrix with --detail: a row per library (each has its details)" all \
+    'has "$out" "$fixtures/nvcc/comp_all.so"' 'lacks "$out" "app, comp_all.so, comp_default.so, comp_none.so"'
 run --gpu a100,h100 "$fixtures/nvcc"
 check "GPUs named: a row per library" all 'has "$out" "$fixtures/nvcc/comp_all.so"' \
     'lacks "$out" ", comp_all.so"' 'has "$out" "  sm_90   H100 (9.0)"'

@@ -580,8 +580,8 @@ static bool arm_only(const smc_target *t, size_t n)
 }
 
 /* The torch family installed in env (or, with NULL, in the active environment, else the first
- * site-packages on disk that has torch): *where and *in hold it (free them), all NULL when
- * none has. Returns -1, or the exit status to stop with. */
+ * site-packages on disk that has torch): *now, whose strings live in *in (free it); both empty
+ * when none has. Returns -1, or the exit status to stop with. */
 static int installed_torch(config *cfg, const char *env, smc_torch_installed *now, smc_input **in)
 {
     char **found_paths = NULL, *why = NULL;

@@ -348,7 +348,7 @@ bool smc_build_is_installed(const smc_build *b, const smc_torch_installed *now)
     return label ? strcmp(label + 1, b->variant) == 0 : b->pypi;
 }
 
-/* Appends " NAME==VERSION" to cmd (at *len of cap), and uv's --reinstall-package NAME to force. */
+/* Appends " NAME==VERSION", or " NAME==VERSION+LABEL", to cmd (at *len of cap). */
 static void pin(char *cmd, size_t cap, size_t *len, const char *name, const char *version,
                 const char *label)
 {

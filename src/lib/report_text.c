@@ -683,7 +683,9 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                 if (dist ? lib->distribution != d : lib->distribution != SMC_NONE) continue;
                 if (!dist && in->distribution_count && unowned++ == 0)
                     fputs("no distribution claims these:\n", out);
-                size_t same = judging && opt->informational ? same_row(in, k, dist == NULL) : 0;
+                size_t same = judging && opt->informational && !opt->detail
+                                  ? same_row(in, k, dist == NULL)
+                                  : 0;
                 if (same) {
                     print_grouped(out, in, k, same, opt);
                     k += same;
