@@ -505,6 +505,14 @@ def make_rollup_wheels(out, emit):
     p = os.path.join(out, "alt-1.0-%s.whl" % tag)
     wheel(p, "alt", "1.0", tag, alt_files())
     emit(p)
+    # wheelhouse/: the alt wheel beside a torch wheel built for CUDA 11.8 (issue 23: nothing is
+    # installed there, so torch's CUDA chooses no alternative).
+    house = os.path.join(out, "wheelhouse")
+    os.makedirs(house)
+    wheel(os.path.join(house, "alt-1.0-%s.whl" % tag), "alt", "1.0", tag, alt_files())
+    wheel(os.path.join(house, "torch-2.0.0+cu118-%s.whl" % tag), "torch", "2.0.0+cu118", tag,
+          {"torch/__init__.py": b"", "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so")})
+    emit(house)
     # gated: its own code and a FlashAttention-3-like sm_90a library; gatedonly: only that.
     p = os.path.join(out, "gated-1.0-%s.whl" % tag)
     wheel(p, "gated", "1.0", tag, {"gated/_C.so": fixture("gen/cuda128.so"),

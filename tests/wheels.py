@@ -408,6 +408,19 @@ def rollups(out):
     check(st == ["none"] and vs[0]["alternatives"]["chosen_by_torch"] and rc == 1 and
           vs[0]["library"].endswith("libalt_cuda118.so"),
           "alternatives in an environment: the one torch's CUDA (cu118) picks, which is none (exit 1)")
+    # Issue 23: a directory of wheel files is no environment: the torch wheel beside alt chooses
+    # none of its alternatives (as `alt-1.0...whl` alone: the best, ok on 9.0), and advise finds
+    # no torch installed there.
+    rc, doc = judged(os.path.join(out, "wheelhouse"), "9.0")
+    st, vs = dist_status(doc, "alt")
+    check(doc["inputs"][0]["kind"] == "directory" and st == ["ok"] and
+          not vs[0]["alternatives"]["chosen_by_torch"] and rc == 0,
+          "a wheelhouse is a directory of separate wheels: its torch wheel chooses no alternative "
+          "(%s, %s)" % (doc["inputs"][0]["kind"], st))
+    rc, text, err = run("advise", "--builds-table", os.path.join(HERE, "builds_fixture.tsv"),
+                        "--gpu", "9.0", os.path.join(out, "wheelhouse"))
+    check(rc == 0 and "installed:" not in text and "no torch, torchvision or torchaudio installed"
+          in err, "advise on a wheelhouse: a torch wheel is not an installed torch")
     # Issue 12: a variant.json's claims, checked library by library; a broken one is an error.
     rc, doc = judged(os.path.join(out, "variant-1.0-%s-cu128.whl" % tag), "9.0")
     var = [d for d in doc["inputs"][0]["distributions"] if d["name"] == "variant"][0]["variant"]

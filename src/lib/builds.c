@@ -329,7 +329,7 @@ smc_torch_installed smc_torch_installed_in(const smc_input *in)
     if (!in || (in->kind != SMC_INPUT_ENVIRONMENT && in->kind != SMC_INPUT_IMAGE)) return now;
     for (size_t i = 0; i < in->distribution_count; i++) {
         const smc_distribution *d = &in->distributions[i];
-        const char **slot = !d->name || !d->version          ? NULL
+        const char **slot = !d->name || !d->version || !smc_distribution_installed(d) ? NULL
                             : strcmp(d->name, "torch") == 0       ? &now.torch
                             : strcmp(d->name, "torchvision") == 0 ? &now.torchvision
                             : strcmp(d->name, "torchaudio") == 0  ? &now.torchaudio

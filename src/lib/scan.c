@@ -521,7 +521,11 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
         free(found);
         if (st == SMC_OK) /* no item yet at all: nothing to offset */
             st = smc_env_collect(*in, *items ? *items + first : NULL, *n - first, env);
-        if (st == SMC_OK && (*in)->distribution_count) (*in)->kind = SMC_INPUT_ENVIRONMENT;
+        /* An environment has something installed; a directory of wheel and package files (a
+         * wheelhouse, dist/) is a set of separate distributions, none installed. */
+        for (size_t d = 0; st == SMC_OK && d < (*in)->distribution_count; d++)
+            if (smc_distribution_installed(&(*in)->distributions[d]))
+                (*in)->kind = SMC_INPUT_ENVIRONMENT;
         return st;
     }
     smc_item it = {.path = smc_strdup(path),

@@ -659,12 +659,14 @@ static void assign_roles(smc_input *in)
 }
 
 /* The CUDA of the installed torch (version.py, or the local version "cu121"), as the _cudaNNN
- * digits name it (121), or 0. */
+ * digits name it (121), or 0. A torch wheel beside the others in a wheelhouse is installed
+ * nowhere: it chooses nothing. */
 static unsigned torch_cuda(const smc_input *in)
 {
     for (size_t d = 0; d < in->distribution_count; d++) {
         const smc_distribution *dist = &in->distributions[d];
-        if (!dist->name || strcmp(dist->name, "torch") != 0) continue;
+        if (!dist->name || strcmp(dist->name, "torch") != 0 || !smc_distribution_installed(dist))
+            continue;
         unsigned major = 0, minor = 0;
         if (dist->cuda && sscanf(dist->cuda, "%u.%u", &major, &minor) == 2) return major * 10 + minor;
         if (dist->local_version && sscanf(dist->local_version, "cu%u", &major) == 1) return major;

@@ -281,6 +281,10 @@ typedef enum smc_input_kind {
 
 const char *smc_input_kind_str(smc_input_kind kind);
 
+/* Whether a distribution is installed (a dist-info, an egg-info, a conda-meta record), not a
+ * package file (a wheel, a conda package) that nothing has installed yet. */
+bool smc_distribution_installed(const smc_distribution *d);
+
 /* The result of scanning one path given by the user. */
 typedef struct smc_input {
     char *path;
