@@ -271,6 +271,12 @@ run --gpu 6.1 --sarif "$tmp/r.sarif" "$fixtures/nvcc/multi.so"
 check "--sarif FILE: the text report on stdout and SARIF in FILE, from one run" all '[ "$status" -eq 1 ]' \
     'has "$out" "overall:"' 'grep -q "\"level\":[[:space:]]*\"error\"" "$tmp/r.sarif"' \
     'grep -q "2.1.0" "$tmp/r.sarif"'
+run --gpu 6.1 --sarif "$tmp/no/such/dir/r.sarif" "$fixtures/nvcc/multi.so"
+check "--sarif FILE that cannot be written: one line naming it, exit 2" all '[ "$status" -eq 2 ]' \
+    'has "$err" "smcheck: $tmp/no/such/dir/r.sarif: No such file or directory"'
+run advise --gpu h100 "$tmp/no-such-env"
+check "advise ENV that does not exist: one line naming it, exit 2" all '[ "$status" -eq 2 ]' \
+    'has "$err" "smcheck: $tmp/no-such-env: No such file or directory"' '[ -z "$out" ]'
 run --gpu 6.1 --sarif "$tmp/r.sarif" --format sarif "$fixtures/nvcc/multi.so"
 check "--sarif with --format sarif: refused (64)" [ "$status" -eq 64 ]
 run -q "$fixtures/nvcc/multi.so"

@@ -410,6 +410,17 @@ static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
     return print_why(out, lib, j, opt, indent);
 }
 
+/* A matrix row's cells: the library's status per target; one with no container (only
+ * findings) has no verdicts: "-". */
+static void print_cells(FILE *out, const smc_library *lib, const smc_report_options *opt)
+{
+    for (size_t t = 0; t < opt->target_count; t++)
+        if (t < lib->judgement_count)
+            print_status(out, opt, lib->judgements[t].status, 8);
+        else
+            fprintf(out, "%-8s", "-");
+}
+
 static smc_status print_judged(FILE *out, const smc_library *lib, const smc_report_options *opt)
 {
     if (opt->target_count == 1 && lib->judgement_count == 0) {
@@ -424,12 +435,7 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_repo
         print_links(out, lib, "  ");
         return st;
     }
-    /* A library with no container (only findings) has no verdicts: "-". */
-    for (size_t t = 0; t < opt->target_count; t++)
-        if (t < lib->judgement_count)
-            print_status(out, opt, lib->judgements[t].status, 8);
-        else
-            fprintf(out, "%-8s", "-");
+    print_cells(out, lib, opt);
     fprintf(out, "%s\n", lib->path);
     print_links(out, lib, "    ");
     smc_status st = SMC_OK;
@@ -471,11 +477,7 @@ static void print_grouped(FILE *out, const smc_input *in, size_t k, size_t same,
                           const smc_report_options *opt)
 {
     const smc_library *lib = &in->libraries[k];
-    for (size_t t = 0; t < opt->target_count; t++)
-        if (t < lib->judgement_count)
-            print_status(out, opt, lib->judgements[t].status, 8);
-        else
-            fprintf(out, "%-8s", "-");
+    print_cells(out, lib, opt);
     fputs(lib->path, out);
     for (size_t i = 1; i <= same; i++)
         fprintf(out, ", %s", smc_base_name(in->libraries[k + i].path));
@@ -722,6 +724,9 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
     /* A few GPUs a person named: one line each, with the inputs that give it its status; the
      * matrix and a single GPU: one line. */
     bool lines = judging && opt->overall && opt->target_count > 1 && opt->target_count <= 6;
+    bool same = judging && opt->overall;
+    for (size_t u = 1; same && u < opt->target_count; u++)
+        same = opt->overall[u] == opt->overall[0];
     size_t col = 0;
     if (lines) fputs("overall:\n", out);
     for (size_t t = 0; judging && opt->overall && t < opt->target_count; t++) {
@@ -729,9 +734,6 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         char tok[16];
         target_token(tok, &opt->targets[t]);
         if (!lines) { /* one line, wrapped at 100 columns; the same status everywhere: once */
-            bool same = true;
-            for (size_t u = 1; u < opt->target_count; u++)
-                same &= opt->overall[u] == opt->overall[0];
             if (same && opt->target_count > 1) {
                 fputs("overall: ", out);
                 print_status(out, opt, worst, 0);
