@@ -18,7 +18,7 @@ rule() { # WHAT PATTERN FILE...
         failed=$((failed + 1))
     fi
 }
-readers="finder.c fatbin.c elf.c scan.c wheel.c walk.c env.c meta.c"
+readers="finder.c fatbin.c elf.c scan.c source.c wheel.c walk.c env.c meta.c"
 rule "readers call no judge" 'smc_judge|smc_image_verdict|smc_judgement_|smc_failing_tokens' $readers
 rule "the judge reads no bytes" \
     'smc_finder_|smc_payload_|smc_cubin_|smc_elf_|smc_scan_|\b(open|fopen|mmap|read|pread)\(' \

@@ -8,6 +8,15 @@
 
 #include "check.h"
 
+/* smc_advise for the builds b, on a platform, for nt GPUs with a driver. */
+static smc_status advise(const smc_builds *b, const char *platform, const smc_target *t, size_t nt,
+                         int driver, smc_advice *a)
+{
+    smc_advice_request req = {.builds = b, .platform = platform, .targets = t, .target_count = nt,
+                              .driver_cuda = driver};
+    return smc_advise(&req, a);
+}
+
 static smc_target gpu(unsigned major, unsigned minor)
 {
     return (smc_target){.cc_major = major, .cc_minor = minor};
@@ -175,7 +184,7 @@ static void test_advice(const char *fixture)
     /* RTX 50 on a 12.8 driver: not 3.0's cu130 (driver), not its cu126 (no sm_120): 2.9 cu128,
      * the PyPI default, before cu129 (newer minor than the driver); a newer driver gives 3.0. */
     smc_target t = gpu(12, 0);
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 12080, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 12080, &a) == SMC_OK);
     CHECK(a.count == 6 && is(best(b, &a), "2.9.0", "cu128"));
     CHECK(a.newer_driver != SMC_NONE && is(&b->rows[a.rows[a.newer_driver].build], "3.0.0", "cu130"));
     CHECK(a.newer_driver != SMC_NONE && a.rows[a.newer_driver].needs_cuda == 13000 &&
@@ -186,51 +195,51 @@ static void test_advice(const char *fixture)
 
     /* GTX 1080 Ti (6.1) on 13.0: sm_60 serves it; cu130 has no Pascal. */
     t = gpu(6, 1);
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 13000, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 13000, &a) == SMC_OK);
     CHECK(is(best(b, &a), "3.0.0", "cu126") && a.newer_driver == SMC_NONE);
     smc_advice_free(&a);
 
     /* H100 on 12.4: 3.0 cu126 by minor-version compatibility (a 12.x driver runs 12.6). */
     t = gpu(9, 0);
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 12040, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 12040, &a) == SMC_OK);
     CHECK(is(best(b, &a), "3.0.0", "cu126") && a.rows[a.best].needs_cuda == 12000);
     CHECK(a.rows[a.best].warnings & SMC_WARN_NEWER_MINOR);
     smc_advice_free(&a);
     /* ... and with 13.0, the PyPI default of 3.0. */
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 13000, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 13000, &a) == SMC_OK);
     CHECK(is(best(b, &a), "3.0.0", "cu130"));
     smc_advice_free(&a);
     /* No driver known: the newest release, and what driver it needs. */
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 0, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 0, &a) == SMC_OK);
     CHECK(is(best(b, &a), "3.0.0", "cu130") && a.rows[a.best].needs_cuda == 13000);
     smc_advice_free(&a);
 
     /* Two GPUs: a build must serve both. V100 and RTX 50 on 13.0: only 2.9's cu12x have sm_70
      * and sm_120; cu128 is the PyPI default and the 13.0 driver runs both. */
     smc_target two[2] = {gpu(7, 0), gpu(12, 0)};
-    CHECK(smc_advise(b, "linux-x86_64", two, 2, 13000, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", two, 2, 13000, &a) == SMC_OK);
     CHECK(is(best(b, &a), "2.9.0", "cu128"));
     smc_advice_free(&a);
 
     /* A GPU only PTX serves (8.9 is not in the list: sm_86 would not... it is: same major). A
      * future 9.5 has no cubin anywhere; 2.1's compute_86 PTX runs by JIT. */
     t = gpu(9, 5);
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 0, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 0, &a) == SMC_OK);
     CHECK(is(best(b, &a), "3.0.0", "cu130")); /* sm_90 serves 9.5: same major, lower minor */
     smc_advice_free(&a);
     t = gpu(14, 0);
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 0, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 0, &a) == SMC_OK);
     CHECK(is(best(b, &a), "2.1.0", "cu118") && a.rows[a.best].status == SMC_STATUS_JIT);
     CHECK(a.rows[a.best].needs_cuda >= 11080); /* its PTX needs a driver that compiles it */
     smc_advice_free(&a);
     /* The same with a driver older than that PTX's ISA: nothing runs. */
-    CHECK(smc_advise(b, "linux-x86_64", &t, 1, 11040, &a) == SMC_OK);
+    CHECK(advise(b, "linux-x86_64", &t, 1, 11040, &a) == SMC_OK);
     CHECK(a.best == SMC_NONE);
     smc_advice_free(&a);
 
     /* Orin (8.7) on aarch64: sm_80 does not run on Tegra; the cpu row never serves. */
     t = gpu(8, 7);
-    CHECK(smc_advise(b, "linux-aarch64", &t, 1, 12060, &a) == SMC_OK);
+    CHECK(advise(b, "linux-aarch64", &t, 1, 12060, &a) == SMC_OK);
     CHECK(a.count == 2 && a.best == SMC_NONE && a.newer_driver == SMC_NONE);
     for (size_t i = 0; i < a.count; i++)
         if (b->rows[a.rows[i].build].image_count == 0)
@@ -238,11 +247,11 @@ static void test_advice(const char *fixture)
     smc_advice_free(&a);
     /* Thor (11.0) there: sm_110, with a 13.0 driver. */
     t = gpu(11, 0);
-    CHECK(smc_advise(b, "linux-aarch64", &t, 1, 13000, &a) == SMC_OK);
+    CHECK(advise(b, "linux-aarch64", &t, 1, 13000, &a) == SMC_OK);
     CHECK(is(best(b, &a), "3.0.0", "cu130"));
     smc_advice_free(&a);
     /* A platform with no rows: nothing, no failure. */
-    CHECK(smc_advise(b, "windows-amd64", &t, 1, 13000, &a) == SMC_OK && a.count == 0 &&
+    CHECK(advise(b, "windows-amd64", &t, 1, 13000, &a) == SMC_OK && a.count == 0 &&
           a.best == SMC_NONE);
     smc_advice_free(&a);
 
@@ -290,7 +299,7 @@ static void test_builtin_answers(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         smc_target t = gpu(cases[i].major, cases[i].minor);
         smc_advice a;
-        CHECK(smc_advise(b, cases[i].platform, &t, 1, cases[i].driver, &a) == SMC_OK);
+        CHECK(advise(b, cases[i].platform, &t, 1, cases[i].driver, &a) == SMC_OK);
         const smc_build *r = best(b, &a);
         bool ok = cases[i].release ? is(r, cases[i].release, cases[i].variant) : r == NULL;
         CHECK(ok);
@@ -322,25 +331,25 @@ static void test_sentences(void)
     smc_judgement j = {.status = SMC_STATUS_NONE, .cause = SMC_CAUSE_ARCH};
     /* TORCH_CUDA_ARCH_LIST only for a library built against PyTorch (DT_NEEDED libc10). */
     smc_library ext = {.links_torch = true}, plain = {0};
-    char *s = smc_next_step(&ext, &j, &t, 12080);
+    char *s = smc_next_step(&ext, &j, &t, 12080, false);
     CHECK(s && strcmp(s, "a build for sm_120: CUDA 12.8 or newer, nvcc -gencode "
                          "arch=compute_120,code=sm_120 (TORCH_CUDA_ARCH_LIST=12.0), and a driver "
                          "of 570.26 or newer") == 0);
     free(s);
-    s = smc_next_step(&plain, &j, &t, 12080);
+    s = smc_next_step(&plain, &j, &t, 12080, false);
     CHECK(s && strcmp(s, "a build for sm_120: CUDA 12.8 or newer, nvcc -gencode "
                          "arch=compute_120,code=sm_120, and a driver of 570.26 or newer") == 0);
     free(s);
     j = (smc_judgement){.status = SMC_STATUS_NONE, .cause = SMC_CAUSE_BUILT_NEWER, .built_major = 13};
-    s = smc_next_step(&plain, &j, &t, 12080);
+    s = smc_next_step(&plain, &j, &t, 12080, false);
     CHECK(s && strcmp(s, "a driver of 580.65.06 or newer (CUDA 13), or a build of it for CUDA 12") == 0);
     free(s);
     j = (smc_judgement){.status = SMC_STATUS_NONE, .cause = SMC_CAUSE_DRIVER_GPU, .gpu_cuda = 12080};
-    s = smc_next_step(&plain, &j, &t, 12040);
+    s = smc_next_step(&plain, &j, &t, 12040, false);
     CHECK(s && strcmp(s, "a driver of 570.26 or newer (CUDA 12.8)") == 0);
     free(s);
     j.status = SMC_STATUS_PARTIAL;
-    CHECK(smc_next_step(&plain, &j, &t, 12040) == NULL);
+    CHECK(smc_next_step(&plain, &j, &t, 12040, false) == NULL);
 
     /* The last driver branch of old architectures. */
     CHECK(smc_last_driver_branch(37) == 470 && smc_last_driver_branch(61) == 580 &&

@@ -41,13 +41,15 @@ static void guarded(const char *path)
     CHECK(in != NULL);
     if (in) {
         CHECK(smc_scan_memory(in, path, bytes, (size_t)len, &opt) == SMC_OK);
-        CHECK(smc_judge(&in, 1, t, 3, 12080, NULL) == SMC_OK);
+        smc_request req = {.targets = t, .target_count = 3, .driver_cuda = 12080};
+        smc_result *r = NULL;
+        CHECK(smc_check_inputs(&in, 1, &req, &r) == SMC_OK);
         FILE *null = fopen("/dev/null", "w");
-        smc_report_options ro = {.targets = t, .target_count = 3, .driver_cuda = 12080};
-        if (null) {
-            CHECK(smc_report_json(null, &in, 1, &ro) == SMC_OK);
+        if (null && r) {
+            CHECK(smc_report_json(null, r, &(smc_display){.detail = true}) == SMC_OK);
             fclose(null);
         }
+        smc_result_free(r);
         smc_input_free(in);
     }
     munmap(map, span + page);

@@ -57,18 +57,15 @@ static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
 /* The detailed JSON report of in, judged against targets with a driver. */
 static char *report(smc_input *in, const smc_target *t, size_t nt, int driver)
 {
-    smc_lib_status overall[8];
-    if (smc_judge(&in, 1, t, nt, driver, overall) != SMC_OK) return NULL;
-    smc_report_options ro = {.detail = true,
-                             .targets = t,
-                             .target_count = nt,
-                             .driver_cuda = driver,
-                             .overall = overall};
+    smc_request req = {.targets = t, .target_count = nt, .driver_cuda = driver};
+    smc_result *r = NULL;
+    if (smc_check_inputs(&in, 1, &req, &r) != SMC_OK) return NULL;
     char *text = NULL;
     size_t n = 0;
     FILE *out = open_memstream(&text, &n);
+    smc_status st = out ? smc_report_json(out, r, &(smc_display){.detail = true}) : SMC_ERR_NOMEM;
+    smc_result_free(r);
     if (!out) return NULL;
-    smc_status st = smc_report_json(out, &in, 1, &ro);
     fclose(out);
     if (st != SMC_OK) {
         free(text);

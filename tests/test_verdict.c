@@ -199,6 +199,7 @@ static smc_judgement judge(smc_library *lib, const char *name, unsigned cc, int 
     smc_input *in = smc_input_new("in", SMC_INPUT_FILE);
     in->libraries = lib;
     in->library_count = 1;
+    in->inspected = true; /* mark_kernels said what the payloads would */
     smc_lib_status overall = SMC_STATUS_OK;
     smc_status st = smc_judge(&in, 1, &t, 1, driver, &overall);
     CHECK(st == SMC_OK && lib->judgement_count == 1);
@@ -429,6 +430,7 @@ static void one_verdict(smc_library *lib, unsigned cc, int driver, char *out, si
     smc_input *in = smc_input_new("in", SMC_INPUT_FILE);
     in->libraries = lib;
     in->library_count = 1;
+    in->inspected = true;
     smc_lib_status overall;
     CHECK(smc_judge(&in, 1, &t, 1, driver, &overall) == SMC_OK);
     const smc_judgement *j = &lib->judgements[0];

@@ -86,7 +86,10 @@ static bool parse_size(const char *text, uint64_t *out)
 typedef struct config {
     mode mode;
     smc_options scan;
-    smc_report_options report;
+    smc_display display;
+    int driver_cuda;
+    const char *driver_source;
+    const char *default_reason;
     bool json, sarif, list, have_driver, quiet, fail_never;
     const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
@@ -211,7 +214,7 @@ static int parse_args(int argc, char **argv, config *cfg)
                                    optarg);
             break;
         case OPT_DRIVER:
-            if (!smc_driver_parse(optarg, &cfg->report.driver_cuda))
+            if (!smc_driver_parse(optarg, &cfg->driver_cuda))
                 return usage_error("--driver wants a CUDA version (12.8) or a driver version "
                                    "(570.124.06), not '%s'",
                                    optarg);
@@ -235,7 +238,7 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->sarif_file = optarg;
             break;
         case OPT_DETAIL:
-            cfg->report.detail = true;
+            cfg->display.detail = true;
             break;
         case OPT_VERIFY:
             cfg->scan.verify = true;
@@ -442,8 +445,8 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         return usage_error("%s", "out of memory");
     }
     if (*n && !cfg->have_driver) {
-        cfg->report.driver_cuda = d.cuda_version;
-        cfg->report.driver_source = "the local driver";
+        cfg->driver_cuda = d.cuda_version;
+        cfg->driver_source = "the local driver";
     }
     if (!*n && (cfg->gpus || cfg->mode == MODE_ADVISE)) { /* the local GPUs: there are none */
         char why[400];
@@ -498,15 +501,6 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *
     ps->shown = true;
 }
 
-static void platform_columns(smc_input *const *inputs, size_t n, smc_target *targets, size_t *nt,
-                             bool say)
-{
-    if (smc_targets_for_platform(inputs, n, targets, nt) && say)
-        fputs("smcheck: every library is x86-64: no columns for the GPUs of Arm machines (Jetson, "
-              "DGX Spark)\n",
-              diag);
-}
-
 /* Prints each input error and finding as a one-line diagnostic; returns whether there were any. */
 static bool diagnose(smc_input *const *inputs, size_t n)
 {
@@ -537,26 +531,16 @@ static bool diagnose(smc_input *const *inputs, size_t n)
 }
 
 /* The exit status the overall verdicts call for, and the warning that partial always gets. */
-static int gate(const config *cfg, smc_input *const *inputs, size_t n,
-                const smc_lib_status *overall, size_t ntargets)
+static int gate(const config *cfg, const smc_result *r)
 {
-    size_t partial = 0;
     bool fail = false;
-    for (size_t t = 0; t < ntargets; t++)
-        fail |= !cfg->fail_never && smc_status_fails(overall[t], cfg->fail_on);
-    for (size_t i = 0; i < n && ntargets; i++) /* scan judges only to say what serves */
-        for (size_t l = 0; l < inputs[i]->library_count; l++) {
-            const smc_library *lib = &inputs[i]->libraries[l];
-            bool is_partial = false;
-            for (size_t t = 0; t < lib->judgement_count; t++)
-                is_partial |= lib->judgements[t].status == SMC_STATUS_PARTIAL;
-            partial += is_partial;
-        }
-    if (partial && !cfg->quiet)
+    for (size_t t = 0; t < r->target_count; t++)
+        fail |= !cfg->fail_never && smc_status_fails(r->overall[t], cfg->fail_on);
+    if (r->partial && !cfg->quiet)
         fprintf(diag,
                 "smcheck: warning: %zu librar%s partial: some containers have no usable image "
                 "(vendor libraries keep per-architecture modules; --detail names them)\n",
-                partial, partial == 1 ? "y is" : "ies are");
+                r->partial, r->partial == 1 ? "y is" : "ies are");
     return fail ? EXIT_FAIL : EXIT_CLEAN;
 }
 
@@ -643,12 +627,10 @@ static int advise(config *cfg, const char *env)
         smc_builds_free(builds);
         return stop;
     }
-    if (cfg->have_driver) cfg->report.driver_source = "--driver";
+    if (cfg->have_driver) cfg->driver_source = "--driver";
     const char *platform = cfg->platform ? cfg->platform
                            : arm_only(targets, n) ? "linux-aarch64"
                                                   : smc_platform_here();
-    cfg->report.targets = targets;
-    cfg->report.target_count = n;
     smc_torch_installed now;
     smc_input *where = NULL;
     if ((stop = installed_torch(cfg, env, &now, &where)) >= 0) {
@@ -656,22 +638,24 @@ static int advise(config *cfg, const char *env)
         free(targets);
         return stop;
     }
-    if (where) {
-        cfg->report.installed = &now;
-        cfg->report.installed_where = where->path;
-    }
+    smc_advice_request req = {.builds = builds,
+                              .platform = platform,
+                              .targets = targets,
+                              .target_count = n,
+                              .driver_cuda = cfg->driver_cuda,
+                              .driver_source = cfg->driver_source,
+                              .installed = where ? &now : NULL,
+                              .installed_where = where ? where->path : NULL};
     smc_advice a;
-    smc_status st = smc_advise(builds, platform, targets, n, cfg->report.driver_cuda, &a);
+    smc_status st = smc_advise(&req, &a);
     int status = EXIT_INPUT;
     if (st != SMC_OK) {
         fprintf(diag, "smcheck: %s\n", smc_status_str(st));
     } else {
         FILE *out = open_output(cfg);
         if (out)
-            status = close_output(out, cfg->json ? smc_report_advice_json(out, builds, &a, platform,
-                                                                          &cfg->report)
-                                                 : smc_report_advice_text(out, builds, &a, platform,
-                                                                          &cfg->report));
+            status = close_output(out, cfg->json ? smc_report_advice_json(out, &a, &cfg->display)
+                                                 : smc_report_advice_text(out, &a, &cfg->display));
         if (status == EXIT_CLEAN && a.best == SMC_NONE) status = EXIT_FAIL;
         smc_advice_free(&a);
     }
@@ -721,7 +705,7 @@ int main(int argc, char **argv)
         }
         paths = defaults;
         npaths = (int)ndefaults;
-        cfg.report.default_reason = why;
+        cfg.default_reason = why;
     }
     progress_state ps = {0};
     if (!cfg.quiet && isatty(STDERR_FILENO)) {
@@ -731,109 +715,71 @@ int main(int argc, char **argv)
 
     smc_gpu_table *table = NULL;
     smc_builds *builds = NULL;
-    smc_target *targets = NULL;
-    size_t ntargets = 0;
+    smc_target *targets = NULL, *serving = NULL;
+    size_t ntargets = 0, nserving = 0;
     bool informational = false;
+    if ((stop = load_table(&cfg, &table)) >= 0) return stop;
     if (cfg.mode == MODE_JUDGE) {
-        if ((stop = load_table(&cfg, &table)) >= 0) return stop;
         stop = choose_targets(&cfg, table, &targets, &ntargets, &informational);
-        smc_gpu_table_free(table);
-        if (stop >= 0) {
-            free(targets);
-            return stop;
-        }
-        if (cfg.have_driver) cfg.report.driver_source = "--driver";
-        cfg.report.targets = targets;
-        cfg.report.target_count = ntargets;
-        if ((stop = load_builds(&cfg, &builds)) >= 0) {
-            free(targets);
-            return stop;
-        }
-        cfg.report.builds = builds;
+        if (stop < 0) stop = load_builds(&cfg, &builds);
+        if (cfg.have_driver) cfg.driver_source = "--driver";
+    } else if (smc_targets_representative(table, &serving, &nserving) != SMC_OK) {
+        stop = usage_error("%s", "out of memory"); /* scan: what each library serves */
     }
-    /* What judging needs is read with the bytes; so are the kernel names --detail shows. */
-    cfg.scan.inspect = cfg.mode == MODE_JUDGE || cfg.report.detail;
-    cfg.scan.kernel_names = cfg.report.detail;
-    cfg.scan.targets = targets; /* and only what can change a verdict for them */
-    cfg.scan.target_count = ntargets;
-    cfg.scan.driver_cuda = cfg.report.driver_cuda;
-
-    smc_input **inputs = calloc((size_t)npaths, sizeof *inputs);
-    smc_status st =
-        inputs ? smc_scan_paths((const char *const *)paths, (size_t)npaths, &cfg.scan, inputs)
-               : SMC_ERR_NOMEM;
-    if (ps.shown) fputs("\r\033[K", diag); /* the progress line goes */
-    if (st != SMC_OK) {
-        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
-        free(inputs);
+    smc_gpu_table_free(table);
+    if (stop >= 0) {
         free(targets);
-        smc_builds_free(builds);
-        return EXIT_INPUT;
-    }
-    size_t n = (size_t)npaths;
-    if (informational) {
-        platform_columns(inputs, n, targets, &ntargets, !cfg.quiet);
-        cfg.report.target_count = ntargets;
-    }
-    /* scan: what the libraries serve, judged against one GPU per architecture, no driver. */
-    smc_target *serving = NULL;
-    size_t nserving = 0;
-    if (cfg.mode == MODE_SCAN) {
-        smc_gpu_table *reps = NULL;
-        st = load_table(&cfg, &reps) >= 0                         ? SMC_ERR_IO
-                                                           : smc_targets_representative(reps, &serving, &nserving);
-        smc_gpu_table_free(reps);
-        if (st == SMC_OK) {
-            platform_columns(inputs, n, serving, &nserving, false);
-            st = smc_judge(inputs, n, serving, nserving, 0, NULL);
-        }
-        cfg.report.serving = serving;
-        cfg.report.serving_count = nserving;
-    }
-    smc_lib_status *overall = calloc(ntargets ? ntargets : 1, sizeof *overall);
-    if (st == SMC_OK)
-        st = !overall  ? SMC_ERR_NOMEM
-             : ntargets ? smc_judge(inputs, n, targets, ntargets, cfg.report.driver_cuda, overall)
-                        : SMC_OK; /* scan: nothing to judge */
-    if (st != SMC_OK) {
-        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
-        for (size_t i = 0; i < n; i++)
-            smc_input_free(inputs[i]);
-        free(inputs);
-        free(targets);
-        free(overall);
         free(serving);
+        return stop;
+    }
+    smc_request req = {.paths = (const char *const *)paths,
+                       .path_count = (size_t)npaths,
+                       .scan = cfg.scan,
+                       .targets = targets,
+                       .target_count = ntargets,
+                       .driver_cuda = cfg.driver_cuda,
+                       .driver_source = cfg.driver_source,
+                       .informational = informational,
+                       .serving = serving,
+                       .serving_count = nserving,
+                       .kernel_names = cfg.display.detail,
+                       .builds = builds,
+                       .default_reason = cfg.default_reason};
+    smc_result *r = NULL;
+    smc_status st = smc_check(&req, &r);
+    if (ps.shown) fputs("\r\033[K", diag); /* the progress line goes */
+    free(targets);
+    free(serving);
+    if (st != SMC_OK) {
+        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
         smc_builds_free(builds);
         return EXIT_INPUT;
     }
-    cfg.report.overall = overall;
-    bool unreadable = diagnose(inputs, n);
-    int status = gate(&cfg, inputs, n, overall, ntargets);
+    if (r->arm_left_out && !cfg.quiet)
+        fputs("smcheck: every library is x86-64: no columns for the GPUs of Arm machines (Jetson, "
+              "DGX Spark)\n",
+              diag);
+    bool unreadable = diagnose(r->inputs, r->input_count);
+    int status = gate(&cfg, r);
     if (informational) status = EXIT_CLEAN; /* the matrix is for information */
     if (cfg.color && strcmp(cfg.color, "auto") != 0)
-        cfg.report.color = strcmp(cfg.color, "always") == 0;
+        cfg.display.color = strcmp(cfg.color, "always") == 0;
     else {
         const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
-        cfg.report.color = !cfg.output && isatty(STDOUT_FILENO) && !(no_color && *no_color);
+        cfg.display.color = !cfg.output && isatty(STDOUT_FILENO) && !(no_color && *no_color);
     }
     FILE *out = open_output(&cfg);
-    cfg.report.informational = informational;
-    int written = out ? close_output(out, cfg.sarif  ? smc_report_sarif(out, inputs, n, &cfg.report)
-                                          : cfg.json ? smc_report_json(out, inputs, n, &cfg.report)
-                                                     : smc_report_text(out, inputs, n, &cfg.report))
+    int written = out ? close_output(out, cfg.sarif  ? smc_report_sarif(out, r)
+                                          : cfg.json ? smc_report_json(out, r, &cfg.display)
+                                                     : smc_report_text(out, r, &cfg.display))
                       : EXIT_INPUT;
     if (cfg.sarif_file && written == EXIT_CLEAN) { /* the same result, as SARIF, beside it */
         FILE *sf = fopen(cfg.sarif_file, "w");
         if (!sf) fprintf(diag, "smcheck: %s: %s\n", cfg.sarif_file, strerror(errno));
-        written = sf ? close_output(sf, smc_report_sarif(sf, inputs, n, &cfg.report)) : EXIT_INPUT;
+        written = sf ? close_output(sf, smc_report_sarif(sf, r)) : EXIT_INPUT;
     }
     if (unreadable || written != EXIT_CLEAN) status = EXIT_INPUT;
-    for (size_t i = 0; i < n; i++)
-        smc_input_free(inputs[i]);
-    free(inputs);
-    free(targets);
-    free(overall);
-    free(serving);
+    smc_result_free(r);
     smc_builds_free(builds);
     for (size_t i = 0; i < ndefaults; i++)
         free(defaults[i]);

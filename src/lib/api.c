@@ -1,6 +1,6 @@
 /* api.c: the API of include/smcheck.h over the model. A session holds the targets and limits; a
- * check reads the paths, judges them as the command does, and keeps in its report what the
- * accessors give (paths, tokens, reasons), worked out once, so that they are plain reads. */
+ * check runs the command's own pipeline (smc_check) and indexes its result, so that the
+ * accessors are plain reads of what the command prints. */
 #include "internal.h"
 
 #include <smcheck.h>
@@ -30,7 +30,6 @@ typedef struct api_library {
     const smc_input *in;
     const smc_library *lib;
     char *tokens;
-    char **reasons; /* per target */
 } api_library;
 
 typedef struct api_error {
@@ -38,15 +37,8 @@ typedef struct api_error {
 } api_error;
 
 struct smcheck_report {
-    smc_input **inputs;
-    size_t input_count;
-    smc_target *targets;
-    size_t target_count;
+    smc_result *result;
     char (*target_names)[160];
-    smc_lib_status *overall;
-    int driver_cuda;
-    const char *driver_source;
-    bool informational;
     smc_builds *builds;
     api_library *libs;
     size_t lib_count;
@@ -156,68 +148,59 @@ const char *smcheck_session_message(const smcheck_session *s)
 void smcheck_report_free(smcheck_report *r)
 {
     if (!r) return;
-    for (size_t i = 0; i < r->lib_count; i++) {
+    for (size_t i = 0; i < r->lib_count; i++)
         free(r->libs[i].tokens);
-        for (size_t t = 0; r->libs[i].reasons && t < r->target_count; t++)
-            free(r->libs[i].reasons[t]);
-        free(r->libs[i].reasons);
-    }
     for (size_t i = 0; i < r->error_count; i++) {
         free(r->errors[i].path);
         free(r->errors[i].message);
     }
-    for (size_t i = 0; i < r->input_count; i++)
-        smc_input_free(r->inputs[i]);
-    free(r->inputs);
+    smc_result_free(r->result);
     free(r->libs);
     free(r->dists);
     free(r->errors);
-    free(r->targets);
     free(r->target_names);
-    free(r->overall);
     smc_builds_free(r->builds);
     free(r);
 }
 
 /* The targets of a check: the session's, else the local GPUs, else the representative ones. */
-static smc_status choose_targets(const smcheck_session *s, smcheck_report *r)
+static smc_status choose_targets(const smcheck_session *s, smc_request *q, smc_target **own)
 {
-    r->driver_cuda = s->driver_cuda;
-    r->driver_source = s->driver_set ? "the caller" : NULL;
+    q->driver_cuda = s->driver_cuda;
+    q->driver_source = s->driver_set ? "the caller" : NULL;
     if (s->targets) {
-        r->targets = malloc(s->target_count * sizeof *r->targets);
-        if (!r->targets) return SMC_ERR_NOMEM;
-        memcpy(r->targets, s->targets, s->target_count * sizeof *r->targets);
-        r->target_count = s->target_count;
+        q->targets = s->targets;
+        q->target_count = s->target_count;
         return SMC_OK;
     }
     smc_driver d;
+    size_t n = 0;
     smc_status st = smc_driver_probe(&d);
-    if (st == SMC_OK) st = smc_targets_local(s->table, &d, &r->targets, &r->target_count);
-    if (st == SMC_OK && r->target_count && !s->driver_set) {
-        r->driver_cuda = d.cuda_version;
-        r->driver_source = "the local driver";
+    if (st == SMC_OK) st = smc_targets_local(s->table, &d, own, &n);
+    if (st == SMC_OK && n && !s->driver_set) {
+        q->driver_cuda = d.cuda_version;
+        q->driver_source = "the local driver";
     }
-    if (st == SMC_OK && !r->target_count) {
-        r->informational = true;
-        st = smc_targets_representative(s->table, &r->targets, &r->target_count);
+    if (st == SMC_OK && !n) {
+        q->informational = true;
+        st = smc_targets_representative(s->table, own, &n);
     }
+    q->targets = *own;
+    q->target_count = n;
     smc_driver_free(&d);
     return st;
 }
 
+/* "sm_80 sm_90 compute_90": the library's tokens, from its summary. */
 static char *tokens_of(const smc_library *lib)
 {
-    smc_summary sum;
-    if (smc_library_summarize(lib, &sum) != SMC_OK) return NULL;
-    size_t len = 1;
-    for (size_t i = 0; i < sum.token_count; i++)
-        len += strlen(sum.tokens[i].token) + 1;
+    size_t len = 1, n = lib->summary ? lib->summary->token_count : 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(lib->summary->tokens[i].token) + 1;
     char *out = malloc(len), *o = out;
-    for (size_t i = 0; out && i < sum.token_count; i++)
-        o += sprintf(o, "%s%s", i ? " " : "", sum.tokens[i].token);
+    for (size_t i = 0; out && i < n; i++)
+        o += sprintf(o, "%s%s", i ? " " : "", lib->summary->tokens[i].token);
     if (out) *o = '\0';
-    smc_summary_free(&sum);
     return out;
 }
 
@@ -238,28 +221,29 @@ static bool add_error(smcheck_report *r, const char *path, const char *message, 
     return e->path && e->message;
 }
 
-/* Everything the accessors return, worked out once. */
+/* The result, by index: libraries, distributions, errors and target names in report order. */
 static smc_status index_report(smcheck_report *r)
 {
+    const smc_result *res = r->result;
     size_t libs = 0, dists = 0;
-    for (size_t i = 0; i < r->input_count; i++) {
-        libs += r->inputs[i]->library_count;
-        dists += r->inputs[i]->distribution_count;
+    for (size_t i = 0; i < res->input_count; i++) {
+        libs += res->inputs[i]->library_count;
+        dists += res->inputs[i]->distribution_count;
     }
     r->libs = calloc(libs ? libs : 1, sizeof *r->libs);
     r->dists = calloc(dists ? dists : 1, sizeof *r->dists);
-    r->target_names = calloc(r->target_count ? r->target_count : 1, sizeof *r->target_names);
+    r->target_names = calloc(res->target_count ? res->target_count : 1, sizeof *r->target_names);
     if (!r->libs || !r->dists || !r->target_names) return SMC_ERR_NOMEM;
-    for (size_t t = 0; t < r->target_count; t++) {
-        const smc_target *g = &r->targets[t];
+    for (size_t t = 0; t < res->target_count; t++) {
+        const smc_target *g = &res->targets[t];
         if (g->name[0])
             snprintf(r->target_names[t], sizeof r->target_names[t], "%s", g->name);
         else
             snprintf(r->target_names[t], sizeof r->target_names[t], "sm_%u%u", g->cc_major,
                      g->cc_minor);
     }
-    for (size_t i = 0; i < r->input_count; i++) {
-        const smc_input *in = r->inputs[i];
+    for (size_t i = 0; i < res->input_count; i++) {
+        const smc_input *in = res->inputs[i];
         for (size_t k = 0; k < in->distribution_count; k++)
             r->dists[r->dist_count++] = &in->distributions[k];
         for (size_t k = 0; k < in->error_count; k++)
@@ -270,13 +254,7 @@ static smc_status index_report(smcheck_report *r)
             api_library *a = &r->libs[r->lib_count++];
             a->in = in;
             a->lib = lib;
-            a->tokens = tokens_of(lib);
-            a->reasons = calloc(r->target_count ? r->target_count : 1, sizeof *a->reasons);
-            if (!a->tokens || !a->reasons) return SMC_ERR_NOMEM;
-            for (size_t t = 0; t < r->target_count && t < lib->judgement_count; t++)
-                if (!(a->reasons[t] = smc_judgement_reason(lib, &lib->judgements[t],
-                                                           &r->targets[t], r->driver_cuda)))
-                    return SMC_ERR_NOMEM;
+            if (!(a->tokens = tokens_of(lib))) return SMC_ERR_NOMEM;
             for (size_t k = 0; k < lib->finding_count; k++)
                 if (!add_error(r, lib->path, lib->findings[k].message, lib->findings[k].offset))
                     return SMC_ERR_NOMEM;
@@ -295,25 +273,13 @@ smcheck_error smcheck_check(smcheck_session *s, const char *const *paths, size_t
         if (!paths[i]) return fail(s, SMCHECK_E_ARG, "a NULL path");
     smcheck_report *r = calloc(1, sizeof *r);
     if (!r) return fail(s, SMCHECK_E_NOMEM, NULL);
-    smc_status st = choose_targets(s, r);
+    smc_request q = {.paths = paths, .path_count = count, .scan = s->scan};
+    smc_target *own = NULL;
+    smc_status st = choose_targets(s, &q, &own);
     if (st == SMC_OK && smc_builds_builtin(&r->builds) != 1) st = SMC_ERR_NOMEM;
-    smc_options opt = s->scan;
-    opt.targets = r->targets;
-    opt.target_count = r->target_count;
-    opt.driver_cuda = r->driver_cuda;
-    if (st == SMC_OK) {
-        r->inputs = calloc(count, sizeof *r->inputs);
-        st = r->inputs ? smc_scan_paths(paths, count, &opt, r->inputs) : SMC_ERR_NOMEM;
-        if (st == SMC_OK) r->input_count = count;
-    }
-    if (st == SMC_OK && r->informational)
-        smc_targets_for_platform(r->inputs, r->input_count, r->targets, &r->target_count);
-    if (st == SMC_OK) {
-        r->overall = calloc(r->target_count ? r->target_count : 1, sizeof *r->overall);
-        st = r->overall ? smc_judge(r->inputs, r->input_count, r->targets, r->target_count,
-                                    r->driver_cuda, r->overall)
-                        : SMC_ERR_NOMEM;
-    }
+    q.builds = r->builds;
+    if (st == SMC_OK) st = smc_check(&q, &r->result);
+    free(own);
     if (st == SMC_OK) st = index_report(r);
     if (st != SMC_OK) {
         smcheck_report_free(r);
@@ -326,34 +292,34 @@ smcheck_error smcheck_check(smcheck_session *s, const char *const *paths, size_t
 
 size_t smcheck_report_target_count(const smcheck_report *r)
 {
-    return r ? r->target_count : 0;
+    return r ? r->result->target_count : 0;
 }
 
 const char *smcheck_report_target_name(const smcheck_report *r, size_t target)
 {
-    return r && target < r->target_count ? r->target_names[target] : NULL;
+    return r && target < r->result->target_count ? r->target_names[target] : NULL;
 }
 
 unsigned smcheck_report_target_capability(const smcheck_report *r, size_t target)
 {
-    if (!r || target >= r->target_count) return 0;
-    return r->targets[target].cc_major * 10 + r->targets[target].cc_minor;
+    if (!r || target >= r->result->target_count) return 0;
+    return r->result->targets[target].cc_major * 10 + r->result->targets[target].cc_minor;
 }
 
 smcheck_status smcheck_report_status(const smcheck_report *r, size_t target)
 {
-    if (!r || target >= r->target_count) return SMCHECK_STATUS_NO_CODE;
-    return (smcheck_status)r->overall[target];
+    if (!r || target >= r->result->target_count) return SMCHECK_STATUS_NO_CODE;
+    return (smcheck_status)r->result->overall[target];
 }
 
 int smcheck_report_informational(const smcheck_report *r)
 {
-    return r && r->informational;
+    return r && r->result->informational;
 }
 
 int smcheck_report_driver_cuda(const smcheck_report *r)
 {
-    return r ? r->driver_cuda : 0;
+    return r ? r->result->driver_cuda : 0;
 }
 
 size_t smcheck_report_library_count(const smcheck_report *r)
@@ -387,7 +353,7 @@ const char *smcheck_library_tokens(const smcheck_report *r, size_t lib)
 static const smc_judgement *judgement_at(const smcheck_report *r, size_t lib, size_t target)
 {
     const api_library *a = library_at(r, lib);
-    return a && target < r->target_count && target < a->lib->judgement_count
+    return a && target < r->result->target_count && target < a->lib->judgement_count
                ? &a->lib->judgements[target]
                : NULL;
 }
@@ -406,7 +372,8 @@ const char *smcheck_library_cause(const smcheck_report *r, size_t lib, size_t ta
 
 const char *smcheck_library_reason(const smcheck_report *r, size_t lib, size_t target)
 {
-    return judgement_at(r, lib, target) ? r->libs[lib].reasons[target] : NULL;
+    const smc_judgement *j = judgement_at(r, lib, target);
+    return j ? j->reason : NULL;
 }
 
 size_t smcheck_report_distribution_count(const smcheck_report *r)
@@ -426,7 +393,7 @@ const char *smcheck_distribution_version(const smcheck_report *r, size_t dist)
 
 smcheck_status smcheck_distribution_status(const smcheck_report *r, size_t dist, size_t target)
 {
-    if (!r || dist >= r->dist_count || target >= r->target_count || !r->dists[dist]->verdicts)
+    if (!r || dist >= r->dist_count || target >= r->dists[dist]->verdict_count)
         return SMCHECK_STATUS_NO_CODE;
     return (smcheck_status)r->dists[dist]->verdicts[target].status;
 }
@@ -449,24 +416,16 @@ const char *smcheck_report_error_message(const smcheck_report *r, size_t i)
 smcheck_error smcheck_report_write(const smcheck_report *r, const char *format, FILE *out)
 {
     if (!r || !format || !out) return SMCHECK_E_ARG;
-    smc_report_options opt = {
-        .targets = r->targets,
-        .target_count = r->target_count,
-        .driver_cuda = r->driver_cuda,
-        .driver_source = r->driver_source,
-        .overall = r->overall,
-        .builds = r->builds,
-        .informational = r->informational,
-    };
+    smc_display how = {0};
     smc_status st;
     if (strcmp(format, "json") == 0) {
-        st = smc_report_json(out, r->inputs, r->input_count, &opt);
+        st = smc_report_json(out, r->result, &how);
     } else if (strcmp(format, "sarif") == 0) {
-        st = smc_report_sarif(out, r->inputs, r->input_count, &opt);
+        st = smc_report_sarif(out, r->result);
     } else if (strcmp(format, "text") == 0) {
         FILE *safe = smc_text_stream(out, false); /* no name sends a control sequence */
         if (!safe) return SMCHECK_E_NOMEM;
-        st = smc_report_text(safe, r->inputs, r->input_count, &opt);
+        st = smc_report_text(safe, r->result, &how);
         if (fclose(safe) != 0 && st == SMC_OK) st = SMC_ERR_IO;
     } else {
         return SMCHECK_E_ARG;

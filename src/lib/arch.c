@@ -739,3 +739,41 @@ int smc_target_parse_list(const smc_gpu_table *t, const char *list, smc_target *
     *n = k;
     return 1;
 }
+
+/* Platforms, and the GPUs only one has. */
+
+const char *smc_platform_name(const char *text)
+{
+    static const char *const names[] = {"linux-x86_64", "linux-aarch64", "windows-amd64"};
+    if (!text) return NULL;
+    for (size_t i = 0; i < 3; i++)
+        if (strcmp(text, names[i]) == 0) return names[i];
+    if (strcmp(text, "win_amd64") == 0 || strcmp(text, "windows/amd64") == 0 ||
+        strcmp(text, "win-64") == 0) /* a wheel tag, an OCI platform, a conda subdir */
+        return names[2];
+    if (strcmp(text, "linux-64") == 0) return names[0];
+    bool linux_tag = strncmp(text, "manylinux", 9) == 0 || strncmp(text, "linux", 5) == 0 ||
+                     strchr(text, '_') == NULL;
+    if (!linux_tag) return NULL;
+    if (smc_ends_with(text, "x86_64") || smc_ends_with(text, "amd64")) return names[0];
+    if (smc_ends_with(text, "aarch64") || smc_ends_with(text, "arm64")) return names[1];
+    return NULL;
+}
+
+bool smc_gpu_arm_only(const smc_target *t)
+{
+    static const unsigned arm[] = {53, 62, 72, 87, 101, 110, 121};
+    unsigned cc = t->cc_major * 10 + t->cc_minor;
+    for (size_t k = 0; k < sizeof arm / sizeof arm[0]; k++)
+        if (arm[k] == cc) return true;
+    return false;
+}
+
+const char *smc_platform_here(void)
+{
+#if defined(__aarch64__)
+    return "linux-aarch64";
+#else
+    return "linux-x86_64";
+#endif
+}

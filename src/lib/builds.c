@@ -273,41 +273,8 @@ int smc_builds_builtin(smc_builds **out)
     return smc_builds_parse(smc_builtin_builds_table, smc_builtin_builds_table_len, out, NULL, 0);
 }
 
-const char *smc_platform_name(const char *text)
-{
-    static const char *const names[] = {"linux-x86_64", "linux-aarch64", "windows-amd64"};
-    if (!text) return NULL;
-    for (size_t i = 0; i < 3; i++)
-        if (strcmp(text, names[i]) == 0) return names[i];
-    if (strcmp(text, "win_amd64") == 0 || strcmp(text, "windows/amd64") == 0 ||
-        strcmp(text, "win-64") == 0) /* a wheel tag, an OCI platform, a conda subdir */
-        return names[2];
-    if (strcmp(text, "linux-64") == 0) return names[0];
-    bool linux_tag = strncmp(text, "manylinux", 9) == 0 || strncmp(text, "linux", 5) == 0 ||
-                     strchr(text, '_') == NULL;
-    if (!linux_tag) return NULL;
-    if (smc_ends_with(text, "x86_64") || smc_ends_with(text, "amd64")) return names[0];
-    if (smc_ends_with(text, "aarch64") || smc_ends_with(text, "arm64")) return names[1];
-    return NULL;
-}
 
-bool smc_gpu_arm_only(const smc_target *t)
-{
-    static const unsigned arm[] = {53, 62, 72, 87, 101, 110, 121};
-    unsigned cc = t->cc_major * 10 + t->cc_minor;
-    for (size_t k = 0; k < sizeof arm / sizeof arm[0]; k++)
-        if (arm[k] == cc) return true;
-    return false;
-}
 
-const char *smc_platform_here(void)
-{
-#if defined(__aarch64__)
-    return "linux-aarch64";
-#else
-    return "linux-x86_64";
-#endif
-}
 
 const char *smc_build_index(const smc_build *b, char *buf, size_t len)
 {
@@ -390,7 +357,9 @@ char *smc_next_build(const smc_builds *b, const char *platform, const smc_target
                      int driver_cuda, const char *name, const smc_torch_installed *now)
 {
     smc_advice a;
-    if (smc_advise(b, platform, t, 1, driver_cuda, &a) != SMC_OK) return NULL;
+    smc_advice_request req = {.builds = b, .platform = platform, .targets = t, .target_count = 1,
+                              .driver_cuda = driver_cuda};
+    if (smc_advise(&req, &a) != SMC_OK) return NULL;
     char *out;
     if (a.best != SMC_NONE) {
         const smc_build *row = &b->rows[a.rows[a.best].build];
@@ -434,16 +403,15 @@ static const char *distribution_platform(const smc_input *in, const smc_distribu
 }
 
 char *smc_distribution_next(const smc_input *in, const smc_distribution *d, const smc_rollup *r,
-                            size_t t, const smc_report_options *opt)
+                            const smc_builds *builds, const smc_target *t, int driver_cuda)
 {
     static const char *const family[] = {"torch", "torchvision", "torchaudio"};
-    if (!opt || !opt->builds || r->status != SMC_STATUS_NONE || !d->name || t >= opt->target_count)
-        return NULL;
+    if (!builds || r->status != SMC_STATUS_NONE || !d->name) return NULL;
     smc_torch_installed now = smc_torch_installed_in(in);
     for (size_t i = 0; i < 3; i++)
         if (strcmp(d->name, family[i]) == 0)
-            return smc_next_build(opt->builds, distribution_platform(in, d), &opt->targets[t],
-                                  opt->driver_cuda, family[i], &now);
+            return smc_next_build(builds, distribution_platform(in, d), t, driver_cuda, family[i],
+                                  &now);
     return NULL;
 }
 
@@ -460,6 +428,15 @@ char *smc_driver_note(const smc_target *t, int driver_cuda)
 void smc_advice_free(smc_advice *a)
 {
     if (!a) return;
+    for (size_t i = 0; a->rows && i < a->count; i++) {
+        free(a->rows[i].reason);
+        free(a->rows[i].warning);
+        free(a->rows[i].pip);
+        free(a->rows[i].uv);
+    }
+    for (size_t i = 0; i < a->note_count; i++)
+        free(a->notes[i]);
+    free(a->notes);
     free(a->rows);
     free(a->library);
     smc_input_free(a->model);
@@ -575,11 +552,81 @@ static size_t choose(const smc_advice *a, const smc_builds *b)
     return jit;
 }
 
-smc_status smc_advise(const smc_builds *b, const char *platform, const smc_target *targets,
-                      size_t nt, int driver_cuda, smc_advice *out)
+/* The row shown for the release of row i: the one to install, else its first. */
+static size_t release_pick(const smc_builds *b, const smc_advice *a, size_t i)
+{
+    size_t p = smc_advice_pick(b, a, i);
+    while (p == SMC_NONE && i > 0 &&
+           strcmp(b->rows[a->rows[i - 1].build].torch, b->rows[a->rows[i].build].torch) == 0)
+        i--;
+    return p == SMC_NONE ? i : p;
+}
+
+static smc_status add_note(smc_advice *a, char *note)
+{
+    char **slot = note ? smc_push(&a->notes, a->note_count, sizeof *slot) : NULL;
+    if (!slot) {
+        free(note);
+        return SMC_ERR_NOMEM;
+    }
+    *slot = note;
+    a->note_count++;
+    return SMC_OK;
+}
+
+/* What the reports show of each row, and the notes. */
+static smc_status advice_derive(smc_advice *a)
+{
+    const smc_advice_request *q = &a->req;
+    const smc_builds *b = q->builds;
+    for (size_t i = 0; i < a->count; i++) {
+        smc_advice_row *r = &a->rows[i];
+        const smc_build *row = &b->rows[r->build];
+        size_t l = a->library[r->build];
+        if (l == SMC_NONE) {
+            r->reason = smc_strdup("no GPU code");
+        } else {
+            const smc_judgement *j = &r->judgements[r->worst];
+            r->warning = smc_judgement_warnings(j, q->driver_cuda);
+            if (r->status != SMC_STATUS_OK)
+                r->reason = smc_judgement_reason(&a->model->libraries[l], j,
+                                                 &q->targets[r->worst], q->driver_cuda);
+        }
+        r->pip = smc_build_install(row, false, NULL, q->installed);
+        r->uv = smc_build_install(row, true, NULL, q->installed);
+        if ((r->status != SMC_STATUS_OK && !r->reason) || !r->pip || !r->uv) return SMC_ERR_NOMEM;
+        const char *d = r->needs_cuda ? smc_driver_for_cuda(r->needs_cuda, r->needs_cuda % 1000 != 0,
+                                                            r->needs_driver, sizeof r->needs_driver)
+                                      : NULL;
+        if (!d) r->needs_driver[0] = '\0';
+        if (!smc_build_index(row, r->index, sizeof r->index)) r->index[0] = '\0';
+        r->installed = smc_build_is_installed(row, q->installed);
+        r->shown = release_pick(b, a, i) == i;
+    }
+    bool jetson = false;
+    for (size_t t = 0; t < q->target_count; t++) {
+        char *note = smc_driver_note(&q->targets[t], q->driver_cuda);
+        if (note && add_note(a, note) != SMC_OK) return SMC_ERR_NOMEM;
+        jetson |= smc_gpu_arm_only(&q->targets[t]) && q->targets[t].cc_major < 10;
+    }
+    if (jetson && a->best == SMC_NONE)
+        return add_note(a, smc_strdup("Jetson GPUs before Thor need NVIDIA's PyTorch builds for "
+                                      "their JetPack; the aarch64 wheels on PyPI and "
+                                      "download.pytorch.org are server (SBSA) builds"));
+    return SMC_OK;
+}
+
+smc_status smc_advise(const smc_advice_request *req, smc_advice *out)
 {
     *out = (smc_advice){.best = SMC_NONE, .newer_driver = SMC_NONE};
-    if (!b || !platform || !nt || !targets) return SMC_ERR_ARG;
+    if (!req || !req->builds || !req->platform || !req->target_count || !req->targets)
+        return SMC_ERR_ARG;
+    out->req = *req;
+    const smc_builds *b = req->builds;
+    const char *platform = req->platform;
+    const smc_target *targets = req->targets;
+    size_t nt = req->target_count;
+    int driver_cuda = req->driver_cuda;
     out->model = smc_input_new("builds", SMC_INPUT_FILE);
     out->library = malloc((b->count ? b->count : 1) * sizeof *out->library);
     out->rows = calloc(b->count ? b->count : 1, sizeof *out->rows);
@@ -627,5 +674,7 @@ smc_status smc_advise(const smc_builds *b, const char *platform, const smc_targe
         release_cmp(b->rows[out->rows[out->newer_driver].build].torch,
                     b->rows[out->rows[out->best].build].torch) <= 0)
         out->newer_driver = SMC_NONE;
-    return SMC_OK;
+    smc_status st2 = advice_derive(out);
+    if (st2 != SMC_OK) smc_advice_free(out);
+    return st2;
 }

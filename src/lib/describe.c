@@ -307,40 +307,49 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
     return smc_asprintf("%s is %s", name, smc_lib_status_str(own));
 }
 
+int smc_next_driver(const smc_judgement *j)
+{
+    if (j->status != SMC_STATUS_NONE) return 0;
+    switch (j->cause) {
+    case SMC_CAUSE_BUILT_NEWER:
+        return (int)j->built_major * 1000;
+    case SMC_CAUSE_CUBIN_ABI:
+        return 13000;
+    case SMC_CAUSE_PTX_ISA:
+        return smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10);
+    case SMC_CAUSE_DRIVER_GPU:
+        return j->gpu_cuda;
+    default:
+        return 0;
+    }
+}
+
 char *smc_next_step(const smc_library *lib, const smc_judgement *j, const smc_target *t,
-                    int driver_cuda)
+                    int driver_cuda, bool build)
 {
     if (j->status != SMC_STATUS_NONE) return NULL;
     char drv[32];
-    switch (j->cause) {
-    case SMC_CAUSE_BUILT_NEWER:
-    case SMC_CAUSE_CUBIN_ABI: {
-        unsigned major = j->cause == SMC_CAUSE_CUBIN_ABI ? 13 : j->built_major;
-        const char *d = smc_driver_for_cuda((int)major * 1000, false, drv, sizeof drv);
-        return smc_asprintf("a driver of %s or newer (CUDA %u), or a build of it for CUDA %d",
-                            d ? d : "a newer branch", major, driver_cuda / 1000);
+    int need = build ? 0 : smc_next_driver(j);
+    if (need && (j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI)) {
+        const char *d = smc_driver_for_cuda(need, false, drv, sizeof drv);
+        return smc_asprintf("a driver of %s or newer (CUDA %d), or a build of it for CUDA %d",
+                            d ? d : "a newer branch", need / 1000, driver_cuda / 1000);
     }
-    case SMC_CAUSE_PTX_ISA:
-    case SMC_CAUSE_DRIVER_GPU: {
-        int cuda = j->cause == SMC_CAUSE_PTX_ISA ? smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10)
-                                                 : j->gpu_cuda;
-        const char *d = smc_driver_for_cuda(cuda, true, drv, sizeof drv);
+    if (need) {
+        const char *d = smc_driver_for_cuda(need, true, drv, sizeof drv);
         return smc_asprintf("a driver of %s or newer (CUDA %d.%d)", d ? d : "a newer branch",
-                            cuda / 1000, cuda % 1000 / 10);
+                            need / 1000, need % 1000 / 10);
     }
-    default: { /* built for other GPUs: what a build for this one takes */
-        unsigned cc = t->cc_major * 10 + t->cc_minor;
-        int cuda = smc_cuda_for_arch(cc);
-        char first[48] = "a CUDA toolkit that knows it";
-        if (cuda) snprintf(first, sizeof first, "CUDA %d.%d or newer", cuda / 1000, cuda % 1000 / 10);
-        const char *d = cuda ? smc_driver_for_cuda(cuda, true, drv, sizeof drv) : NULL;
-        char torch[48] = ""; /* a PyTorch extension is built with the list torch's tools read */
-        if (lib && lib->links_torch)
-            snprintf(torch, sizeof torch, " (TORCH_CUDA_ARCH_LIST=%u.%u)", t->cc_major,
-                     t->cc_minor);
-        return smc_asprintf("a build for sm_%u: %s, nvcc -gencode arch=compute_%u,code=sm_%u%s, "
-                            "and a driver of %s or newer",
-                            cc, first, cc, cc, torch, d ? d : "that CUDA");
-    }
-    }
+    /* Built for other GPUs (or a driver would not do): what a build for this one takes. */
+    unsigned cc = t->cc_major * 10 + t->cc_minor;
+    int cuda = smc_cuda_for_arch(cc);
+    char first[48] = "a CUDA toolkit that knows it";
+    if (cuda) snprintf(first, sizeof first, "CUDA %d.%d or newer", cuda / 1000, cuda % 1000 / 10);
+    const char *d = cuda ? smc_driver_for_cuda(cuda, true, drv, sizeof drv) : NULL;
+    char torch[48] = ""; /* a PyTorch extension is built with the list torch's tools read */
+    if (lib && lib->links_torch)
+        snprintf(torch, sizeof torch, " (TORCH_CUDA_ARCH_LIST=%u.%u)", t->cc_major, t->cc_minor);
+    return smc_asprintf("a build for sm_%u: %s, nvcc -gencode arch=compute_%u,code=sm_%u%s, and a "
+                        "driver of %s or newer",
+                        cc, first, cc, cc, torch, d ? d : "that CUDA");
 }

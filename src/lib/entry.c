@@ -10,36 +10,7 @@
 #include <unistd.h>
 
 #define IN_MEMORY (16u << 20) /* a member copied out: to memory up to this, else a file */
-#define WINDOW (1u << 20)     /* what a temporary file is read by */
 
-smc_status smc_scan_fd_streamed(smc_input *part, const char *name, int fd,
-                                const smc_options *opt)
-{
-    smc_finder *f = smc_finder_new(name, opt, false);
-    uint8_t *buf = smc_big_alloc(WINDOW);
-    smc_status st = f && buf ? SMC_OK : SMC_ERR_NOMEM;
-    for (int pass = 0; st == SMC_OK && pass < 2; pass++) {
-        if (lseek(fd, 0, SEEK_SET) != 0) {
-            st = smc_input_add_error(part, name, "cannot read its temporary file: %s",
-                                     strerror(errno));
-            break;
-        }
-        ssize_t got;
-        while (st == SMC_OK && (got = read(fd, buf, WINDOW)) > 0)
-            st = smc_finder_feed(f, buf, (size_t)got);
-        if (st != SMC_OK || smc_finder_spilled(f) || !smc_finder_again(f)) break;
-    }
-    if (st == SMC_OK && smc_finder_spilled(f)) { /* outgrew a stream's bounds: read it mapped */
-        smc_finder_free(f);
-        f = NULL;
-        st = smc_scan_fd(part, name, fd, opt);
-        part->files--; /* counted by the caller already */
-    }
-    if (st == SMC_OK && f) st = smc_finder_finish(f, part);
-    smc_finder_free(f);
-    if (buf) smc_big_free(buf, WINDOW);
-    return st;
-}
 
 smc_entry_end smc_entry_scan(struct archive *a, const uint8_t *head, size_t hlen, uint64_t cap,
                              uint64_t *total, uint64_t total_cap, const smc_ticker *tk,

@@ -527,8 +527,11 @@ static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, struct kept *k)
         }
     }
     if (!read) return false; /* what cannot be read is taken to hold kernels */
-    img->release = info.release;
-    if (!info.kernels) return true;
+    /* A cubin larger than facts are read from, read for --detail's names only, says nothing the
+     * judge uses: a report with names judges as one without. */
+    bool fact = img->size <= CUBIN_FACTS_MAX && img->stored_size <= CUBIN_FACTS_MAX;
+    if (fact) img->release = info.release;
+    if (!info.kernels) return fact;
     h->kernels = 1;
     if (!h->kernel_names &&
         !(h->kernel_names = info.kernels <= 3
@@ -609,6 +612,7 @@ static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
             all_read = false;
     }
     if (h->kernels != 1) h->kernels = !any_cubin || all_read ? 0 : -1;
+    if (ptx) h->kernels = -1; /* as without names: a container with PTX holds kernels */
 }
 
 /* The .version and .target of a PTX image from its first stored bytes: the first PTX_FIRST bytes

@@ -116,6 +116,9 @@ smc_status smc_driver_probe(smc_driver *d)
     if (d->message[0]) goto done;
     /* The driver's CUDA version needs no initialisation and survives a failed cuInit. */
     if (a.driver_version(&d->cuda_version) != CUDA_SUCCESS) d->cuda_version = 0;
+    unsigned isa_major, isa_minor;
+    if (smc_ptx_isa_for_cuda(d->cuda_version, &isa_major, &isa_minor))
+        d->max_ptx_isa = isa_major * 10 + isa_minor;
     if ((rc = a.init(0)) != CUDA_SUCCESS) {
         explain(d, &a, rc, "cuInit");
         goto done;

@@ -86,6 +86,11 @@ static inline uint64_t smc_limit(uint64_t v, uint64_t dflt)
 }
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
 void smc_distribution_clear(smc_distribution *d);
+/* What smc_check derived (smc_derive) goes: judgements' and roll-ups' sentences with them. */
+void smc_judgements_free(smc_judgement *j, size_t n);
+void smc_rollups_free(smc_rollup *r, size_t n);
+void smc_library_underive(smc_library *lib);
+void smc_distribution_underive(smc_distribution *d);
 void smc_distribution_sanitize(smc_distribution *d);
 void smc_library_free(smc_library *lib);
 /* A deep copy of src's facts (not its judgements) under another path, in no distribution. */
@@ -292,6 +297,18 @@ enum {
     SMC_WHY_LTO,         /* LTO IR: never loadable */
     SMC_WHY_THOR_RENAMED /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
 };
+/* rules.c: an image's facts as the rules read them. */
+unsigned smc_arch_major(unsigned arch);
+/* A Jetson GPU's capability: only a cubin for exactly it runs there. */
+bool smc_tegra(unsigned cc);
+/* Whether a GPU of capability cc runs an 'f' image of arch. */
+bool smc_in_family(unsigned arch, unsigned cc);
+/* What an image is for (its PTX text's .target when read, else its entry's), its PTX ISA, and
+ * whether it is a cubin in CUDA 13's format. */
+unsigned smc_image_arch(const smc_image *img);
+smc_variant smc_image_variant(const smc_image *img);
+unsigned smc_image_isa(const smc_image *img);
+bool smc_image_cuda13(const smc_image *img);
 /* What an image is for: a PTX image's .target (when its text was read) wins over its entry's
  * arch and variant. */
 void smc_image_target(const smc_image *img, unsigned *arch, smc_variant *variant);
@@ -309,7 +326,18 @@ bool smc_facts_matter(const smc_image *images, size_t n, const smc_target *targe
  * smc_next_build), on the platform of its wheel tag, else of its libraries' ELF machine, else
  * this machine's; NULL when it is not one, is not none, opt has no builds, or memory runs out. */
 char *smc_distribution_next(const smc_input *in, const smc_distribution *d, const smc_rollup *r,
-                            size_t t, const smc_report_options *opt);
+                            const struct smc_builds *builds, const smc_target *t, int driver_cuda);
+
+/* Judges one library of in for one target again (the judgement of smc_judge's rules), with
+ * another driver, say: to check that a next step helps. Free out with smc_judgements_free's
+ * rules (its failing list). */
+smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const smc_target *t,
+                             int driver_cuda, smc_judgement *out);
+
+/* check.c: what the reports show, derived once from a judged model. */
+/* The result's targets, judged; fills every derived field of the model (smc_judgement.reason
+ * ...), the roll-ups' sentences, serving lists (when r->serving), next steps (verified). */
+smc_status smc_derive(smc_result *r, const struct smc_builds *builds);
 
 /* The distinct tokens (LTO IR left out) of the containers listed, space-separated, at most 12
  * then " ..."; *has_ptx says whether one is PTX. NULL when out of memory. */

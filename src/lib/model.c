@@ -234,12 +234,54 @@ void smc_distribution_clear(smc_distribution *d)
     free(d->cuda);
     free(d->cuda_source);
     free(d->libraries);
-    free(d->verdicts);
+    smc_rollups_free(d->verdicts, d->verdict_count);
     free(d->variant_label);
     for (size_t i = 0; i < d->variant_claim_count; i++)
         free(d->variant_claims[i]);
     free(d->variant_claims);
+    smc_distribution_underive(d);
     *d = (smc_distribution){0};
+}
+
+void smc_distribution_underive(smc_distribution *d)
+{
+    free(d->serving);
+    for (size_t i = 0; i < d->unbacked_count; i++)
+        free(d->unbacked[i]);
+    free(d->unbacked);
+    d->serving = NULL;
+    d->unbacked = NULL;
+    d->unbacked_count = 0;
+}
+
+void smc_rollups_free(smc_rollup *r, size_t n)
+{
+    for (size_t i = 0; r && i < n; i++) {
+        free(r[i].reason);
+        free(r[i].next);
+    }
+    free(r);
+}
+
+void smc_judgements_free(smc_judgement *j, size_t n)
+{
+    for (size_t i = 0; j && i < n; i++) {
+        free(j[i].failing);
+        free(j[i].reason);
+        free(j[i].warning);
+        free(j[i].next);
+        free(j[i].failing_tokens);
+    }
+    free(j);
+}
+
+void smc_library_underive(smc_library *lib)
+{
+    if (lib->summary) smc_summary_free(lib->summary);
+    free(lib->summary);
+    free(lib->serving);
+    lib->summary = NULL;
+    lib->serving = NULL;
 }
 
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
@@ -268,9 +310,8 @@ static void library_clear(smc_library *lib)
     }
     for (size_t i = 0; i < lib->finding_count; i++)
         free(lib->findings[i].message);
-    for (size_t i = 0; i < lib->judgement_count; i++)
-        free(lib->judgements[i].failing);
-    free(lib->judgements);
+    smc_judgements_free(lib->judgements, lib->judgement_count);
+    smc_library_underive(lib);
     free(lib->containers);
     free(lib->images);
     free(lib->findings);
@@ -378,7 +419,7 @@ void smc_input_free(smc_input *in)
     free(in->notes);
     free(in->libraries);
     free(in->errors);
-    free(in->verdicts);
+    smc_rollups_free(in->verdicts, in->verdict_count);
     free(in->require_cuda);
     free(in->path);
     free(in);
@@ -497,4 +538,52 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
     if (src->release > dst->release) dst->release = src->release;
     if (!dst->machine) dst->machine = src->machine;
     return SMC_OK;
+}
+
+/* The names of the model's codes, as the reports and the JSON write them. */
+
+const char *smc_verdict_str(smc_verdict v)
+{
+    static const char *const names[SMC_VERDICT_COUNT] = {
+        "native", "compatible", "jit", "jit-blocked", "none", "gated", "no-kernels", "relocatable",
+    };
+    return (unsigned)v < SMC_VERDICT_COUNT ? names[v] : "unknown";
+}
+
+const char *smc_cause_str(smc_cause c)
+{
+    static const char *const names[SMC_CAUSE_COUNT] = {
+        "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
+        "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "few",
+        "gated",       "driver-gpu",
+    };
+    return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
+}
+
+const char *smc_lib_status_str(smc_lib_status s)
+{
+    switch (s) {
+    case SMC_STATUS_OK:
+        return "ok";
+    case SMC_STATUS_JIT:
+        return "jit";
+    case SMC_STATUS_PARTIAL:
+        return "partial";
+    case SMC_STATUS_GATED:
+        return "gated";
+    case SMC_STATUS_NONE:
+        return "none";
+    case SMC_STATUS_NO_CODE:
+        return "no-device-code";
+    }
+    return "unknown";
+}
+
+void smc_summary_free(smc_summary *sum)
+{
+    for (size_t i = 0; i < sum->set_count; i++)
+        free(sum->sets[i].tokens);
+    free(sum->tokens);
+    free(sum->sets);
+    *sum = (smc_summary){0};
 }

@@ -1,8 +1,6 @@
 /* report_json.c: the JSON report (schema_version 1) and SARIF 2.1.0; the only user of cJSON.
  * Keys are stable and their order fixed; other tools parse this. */
-#include "internal.h"
-
-#include <smcheck/builds.h>
+#include "report.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -136,7 +134,7 @@ static cJSON *container_json(builder *b, const smc_library *lib, const smc_conta
 }
 
 static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judgement *j,
-                             size_t target, const smc_report_options *opt)
+                             size_t target, const smc_view *opt)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -147,15 +145,10 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
         add(b, by, smc_verdict_str((smc_verdict)v),
             cJSON_CreateNumber((double)j->containers_by_verdict[v]));
     add(b, o, "cause", json_text(smc_cause_str(j->cause)));
-    char *why = smc_judgement_reason(lib, j, &opt->targets[target], opt->driver_cuda);
-    char *warn = smc_judgement_warnings(j, opt->driver_cuda);
-    add(b, o, "reason", why ? json_text(why) : NULL);
-    add(b, o, "warnings", warn ? json_text(warn) : cJSON_CreateNull());
-    free(why);
-    free(warn);
-    char *next = smc_next_step(lib, j, &opt->targets[target], opt->driver_cuda);
-    add(b, o, "next", next ? json_text(next) : cJSON_CreateNull());
-    free(next);
+    add(b, o, "reason", j->reason ? json_text(j->reason) : NULL);
+    add(b, o, "warnings", j->warning ? json_text(j->warning) : cJSON_CreateNull());
+    add(b, o, "next", j->next ? json_text(j->next) : cJSON_CreateNull());
+    add(b, o, "unused", cJSON_CreateBool(j->unused));
     if (opt->detail) {
         cJSON *fails = add(b, o, "failing_containers", cJSON_CreateArray());
         for (size_t i = 0; fails && i < j->failing_count; i++) {
@@ -208,13 +201,10 @@ static cJSON *serving_json(builder *b, const smc_serving *sv)
     return o;
 }
 
-static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_options *opt)
+static cJSON *library_json(builder *b, const smc_library *lib, const smc_view *opt)
 {
-    smc_summary sum;
-    if (smc_library_summarize(lib, &sum) != SMC_OK) {
-        b->failed = true;
-        return NULL;
-    }
+    static const smc_summary nothing;
+    const smc_summary sum = lib->summary ? *lib->summary : nothing;
     cJSON *o = cJSON_CreateObject();
     if (o) {
         add(b, o, "path", json_text(lib->path));
@@ -257,17 +247,13 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_report_
             for (size_t t = 0; vs && t < lib->judgement_count; t++)
                 add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
         }
-        smc_serving sv;
-        if (opt && opt->serving && lib->container_count &&
-            smc_library_serving(lib, opt->serving, opt->serving_count, &sv) == SMC_OK)
-            add(b, o, "serves", serving_json(b, &sv));
+        if (lib->serving) add(b, o, "serves", serving_json(b, lib->serving));
         if (opt && opt->detail) {
             cJSON *list = add(b, o, "container_list", cJSON_CreateArray());
             for (size_t i = 0; list && i < lib->container_count; i++)
                 add(b, list, NULL, container_json(b, lib, &lib->containers[i]));
         }
     }
-    smc_summary_free(&sum);
     return o;
 }
 
@@ -284,9 +270,7 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
     if (!v) return NULL;
     add(b, v, "target", cJSON_CreateNumber((double)t));
     add(b, v, "status", json_text(smc_lib_status_str(r->status)));
-    char *why = smc_rollup_reason(in, r, t);
-    add(b, v, "reason", why ? json_text(why) : NULL);
-    free(why);
+    add(b, v, "reason", r->reason ? json_text(r->reason) : NULL);
     add(b, v, "library",
         r->library < in->library_count ? json_text(in->libraries[r->library].path)
                                        : cJSON_CreateNull());
@@ -311,7 +295,7 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
 }
 
 static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distribution *d,
-                               const smc_report_options *opt)
+                               const smc_view *opt)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -331,20 +315,15 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         for (size_t t = 0; vs && t < in->verdict_count; t++) {
             cJSON *v = add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
-            char *next = v ? smc_distribution_next(in, d, &d->verdicts[t], t, opt) : NULL;
+            const char *next = t < d->verdict_count ? d->verdicts[t].next : NULL;
             if (v) add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
-            free(next);
         }
     }
-    smc_serving sv;
-    if (opt && opt->serving && d->library_count &&
-        smc_distribution_serving(in, d, opt->serving, opt->serving_count, &sv) == SMC_OK)
-        add(b, o, "serves", serving_json(b, &sv));
+    if (d->serving) add(b, o, "serves", serving_json(b, d->serving));
     if (d->variant_claim_count) {
         cJSON *var = add(b, o, "variant", cJSON_CreateObject());
-        char **bad = NULL;
-        size_t nbad = 0;
-        if (smc_variant_unbacked(in, d, &bad, &nbad) != SMC_OK) b->failed = true;
+        char *const *bad = d->unbacked;
+        size_t nbad = d->unbacked_count;
         if (var) {
             add(b, var, "label", json_text(d->variant_label));
             cJSON *claims = add(b, var, "claims", cJSON_CreateArray());
@@ -354,14 +333,11 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
             for (size_t k = 0; unb && k < nbad; k++)
                 add(b, unb, NULL, json_text(bad[k]));
         }
-        for (size_t k = 0; k < nbad; k++)
-            free(bad[k]);
-        free(bad);
     }
     return o;
 }
 
-static cJSON *input_json(builder *b, const smc_input *in, const smc_report_options *opt)
+static cJSON *input_json(builder *b, const smc_input *in, const smc_view *opt)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -417,7 +393,7 @@ static cJSON *head_json(builder *b)
 }
 
 /* The report's head: schema_version, tool, the default input, targets and driver. */
-static cJSON *root_json(builder *b, const smc_report_options *opt)
+static cJSON *root_json(builder *b, const smc_view *opt)
 {
     cJSON *root = head_json(b);
     if (!root) return NULL;
@@ -448,9 +424,11 @@ static cJSON *root_json(builder *b, const smc_report_options *opt)
     return root;
 }
 
-smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
-                           const smc_report_options *opt)
+smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how)
 {
+    const smc_view view = smc_view_of(r, how), *opt = &view;
+    smc_input *const *inputs = r->inputs;
+    size_t n = r->input_count;
     builder b = {false};
     cJSON *root = root_json(&b, opt);
     if (!root) return SMC_ERR_NOMEM;
@@ -477,13 +455,13 @@ smc_status smc_report_gpus_json(FILE *out, const smc_driver *d)
     cJSON *drv = add(&b, root, "driver", cJSON_CreateObject());
     if (drv) {
         char v[32];
-        unsigned major, minor;
         snprintf(v, sizeof v, "%d.%d", d->cuda_version / 1000, d->cuda_version % 1000 / 10);
         add(&b, drv, "loaded", cJSON_CreateBool(d->loaded));
         add(&b, drv, "cuda_version",
             d->cuda_version > 0 ? json_text(v) : cJSON_CreateNull());
-        bool isa = smc_ptx_isa_for_cuda(d->cuda_version, &major, &minor);
-        add(&b, drv, "max_ptx_isa", isa ? version_json(major, minor) : cJSON_CreateNull());
+        add(&b, drv, "max_ptx_isa",
+            d->max_ptx_isa ? version_json(d->max_ptx_isa / 10, d->max_ptx_isa % 10)
+                           : cJSON_CreateNull());
         add(&b, drv, "error", d->message[0] ? json_text(d->message) : cJSON_CreateNull());
     }
     cJSON *gpus = add(&b, root, "gpus", cJSON_CreateArray());
@@ -528,11 +506,10 @@ static cJSON *cuda_json(int cuda)
 }
 
 /* One build as judged: what it is, how it installs, whether it runs and what it needs. */
-static cJSON *advice_row_json(builder *b, const smc_builds *t, const smc_advice *a, size_t i,
-                              const smc_report_options *opt)
+static cJSON *advice_row_json(builder *b, const smc_advice *a, size_t i)
 {
     const smc_advice_row *r = &a->rows[i];
-    const smc_build *row = &t->rows[r->build];
+    const smc_build *row = &a->req.builds->rows[r->build];
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     add(b, o, "torch", json_text(row->torch));
@@ -545,68 +522,48 @@ static cJSON *advice_row_json(builder *b, const smc_builds *t, const smc_advice 
         add(b, tokens, NULL, json_text(smc_image_token(&row->images[k], tok)));
     }
     add(b, o, "pypi_default", cJSON_CreateBool(row->pypi));
-    char index[96];
-    add(b, o, "index_url", string_or_null(smc_build_index(row, index, sizeof index)));
+    add(b, o, "index_url", string_or_null(r->index[0] ? r->index : NULL));
     add(b, o, "torchvision", string_or_null(row->torchvision));
     add(b, o, "torchaudio", string_or_null(row->torchaudio));
     add(b, o, "source", json_text(row->source));
     add(b, o, "status", json_text(smc_lib_status_str(r->status)));
     add(b, o, "status_with_newer_driver", json_text(smc_lib_status_str(r->any)));
     add(b, o, "needs_cuda", cuda_json(r->needs_cuda));
-    char drv[32];
-    add(b, o, "needs_driver",
-        string_or_null(r->needs_cuda ? smc_driver_for_cuda(r->needs_cuda, r->needs_cuda % 1000 != 0,
-                                                           drv, sizeof drv)
-                                     : NULL));
-    size_t l = a->library[r->build];
-    char *why = NULL, *warn = NULL;
-    if (l != SMC_NONE && r->status != SMC_STATUS_OK)
-        why = smc_judgement_reason(&a->model->libraries[l], &r->judgements[r->worst],
-                                   &opt->targets[r->worst], opt->driver_cuda);
-    if (l != SMC_NONE) warn = smc_judgement_warnings(&r->judgements[r->worst], opt->driver_cuda);
-    add(b, o, "reason", l == SMC_NONE ? json_text("no GPU code") : string_or_null(why));
-    add(b, o, "warnings", string_or_null(warn));
-    free(why);
-    free(warn);
-    char *pip = smc_build_install(row, false, NULL, opt->installed),
-         *uv = smc_build_install(row, true, NULL, opt->installed);
-    add(b, o, "installed", cJSON_CreateBool(smc_build_is_installed(row, opt->installed)));
-    add(b, o, "pip", pip ? json_text(pip) : NULL);
-    add(b, o, "uv", uv ? json_text(uv) : NULL);
-    free(pip);
-    free(uv);
+    add(b, o, "needs_driver", string_or_null(r->needs_driver[0] ? r->needs_driver : NULL));
+    add(b, o, "reason", string_or_null(r->reason));
+    add(b, o, "warnings", string_or_null(r->warning));
+    add(b, o, "installed", cJSON_CreateBool(r->installed));
+    add(b, o, "pip", json_text(r->pip));
+    add(b, o, "uv", json_text(r->uv));
     return o;
 }
 
-smc_status smc_report_advice_json(FILE *out, const smc_builds *t, const smc_advice *a,
-                                  const char *platform, const smc_report_options *opt)
+smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_display *how)
 {
+    const smc_view view = smc_view_of_advice(a, how), *opt = &view;
     builder b = {false};
     cJSON *root = root_json(&b, opt);
     if (!root) return SMC_ERR_NOMEM;
-    add(&b, root, "platform", json_text(platform));
-    const smc_torch_installed *now = opt ? opt->installed : NULL;
+    add(&b, root, "platform", json_text(a->req.platform));
+    const smc_torch_installed *now = a->req.installed;
     cJSON *inst = add(&b, root, "installed", now ? cJSON_CreateObject() : cJSON_CreateNull());
     if (now && inst) {
-        add(&b, inst, "environment", string_or_null(opt->installed_where));
+        add(&b, inst, "environment", string_or_null(a->req.installed_where));
         add(&b, inst, "torch", string_or_null(now->torch));
         add(&b, inst, "torchvision", string_or_null(now->torchvision));
         add(&b, inst, "torchaudio", string_or_null(now->torchaudio));
     }
     cJSON *notes = add(&b, root, "notes", cJSON_CreateArray());
-    for (size_t g = 0; notes && opt && g < opt->target_count; g++) {
-        char *note = smc_driver_note(&opt->targets[g], opt->driver_cuda);
-        if (note) add(&b, notes, NULL, json_text(note));
-        free(note);
-    }
+    for (size_t k = 0; notes && k < a->note_count; k++)
+        add(&b, notes, NULL, json_text(a->notes[k]));
     add(&b, root, "recommended",
-        a->best != SMC_NONE ? advice_row_json(&b, t, a, a->best, opt) : cJSON_CreateNull());
+        a->best != SMC_NONE ? advice_row_json(&b, a, a->best) : cJSON_CreateNull());
     add(&b, root, "with_newer_driver",
-        a->newer_driver != SMC_NONE ? advice_row_json(&b, t, a, a->newer_driver, opt)
+        a->newer_driver != SMC_NONE ? advice_row_json(&b, a, a->newer_driver)
                                     : cJSON_CreateNull());
     cJSON *rows = add(&b, root, "builds", cJSON_CreateArray());
     for (size_t i = 0; rows && i < a->count; i++)
-        add(&b, rows, NULL, advice_row_json(&b, t, a, i, opt));
+        add(&b, rows, NULL, advice_row_json(&b, a, i));
     return print_root(out, root, &b);
 }
 
@@ -663,19 +620,16 @@ static const char *sarif_level(smc_lib_status s, bool informational)
     return s == SMC_STATUS_NONE ? "error" : s == SMC_STATUS_JIT ? "note" : "warning";
 }
 
-/* A library's result level for target t: a none is an error only where it makes what it belongs
- * to none (its distribution, or, claimed by none, the input through it), the gate's own test; a
- * vendored library that cannot run leaves its distribution partial (a warning), and an
- * alternative that is not the one loaded is no failure at all (a note). */
-static const char *sarif_library_level(const smc_input *in, const smc_library *lib, size_t t,
-                                       const smc_judgement *j, bool informational)
+/* A library's result level: a none is an error, as it fails the gate, but for an alternative
+ * that is not the one loaded (no failure at all: a note) and a vendored library, which leaves its
+ * distribution partial at worst (a warning). */
+static const char *sarif_library_level(const smc_library *lib, const smc_judgement *j,
+                                       bool informational)
 {
     if (informational || j->status != SMC_STATUS_NONE) return sarif_level(j->status, informational);
-    const smc_distribution *d =
-        lib->distribution < in->distribution_count ? &in->distributions[lib->distribution] : NULL;
-    if (!d || !d->verdicts || t >= in->verdict_count || d->verdicts[t].status == SMC_STATUS_NONE)
-        return "error";
-    return lib->role == SMC_ROLE_ALTERNATIVE ? "note" : "warning";
+    return j->unused                         ? "note"
+           : lib->role == SMC_ROLE_VENDORED ? "warning"
+                                             : "error";
 }
 
 static size_t sarif_rule_of(smc_cause c)
@@ -799,7 +753,7 @@ static cJSON *sarif_rules_json(builder *b)
 
 /* One result per library and target that is worse than ok. */
 static void sarif_results(builder *b, cJSON *results, const smc_input *in,
-                          const smc_report_options *opt, const char *cwd)
+                          const smc_view *opt, const char *cwd)
 {
     for (size_t l = 0; l < in->library_count; l++) {
         const smc_library *lib = &in->libraries[l];
@@ -813,8 +767,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
             const char *member;
             char *uri = sarif_uri(in, lib, cwd, &member);
-            char *why = smc_judgement_reason(lib, j, g, opt->driver_cuda);
-            char *next = smc_next_step(lib, j, g, opt->driver_cuda);
+            const char *why = j->reason, *next = j->next;
             if (!uri || !why ||
                 asprintf(&text, "%s is %s on %s%s%s%s: %s.%s%s", lib->path,
                          smc_lib_status_str(j->status), g->name[0] ? g->name : tok,
@@ -828,7 +781,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
                 add(b, r, "ruleId", json_text(smc_cause_str(j->cause)));
                 add(b, r, "ruleIndex", cJSON_CreateNumber((double)rule));
                 add(b, r, "level",
-                    json_text(sarif_library_level(in, lib, t, j, opt->informational)));
+                    json_text(sarif_library_level(lib, j, opt->informational)));
                 cJSON *msg = add(b, r, "message", cJSON_CreateObject());
                 if (msg) add(b, msg, "text", json_text(text));
                 cJSON *locs = add(b, r, "locations", cJSON_CreateArray());
@@ -856,8 +809,6 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
                 }
             }
             free(text);
-            free(next);
-            free(why);
             free(uri);
         }
     }
@@ -897,10 +848,12 @@ static void sarif_notifications(builder *b, cJSON *notes, const smc_input *in, b
     }
 }
 
-smc_status smc_report_sarif(FILE *out, smc_input *const *inputs, size_t n,
-                            const smc_report_options *opt)
+smc_status smc_report_sarif(FILE *out, const smc_result *r)
 {
-    if (!opt) return SMC_ERR_ARG;
+    if (!r) return SMC_ERR_ARG;
+    const smc_view view = smc_view_of(r, NULL), *opt = &view;
+    smc_input *const *inputs = r->inputs;
+    size_t n = r->input_count;
     builder b = {false};
     cJSON *root = cJSON_CreateObject();
     if (!root) return SMC_ERR_NOMEM;

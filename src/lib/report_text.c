@@ -1,8 +1,6 @@
-/* report_text.c: the report for people. Prints the model, its summary and its judgements (in
- * describe.c's words) as they are; it decides nothing. */
-#include "internal.h"
-
-#include <smcheck/builds.h>
+/* report_text.c: the report for people. Prints a result as it is (the model, its summaries,
+ * judgements and the sentences smc_check derived); it computes and decides nothing. */
+#include "report.h"
 
 #include <stdlib.h>
 
@@ -179,11 +177,10 @@ static void print_serving(FILE *out, const smc_serving *sv, const char *indent)
     fputc('\n', out);
 }
 
-static smc_status print_library(FILE *out, const smc_library *lib, const smc_report_options *opt)
+static smc_status print_library(FILE *out, const smc_library *lib, const smc_view *opt)
 {
-    smc_summary sum;
-    smc_status st = smc_library_summarize(lib, &sum);
-    if (st != SMC_OK) return st;
+    static const smc_summary nothing;
+    const smc_summary sum = lib->summary ? *lib->summary : nothing;
     fprintf(out, "%s: %zu container%s, %zu image%s\n", lib->path, lib->container_count,
             lib->container_count == 1 ? "" : "s", lib->image_count,
             lib->image_count == 1 ? "" : "s");
@@ -199,13 +196,7 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
         fprintf(out, "    %7zu  %s%s\n", sum.sets[i].containers,
                 *sum.sets[i].tokens ? sum.sets[i].tokens : "(no images)",
                 sum.sets[i].relocatable ? "  [relocatable]" : "");
-    smc_summary_free(&sum);
-    if (opt && opt->serving && lib->container_count) {
-        smc_serving sv;
-        if ((st = smc_library_serving(lib, opt->serving, opt->serving_count, &sv)) != SMC_OK)
-            return st;
-        print_serving(out, &sv, "  ");
-    }
+    if (lib->serving) print_serving(out, lib->serving, "  ");
     if (opt && opt->detail && lib->cudart_major)
         fprintf(out, "  needs libcudart.so.%u (DT_NEEDED)\n", lib->cudart_major);
     if (opt && opt->detail && lib->release)
@@ -224,7 +215,7 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_rep
 
 /* A status, padded to width (0: none), in colour when asked: green ok, yellow jit and partial,
  * red none. */
-static void print_status(FILE *out, const smc_report_options *opt, smc_lib_status s, int width)
+static void print_status(FILE *out, const smc_view *opt, smc_lib_status s, int width)
 {
     static const char *const colors[] = {"\033[32m", "\033[33m", "\033[33m", "\033[33m",
                                          "\033[31m"};
@@ -241,8 +232,8 @@ static void target_token(char buf[16], const smc_target *t)
 
 /* "demo-cuda 1.0+cu130 (wheel cp312-cp312-manylinux_2_28_x86_64; CUDA 13.0 per version.py)",
  * and with targets its worst status per target. */
-static smc_status print_distribution(FILE *out, const smc_input *in, const smc_distribution *d,
-                                     const smc_report_options *opt)
+static smc_status print_distribution(FILE *out, const smc_distribution *d,
+                                     const smc_view *opt)
 {
     if (opt && opt->target_count > 1) {
         for (size_t t = 0; t < opt->target_count; t++)
@@ -263,61 +254,42 @@ static smc_status print_distribution(FILE *out, const smc_input *in, const smc_d
         print_status(out, opt, d->verdicts[0].status, 0);
     }
     fputc('\n', out);
-    if (opt && opt->serving && d->library_count) {
-        smc_serving sv;
-        smc_status st = smc_distribution_serving(in, d, opt->serving, opt->serving_count, &sv);
-        if (st != SMC_OK) return st;
-        print_serving(out, &sv, "    ");
-    }
+    if (d->serving) print_serving(out, d->serving, "    ");
     if (d->variant_claim_count) {
-        char **bad;
-        size_t nbad;
-        if (smc_variant_unbacked(in, d, &bad, &nbad) != SMC_OK) return SMC_ERR_NOMEM;
         fprintf(out, "    variant %s: %zu claim%s, %s\n", d->variant_label, d->variant_claim_count,
                 d->variant_claim_count == 1 ? "" : "s",
-                nbad ? "some not backed by its libraries:" : "each backed by its libraries");
-        for (size_t k = 0; k < nbad; k++) {
-            fprintf(out, "      %s\n", bad[k]);
-            free(bad[k]);
-        }
-        free(bad);
+                d->unbacked_count ? "some not backed by its libraries:"
+                                  : "each backed by its libraries");
+        for (size_t k = 0; k < d->unbacked_count; k++)
+            fprintf(out, "      %s\n", d->unbacked[k]);
     }
-    /* What to install instead, once per distinct answer: each target's worked out once. */
+    /* What to install instead, once per distinct answer. */
     size_t nt = opt && d->verdicts ? opt->target_count : 0;
-    char **next = nt ? calloc(nt, sizeof *next) : NULL;
-    if (nt && !next) return SMC_ERR_NOMEM;
-    for (size_t t = 0; t < nt; t++)
-        next[t] = smc_distribution_next(in, d, &d->verdicts[t], t, opt);
-    for (size_t t = 0; t < nt; t++) {
-        if (!next[t]) continue;
+    for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
+        const char *next = d->verdicts[t].next;
+        bool said = false; /* with an earlier target's */
+        for (size_t k = 0; next && k < t; k++)
+            said |= d->verdicts[k].next && strcmp(d->verdicts[k].next, next) == 0;
+        if (!next || said) continue;
         fputs("    next for", out);
-        for (size_t k = t; k < nt; k++) {
-            if (k > t && (!next[k] || strcmp(next[k], next[t]) != 0)) continue;
+        for (size_t k = t; k < nt && k < d->verdict_count; k++) {
+            if (k > t && (!d->verdicts[k].next || strcmp(d->verdicts[k].next, next) != 0)) continue;
             char tok[16];
             target_token(tok, &opt->targets[k]);
             fprintf(out, "%s %s", k == t ? "" : ",", tok);
-            if (k > t) { /* said with t's */
-                free(next[k]);
-                next[k] = NULL;
-            }
         }
-        fprintf(out, ": %s\n", next[t]);
-        free(next[t]);
+        fprintf(out, ": %s\n", next);
     }
-    free(next);
     /* Why, where it is not simply the worst library's word. */
-    for (size_t t = 0; opt && d->verdicts && t < opt->target_count; t++) {
+    for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
         const smc_rollup *r = &d->verdicts[t];
         if (!r->vendored && !r->all_gated && !r->choices) continue;
         if (opt->target_count > 1 && !opt->detail) continue;
-        char *why = smc_rollup_reason(in, r, t);
-        if (!why) return SMC_ERR_NOMEM;
         char tok[16];
         target_token(tok, &opt->targets[t]);
         fprintf(out, "    %s ", tok);
         print_status(out, opt, r->status, 0);
-        fprintf(out, ": %s\n", why);
-        free(why);
+        fprintf(out, ": %s\n", r->reason ? r->reason : "");
     }
     return SMC_OK;
 }
@@ -345,7 +317,7 @@ static void print_wrapped(FILE *out, const char *label, const char *text)
     fputc('\n', out);
 }
 
-static void print_targets(FILE *out, const smc_report_options *opt)
+static void print_targets(FILE *out, const smc_view *opt)
 {
     /* One item per GPU, its words joined, so that a line breaks only between GPUs. */
     size_t cap = opt->target_count * (sizeof opt->targets->name + 40) + 1, len = 0;
@@ -372,11 +344,9 @@ static void print_targets(FILE *out, const smc_report_options *opt)
 
 /* Why a library fails a target, and which containers (with --detail). */
 static smc_status print_why(FILE *out, const smc_library *lib, const smc_judgement *j,
-                            const smc_report_options *opt, const char *indent)
+                            const smc_view *opt, const char *indent)
 {
-    char *warn = smc_judgement_warnings(j, opt->driver_cuda);
-    if (warn) fprintf(out, "%swarning: %s\n", indent, warn);
-    free(warn);
+    if (j->warning) fprintf(out, "%swarning: %s\n", indent, j->warning);
     if (!opt->detail) return SMC_OK;
     for (size_t f = 0; f < j->failing_count; f++) {
         const smc_container *c = &lib->containers[j->failing[f]];
@@ -396,32 +366,50 @@ static smc_status print_why(FILE *out, const smc_library *lib, const smc_judgeme
 
 /* "sm_90 partial: 1 of 3 containers ...", then why. */
 static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
-                                const smc_report_options *opt, const char *indent)
+                                const smc_view *opt, const char *indent)
 {
     const smc_judgement *j = &lib->judgements[t];
-    char *why = smc_judgement_reason(lib, j, &opt->targets[t], opt->driver_cuda);
-    if (!why) return SMC_ERR_NOMEM;
     print_status(out, opt, j->status, 0);
-    fprintf(out, ": %s\n", why);
-    free(why);
-    char *next = smc_next_step(lib, j, &opt->targets[t], opt->driver_cuda);
-    if (next) fprintf(out, "%snext: %s\n", indent, next);
-    free(next);
+    if (j->unused) fputs(" (an alternative that is not loaded on this GPU: it fails nothing)", out);
+    fprintf(out, ": %s\n", j->reason ? j->reason : "");
+    if (j->next) fprintf(out, "%snext: %s\n", indent, j->next);
     return print_why(out, lib, j, opt, indent);
 }
 
 /* A matrix row's cells: the library's status per target; one with no container (only
  * findings) has no verdicts: "-". */
-static void print_cells(FILE *out, const smc_library *lib, const smc_report_options *opt)
+static void print_cells(FILE *out, const smc_library *lib, const smc_view *opt)
 {
     for (size_t t = 0; t < opt->target_count; t++)
-        if (t < lib->judgement_count)
+        if (t < lib->judgement_count && lib->judgements[t].unused) { /* fails nothing: dimmed */
+            fputc('~', out);
+            print_status(out, opt, lib->judgements[t].status, 7);
+        } else if (t < lib->judgement_count) {
             print_status(out, opt, lib->judgements[t].status, 8);
-        else
+        } else {
             fprintf(out, "%-8s", "-");
+        }
 }
 
-static smc_status print_judged(FILE *out, const smc_library *lib, const smc_report_options *opt)
+#define LEGEND                                                                                     \
+    "ok runs; jit runs once the driver has compiled its PTX; partial runs, but some modules do "   \
+    "not (a warning); gated: only arch-specific code for other GPUs; none cannot run (fails); "    \
+    "-\037no\037device\037code"
+#define LEGEND_ALTERNATIVE "; ~\037an\037alternative\037that\037is\037not\037loaded\037there"
+
+/* Whether some library is an alternative that is not loaded on some target. */
+static bool any_unused(const smc_view *opt)
+{
+    for (size_t i = 0; i < opt->input_count; i++)
+        for (size_t l = 0; l < opt->inputs[i]->library_count; l++) {
+            const smc_library *lib = &opt->inputs[i]->libraries[l];
+            for (size_t t = 0; t < lib->judgement_count; t++)
+                if (lib->judgements[t].unused) return true;
+        }
+    return false;
+}
+
+static smc_status print_judged(FILE *out, const smc_library *lib, const smc_view *opt)
 {
     if (opt->target_count == 1 && lib->judgement_count == 0) {
         fprintf(out, "%s: no container could be read\n", lib->path);
@@ -474,7 +462,7 @@ static size_t same_row(const smc_input *in, size_t k, bool unowned)
 
 /* One row for in->libraries[k] and the `same` after it: the first path, then the others' names. */
 static void print_grouped(FILE *out, const smc_input *in, size_t k, size_t same,
-                          const smc_report_options *opt)
+                          const smc_view *opt)
 {
     const smc_library *lib = &in->libraries[k];
     print_cells(out, lib, opt);
@@ -493,8 +481,8 @@ typedef struct cell {
     smc_lib_status status;
     smc_cause cause;
     size_t failing, counted;
-    char *tokens;   /* of the failing containers */
-    char *reason;   /* the first target's */
+    const char *tokens; /* of the failing containers */
+    const char *reason; /* the first target's */
     bool targets[CELL_TARGETS];
 } cell;
 
@@ -513,7 +501,7 @@ static char *cell_reason(const cell *c)
 
 /* Under a matrix: why each failing cell fails, once per reason (none fails; partial warns). */
 static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
-                                const smc_report_options *opt)
+                                const smc_view *opt)
 {
     cell *cells = NULL;
     size_t count = 0, nt = opt->target_count;
@@ -524,13 +512,9 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
             const smc_library *lib = &inputs[i]->libraries[l];
             for (size_t t = 0; t < nt && t < lib->judgement_count && st == SMC_OK; t++) {
                 const smc_judgement *j = &lib->judgements[t];
-                if (j->status != SMC_STATUS_NONE && j->status != SMC_STATUS_PARTIAL) continue;
-                bool ptx;
-                char *toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx);
-                if (!toks) {
-                    st = SMC_ERR_NOMEM;
-                    break;
-                }
+                if ((j->status != SMC_STATUS_NONE && j->status != SMC_STATUS_PARTIAL) || j->unused)
+                    continue; /* an alternative that is not loaded fails nothing */
+                const char *toks = j->failing_tokens ? j->failing_tokens : "";
                 size_t k = 0;
                 while (k < count && !(cells[k].lib == lib && cells[k].status == j->status &&
                                       cells[k].cause == j->cause &&
@@ -540,20 +524,16 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
                     k++;
                 if (k < count) {
                     cells[k].targets[t] = true;
-                    free(toks);
                     continue;
                 }
                 cell *c = smc_push(&cells, count, sizeof *c);
-                char *why = c ? smc_judgement_reason(lib, j, &opt->targets[t], opt->driver_cuda)
-                              : NULL;
-                if (!why) {
-                    free(toks);
+                if (!c) {
                     st = SMC_ERR_NOMEM;
                     break;
                 }
                 *c = (cell){.lib = lib, .status = j->status, .cause = j->cause,
                             .failing = j->failing_count, .counted = j->counted, .tokens = toks,
-                            .reason = why};
+                            .reason = j->reason ? j->reason : ""};
                 c->targets[t] = true;
                 count++;
             }
@@ -606,19 +586,18 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
         if (same > 3) fprintf(out, " and %zu more", same - 3);
         fprintf(out, ": %s\n", why[k]);
     }
-    for (size_t k = 0; k < count; k++) {
-        if (why) free(why[k]);
-        free(cells[k].tokens);
-        free(cells[k].reason);
-    }
+    for (size_t k = 0; why && k < count; k++)
+        free(why[k]);
     free(why);
     free(cells);
     return st;
 }
 
-smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
-                           const smc_report_options *opt)
+smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *how)
 {
+    const smc_view view = smc_view_of(r, how), *opt = &view;
+    smc_input *const *inputs = r->inputs;
+    size_t n = r->input_count;
     uint64_t files = 0;
     size_t libraries = 0, errors = 0;
     bool judging = opt && opt->target_count;
@@ -627,11 +606,7 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
         print_targets(out, opt);
         if (opt->target_count > 1) {
             if (!opt->detail)
-                print_wrapped(out, "legend: ",
-                              "ok runs; jit runs once the driver has compiled its PTX; partial "
-                              "runs, but some modules do not (a warning); gated: only "
-                              "arch-specific code for other GPUs; none cannot run (fails); "
-                              "-\037no\037device\037code");
+                print_wrapped(out, "legend: ", any_unused(opt) ? LEGEND LEGEND_ALTERNATIVE : LEGEND);
             fputc('\n', out);
             for (size_t t = 0; t < opt->target_count; t++) {
                 char tok[16];
@@ -661,14 +636,11 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                 continue;
             }
             if (!in->verdicts[t].requires) continue;
-            char *why = smc_rollup_reason(in, &in->verdicts[t], t);
-            if (!why) return SMC_ERR_NOMEM;
             char tok[16];
             target_token(tok, &opt->targets[t]);
             fprintf(out, "    %s ", tok);
             print_status(out, opt, in->verdicts[t].status, 0);
-            fprintf(out, ": %s\n", why);
-            free(why);
+            fprintf(out, ": %s\n", in->verdicts[t].reason ? in->verdicts[t].reason : "");
         }
         /* Grouped by distribution, then the libraries none claims. */
         for (size_t d = 0; d <= in->distribution_count; d++) {
@@ -676,7 +648,7 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
                 d < in->distribution_count ? &in->distributions[d] : NULL;
             if (dist && !dist->library_count && in->kind == SMC_INPUT_ENVIRONMENT) continue;
             if (dist) {
-                smc_status st = print_distribution(out, in, dist, opt);
+                smc_status st = print_distribution(out, dist, opt);
                 if (st != SMC_OK) return st;
             }
             size_t unowned = 0;
@@ -777,12 +749,12 @@ smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
 
 smc_status smc_report_gpus_text(FILE *out, const smc_driver *d)
 {
-    unsigned major, minor;
     if (d->cuda_version > 0) {
         fprintf(out, "driver: supports CUDA %d.%d", d->cuda_version / 1000,
                 d->cuda_version % 1000 / 10);
-        if (smc_ptx_isa_for_cuda(d->cuda_version, &major, &minor))
-            fprintf(out, ", compiles PTX up to ISA %u.%u", major, minor);
+        if (d->max_ptx_isa)
+            fprintf(out, ", compiles PTX up to ISA %u.%u", d->max_ptx_isa / 10,
+                    d->max_ptx_isa % 10);
         fputc('\n', out);
     } else {
         fputs("driver: none usable\n", out);
@@ -826,65 +798,44 @@ static void print_build(FILE *out, const smc_build *b)
             b->cuda ? advice_cuda(b->cuda, cv) : "", b->pypi ? ", the PyPI default" : "");
 }
 
-/* Why a row does not run (or the caution it runs with), in new memory; NULL when nothing to say. */
-static char *row_reason(const smc_advice *a, const smc_advice_row *r, const smc_report_options *opt)
+/* Why a row does not run, or the caution it runs with; NULL when there is nothing to say. */
+static const char *row_words(const smc_advice_row *r)
 {
-    size_t l = a->library[r->build];
-    if (l == SMC_NONE) return smc_strdup("no GPU code");
-    const smc_library *lib = &a->model->libraries[l];
-    const smc_judgement *j = &r->judgements[r->worst];
-    if (r->status == SMC_STATUS_OK && !r->warnings) return NULL;
-    if (r->status == SMC_STATUS_OK) return smc_judgement_warnings(j, opt->driver_cuda);
-    return smc_judgement_reason(lib, j, &opt->targets[r->worst], opt->driver_cuda);
+    return r->reason ? r->reason : r->warnings ? r->warning : NULL;
 }
 
-static smc_status print_needs(FILE *out, const smc_advice_row *r)
+static void print_needs(FILE *out, const smc_advice_row *r)
 {
-    char cv[16], drv[32];
-    const char *d = smc_driver_for_cuda(r->needs_cuda, r->needs_cuda % 1000 != 0, drv, sizeof drv);
+    char cv[16];
     fprintf(out, "a driver for CUDA %s (%s or newer)", advice_cuda(r->needs_cuda, cv),
-            d ? d : "no known driver");
-    return SMC_OK;
+            r->needs_driver[0] ? r->needs_driver : "no known driver");
 }
 
-/* The row shown for the release of row i: the one to install, else its first. */
-static size_t release_pick(const smc_builds *b, const smc_advice *a, size_t i)
+smc_status smc_report_advice_text(FILE *out, const smc_advice *a, const smc_display *how)
 {
-    size_t p = smc_advice_pick(b, a, i);
-    while (p == SMC_NONE && i > 0 &&
-           strcmp(b->rows[a->rows[i - 1].build].torch, b->rows[a->rows[i].build].torch) == 0)
-        i--;
-    return p == SMC_NONE ? i : p;
-}
-
-smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advice *a,
-                                  const char *platform, const smc_report_options *opt)
-{
+    const smc_view view = smc_view_of_advice(a, how), *opt = &view;
+    const smc_builds *b = a->req.builds;
     print_targets(out, opt);
-    fprintf(out, "platform: %s\n", platform);
-    const smc_torch_installed *now = opt->installed;
+    fprintf(out, "platform: %s\n", a->req.platform);
+    const smc_torch_installed *now = a->req.installed;
     if (now) {
         const char *name[] = {"torch", "torchvision", "torchaudio"};
         const char *version[] = {now->torch, now->torchvision, now->torchaudio};
         fputs("installed:", out);
         for (size_t i = 0, shown = 0; i < 3; i++)
             if (version[i]) fprintf(out, "%s %s %s", shown++ ? "," : "", name[i], version[i]);
-        fprintf(out, " (in %s)\n", opt->installed_where ? opt->installed_where : "the environment");
+        fprintf(out, " (in %s)\n", a->req.installed_where ? a->req.installed_where
+                                                           : "the environment");
     }
     fputc('\n', out);
     if (a->best != SMC_NONE) {
         const smc_advice_row *r = &a->rows[a->best];
         const smc_build *row = &b->rows[r->build];
-        bool done = smc_build_is_installed(row, now);
+        bool done = r->installed;
         fputs(done ? "keep: " : now ? "replace with: " : "install: ", out);
         print_build(out, row);
         fputs(done ? " (installed)\n" : "\n", out);
-        for (int uv = 0; uv < 2 && !done; uv++) {
-            char *cmd = smc_build_install(row, uv, NULL, now);
-            if (!cmd) return SMC_ERR_NOMEM;
-            fprintf(out, "  %s\n", cmd);
-            free(cmd);
-        }
+        if (!done) fprintf(out, "  %s\n  %s\n", r->pip, r->uv);
         if (!now && (row->torchvision || row->torchaudio))
             fprintf(out, "  with torchvision %s, torchaudio %s\n",
                     row->torchvision ? row->torchvision : "(none known)",
@@ -895,10 +846,9 @@ smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advi
         if (!done && now && now->torchaudio && !row->torchaudio)
             fprintf(out, "  no torchaudio release is known for torch %s: the installed one "
                          "stays\n", row->torch);
-        char *why = row_reason(a, r, opt);
-        if (why) fprintf(out, "  %s: %s\n", r->status == SMC_STATUS_JIT ? "through PTX" : "caution",
-                         why);
-        free(why);
+        if (row_words(r))
+            fprintf(out, "  %s: %s\n", r->status == SMC_STATUS_JIT ? "through PTX" : "caution",
+                    row_words(r));
         if (r->needs_cuda) {
             fputs("  it needs ", out);
             print_needs(out, r);
@@ -919,7 +869,7 @@ smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advi
         }
     } else {
         fprintf(out, "install: no build in the table runs on %s with this driver on %s\n",
-                opt->target_count == 1 ? "this GPU" : "all of these GPUs", platform);
+                opt->target_count == 1 ? "this GPU" : "all of these GPUs", a->req.platform);
     }
     if (a->newer_driver != SMC_NONE) {
         const smc_advice_row *r = &a->rows[a->newer_driver];
@@ -933,31 +883,17 @@ smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advi
         }
         fputc('\n', out);
     }
-    for (size_t t = 0; t < opt->target_count; t++) { /* a driver the GPU cannot have */
-        char *note = smc_driver_note(&opt->targets[t], opt->driver_cuda);
-        if (note) fprintf(out, "note: %s\n", note);
-        free(note);
-    }
-    bool jetson = false;
-    for (size_t t = 0; t < opt->target_count; t++)
-        jetson |= smc_gpu_arm_only(&opt->targets[t]) && opt->targets[t].cc_major < 10;
-    if (jetson && a->best == SMC_NONE)
-        fputs("note: Jetson GPUs before Thor need NVIDIA's PyTorch builds for their JetPack; the "
-              "aarch64 wheels on PyPI and download.pytorch.org are server (SBSA) builds\n",
-              out);
+    for (size_t k = 0; k < a->note_count; k++)
+        fprintf(out, "note: %s\n", a->notes[k]);
 
     fprintf(out, "\n%s, newest first:\n", opt->detail ? "every build" : "the best build of each release");
     for (size_t i = 0; i < a->count; i++) {
         const smc_advice_row *r = &a->rows[i];
         const smc_build *row = &b->rows[r->build];
-        if (!opt->detail && release_pick(b, a, i) != i) continue;
+        if (!opt->detail && !r->shown) continue;
         fprintf(out, "  %-8s %-6s ", row->torch, row->variant);
         print_status(out, opt, r->status, 8);
-        char *why = row_reason(a, r, opt);
-        if (why) fprintf(out, "%s", why);
-        else fputs("runs", out);
-        free(why);
-        fputc('\n', out);
+        fprintf(out, "%s\n", row_words(r) ? row_words(r) : "runs");
     }
     return ferror(out) ? SMC_ERR_IO : SMC_OK;
 }

@@ -1,7 +1,7 @@
-/* scan.c: where bytes come from for a scan: paths given by the user, files mapped from disk and
- * buffers in memory, handed to the finder as one window; and the pool of threads that scans the
- * items of all inputs. It recognises inputs by their first bytes, never by their names, and maps
- * a file only when those bytes say it can hold device code. It judges nothing (verdict.c). */
+/* scan.c: the scan of the paths given by the user: it plans their items (files, wheel members,
+ * images, conda packages), and a pool of threads reads them through source.c and the archive
+ * readers (wheel.c, conda.c, image.c), then merges what each found in the report's order. It
+ * judges nothing (verdict.c). */
 #include "internal.h"
 
 #include <errno.h>
@@ -27,117 +27,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* One file's bytes, all at hand, through the finder. */
-static smc_status scan_window(smc_input *in, const char *name, const uint8_t *buf, uint64_t len,
-                              const smc_options *opt)
-{
-    smc_finder *f = smc_finder_new(name, opt, true);
-    if (!f) return SMC_ERR_NOMEM;
-    smc_status st = len > SIZE_MAX ? SMC_ERR_ARG : smc_finder_feed(f, buf, (size_t)len);
-    if (st == SMC_OK) st = smc_finder_finish(f, in);
-    smc_finder_free(f);
-    return st;
-}
-
-smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, size_t len,
-                           const smc_options *opt)
-{
-    if (!in || !name || (!buf && len)) return SMC_ERR_ARG;
-    in->files++;
-    return scan_window(in, name, buf, len, opt);
-}
-
-/* A file can shrink while it is mapped (another process truncates it); touching a page past its
- * new end raises SIGBUS. The handler puts a page of zeros there, notes it, and lets the scan go on:
- * the bytes that were cut read as zeros, and the file is reported as changed while being read.
- * Only faults inside the mapping this thread is scanning are handled; others go on as before. */
-/* The mapping this thread scans, and whether a page of it was replaced by zeros. (cppcheck does
- * not see the members used through the thread-local variable.) */
-typedef struct bus_guard {
-    // cppcheck-suppress unusedStructMember
-    uint8_t *start;
-    // cppcheck-suppress unusedStructMember
-    uint8_t *end;
-    // cppcheck-suppress unusedStructMember
-    volatile sig_atomic_t hit;
-} bus_guard;
-static _Thread_local bus_guard guard;
-static struct sigaction previous_bus;
-static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
-
-static void on_bus(int sig, siginfo_t *info, void *uctx)
-{
-    uint8_t *at = info ? (uint8_t *)info->si_addr : NULL;
-    if (at && at >= guard.start && at < guard.end) {
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        void *base = (void *)((uintptr_t)at & ~(page - 1));
-        if (mmap(base, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
-                 0) != MAP_FAILED) {
-            guard.hit = 1;
-            return;
-        }
-    }
-    if (previous_bus.sa_flags & SA_SIGINFO && previous_bus.sa_sigaction) {
-        previous_bus.sa_sigaction(sig, info, uctx);
-    } else if (previous_bus.sa_handler != SIG_IGN && previous_bus.sa_handler != SIG_DFL &&
-               previous_bus.sa_handler) {
-        previous_bus.sa_handler(sig);
-    } else {
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
-}
-
-static void install_bus(void)
-{
-    struct sigaction sa = {0};
-    sa.sa_sigaction = on_bus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, &previous_bus);
-}
-
-smc_status smc_scan_mapped(smc_input *in, const char *path, const uint8_t *map, uint64_t len,
-                           const smc_options *opt)
-{
-    pthread_once(&bus_once, install_bus);
-    guard.start = (uint8_t *)(uintptr_t)map;
-    guard.end = guard.start + len;
-    guard.hit = 0;
-    size_t before = in->library_count;
-    smc_status st = scan_window(in, path, map, len, opt);
-    bool cut = guard.hit;
-    guard.start = guard.end = NULL;
-    for (size_t i = before; i < in->library_count; i++)
-        in->libraries[i].file_size = len;
-    if (st == SMC_OK && cut)
-        st = smc_input_add_error(in, path,
-                                 "the file shrank while being read: what lay past its new end "
-                                 "was read as zeros");
-    return st;
-}
-
-smc_status smc_scan_fd(smc_input *in, const char *path, int fd, const smc_options *opt)
-{
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) return smc_input_add_error(in, path, "%s", strerror(errno));
-    if (!S_ISREG(sb.st_mode)) return smc_input_add_error(in, path, "not a regular file");
-    in->files++;
-    uint8_t head[4096]; /* a PE's signature lies where its DOS header says, usually near 0x80 */
-    ssize_t got = pread(fd, head, sizeof head, 0);
-    if (got < 0) return smc_input_add_error(in, path, "%s", strerror(errno));
-    if (!smc_finder_signature(head, (uint64_t)got)) return SMC_OK;
-
-    uint64_t len = (uint64_t)sb.st_size;
-    if (len > SIZE_MAX) return smc_input_add_error(in, path, "too large to map");
-    /* Private: a page that the file loses meanwhile can be replaced (see on_bus). */
-    void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) return smc_input_add_error(in, path, "cannot map: %s", strerror(errno));
-    smc_status st = smc_scan_mapped(in, path, map, len, opt);
-    munmap(map, (size_t)len);
-    return st;
-}
 
 typedef struct pool {
     const smc_item *items;
@@ -585,6 +474,7 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
         }
         if (st == SMC_OK) st = smc_env_attribute(out[i], envs[i]);
         if (st == SMC_OK) st = smc_distributions_finish(out[i]);
+        if (st == SMC_OK) out[i]->inspected = opt->inspect;
     }
     for (size_t k = 0; parts && k < n; k++)
         smc_input_free(parts[k]);

@@ -126,11 +126,3 @@ smc_status smc_library_summarize(const smc_library *lib, smc_summary *out)
     return st;
 }
 
-void smc_summary_free(smc_summary *sum)
-{
-    for (size_t i = 0; i < sum->set_count; i++)
-        free(sum->sets[i].tokens);
-    free(sum->tokens);
-    free(sum->sets);
-    *sum = (smc_summary){0};
-}

@@ -7,164 +7,9 @@
  * §5 and §11 (drivers). */
 #include "internal.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static unsigned major_of(unsigned arch)
-{
-    return arch / 10;
-}
-
-/* Jetson GPUs: "binary compatibility is supported only for the desktop. It is not supported for
- * Tegra" (Programming Guide §6.1.2): only a cubin for exactly their capability counts. */
-static bool tegra(unsigned cc)
-{
-    return cc == 53 || cc == 62 || cc == 72 || cc == 87;
-}
-
-/* Which capabilities run an 'f' (family) image: Programming Guide 13.x Table 28, 10.7 from the
- * 13.4 edition; 101f is Thor's family before CUDA 13 renamed it 11.0 (§2.3). */
-static const struct {
-    unsigned arch, members[4];
-} families[] = {
-    {100, {100, 103, 107}}, {101, {101}},      {103, {103, 107}}, {107, {107}},
-    {110, {110}},           {120, {120, 121}}, {121, {121}},
-};
-
-static bool in_family(unsigned arch, unsigned cc)
-{
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
-        if (families[i].arch != arch) continue;
-        for (size_t k = 0; k < 4 && families[i].members[k]; k++)
-            if (families[i].members[k] == cc) return true;
-        return false;
-    }
-    /* A family the table does not know yet: nvcc's rule, same major and no lower minor. */
-    return major_of(cc) == major_of(arch) && cc >= arch;
-}
-
-/* What a PTX image is for: the .target and .version of its text when they were read (the text
- * wins over the entry: tensorflow's kernel_gen PTX says .target sm_90a under entries without the
- * 'a' flag), else the entry's. */
-void smc_image_target(const smc_image *img, unsigned *arch, smc_variant *variant)
-{
-    bool text = img->kind == SMC_IMAGE_PTX && img->text_arch;
-    *arch = text ? img->text_arch : img->arch;
-    *variant = text ? img->text_variant : img->variant;
-}
-
-static unsigned arch_of(const smc_image *img)
-{
-    unsigned a;
-    smc_variant v;
-    smc_image_target(img, &a, &v);
-    return a;
-}
-
-static smc_variant variant_of(const smc_image *img)
-{
-    unsigned a;
-    smc_variant v;
-    smc_image_target(img, &a, &v);
-    return v;
-}
-
-static unsigned isa_of(const smc_image *img)
-{
-    if (img->kind == SMC_IMAGE_PTX && img->text_isa) return img->text_isa;
-    return img->version_major * 10 + img->version_minor;
-}
-
-/* A cubin in CUDA 13's format: ELF ABI v2 (entry version 1.8) below sm_100, or one whose ptxas
- * says 13.x. CUDA 12.8 and 12.9 write ABI v2 for Blackwell cubins too (cuda-compat.md §5.2). */
-static bool cuda13_cubin(const smc_image *img)
-{
-    if (img->kind != SMC_IMAGE_CUBIN || img->version_major != 1 || img->version_minor < 8)
-        return false;
-    return img->release ? img->release >= 13000 : img->arch < 100;
-}
-
-smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *cause)
-{
-    *cause = SMC_WHY_NONE;
-    if (img->kind == SMC_IMAGE_LTO) {
-        *cause = SMC_WHY_LTO;
-        return SMC_VERDICT_NONE;
-    }
-    unsigned a = arch_of(img);
-    smc_variant variant = variant_of(img);
-    bool cubin = img->kind == SMC_IMAGE_CUBIN, fits;
-    if (variant == SMC_VARIANT_A) {
-        fits = cc == a;
-    } else if (variant == SMC_VARIANT_F) {
-        fits = in_family(a, cc);
-    } else if (cubin && a == 101 && cc == 110) {
-        /* Thor was 10.1 in CUDA 12.8/12.9; PyTorch's table says a plain sm_101 cubin runs on
-         * 11.0. No source says so of sm_101a or sm_101f. */
-        *cause = SMC_WHY_THOR_RENAMED;
-        fits = true;
-    } else if (cubin) {
-        fits = major_of(cc) == major_of(a) && cc >= a;
-        if (fits && cc != a && tegra(cc)) {
-            *cause = SMC_WHY_TEGRA;
-            return SMC_VERDICT_NONE;
-        }
-    } else {
-        fits = cc >= a; /* PTX moves up, across majors */
-    }
-    if (!fits) {
-        *cause = SMC_WHY_ARCH;
-        return SMC_VERDICT_NONE;
-    }
-    if (cubin) {
-        /* CUDA 13's cubin format: a 12.x driver rejects it. */
-        if (driver_cuda > 0 && driver_cuda < 13000 && cuda13_cubin(img)) {
-            *cause = SMC_WHY_CUDA13;
-            return SMC_VERDICT_NONE;
-        }
-        return cc == a ? SMC_VERDICT_NATIVE : SMC_VERDICT_COMPATIBLE;
-    }
-    unsigned major = 0, minor = 0;
-    if (driver_cuda > 0 &&
-        (!smc_ptx_isa_for_cuda(driver_cuda, &major, &minor) || isa_of(img) > major * 10 + minor)) {
-        *cause = SMC_WHY_PTX_ISA;
-        return SMC_VERDICT_JIT_BLOCKED;
-    }
-    return SMC_VERDICT_JIT;
-}
-
-/* For each target, either a cubin serves it by its entry alone, or the payloads may decide: a
- * cubin of entry version 1.8 that fits, under a driver older than CUDA 13, serves by its release
- * (its ptxas's); a container without PTX fails or holds no kernels; PTX that may fit is for its
- * text's .target and .version (the text names the entry's arch, which --verify checks: it can
- * only add a variant); and PTX beside only 'a'/'f' cubins may be gated by its text's variant.
- * Otherwise nothing fits whatever the payloads say: none. */
-bool smc_facts_matter(const smc_image *images, size_t n, const smc_target *targets, size_t nt,
-                      int driver_cuda)
-{
-    bool old_driver = driver_cuda > 0 && driver_cuda < 13000;
-    for (size_t t = 0; t < nt; t++) {
-        unsigned cc = targets[t].cc_major * 10 + targets[t].cc_minor;
-        bool served = false, ptx = false, ptx_fits = false, plain_cubin = false;
-        for (size_t i = 0; i < n && !served; i++) {
-            const smc_image *img = &images[i];
-            int why;
-            if (img->kind == SMC_IMAGE_PTX) {
-                ptx = true;
-                ptx_fits |= cc >= img->arch;
-            } else if (img->kind == SMC_IMAGE_CUBIN) {
-                plain_cubin |= img->variant == SMC_VARIANT_NONE;
-                smc_verdict v = smc_image_verdict(img, cc, driver_cuda, &why);
-                if (old_driver && img->version_major == 1 && img->version_minor >= 8 &&
-                    (v <= SMC_VERDICT_COMPATIBLE || why == SMC_WHY_CUDA13))
-                    return true;
-                served = v <= SMC_VERDICT_COMPATIBLE;
-            }
-        }
-        if (!served && (!ptx || ptx_fits || !plain_cubin)) return true;
-    }
-    return false;
-}
 
 /* What judging one container found, beyond its verdict. */
 typedef struct seen {
@@ -188,15 +33,15 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
         smc_verdict v = smc_image_verdict(img, cc, driver_cuda, &why);
         any = true;
         has_ptx |= img->kind == SMC_IMAGE_PTX;
-        all_variants &= variant_of(img) != SMC_VARIANT_NONE;
+        all_variants &= smc_image_variant(img) != SMC_VARIANT_NONE;
         only_arch &= why == SMC_WHY_NONE || why == SMC_WHY_ARCH;
         here.cuda13 |= why == SMC_WHY_CUDA13;
         here.tegra |= why == SMC_WHY_TEGRA;
         here.ptx_isa |= why == SMC_WHY_PTX_ISA;
-        if (why == SMC_WHY_PTX_ISA && isa_of(img) > here.blocked_isa)
-            here.blocked_isa = isa_of(img);
+        if (why == SMC_WHY_PTX_ISA && smc_image_isa(img) > here.blocked_isa)
+            here.blocked_isa = smc_image_isa(img);
         here.thor |= why == SMC_WHY_THOR_RENAMED && v != SMC_VERDICT_NONE;
-        if (v == SMC_VERDICT_JIT && isa_of(img) > here.jit_isa) here.jit_isa = isa_of(img);
+        if (v == SMC_VERDICT_JIT && smc_image_isa(img) > here.jit_isa) here.jit_isa = smc_image_isa(img);
         if (v < best) best = v;
     }
     if (!any) return SMC_VERDICT_NO_KERNELS; /* empty, or LTO IR only */
@@ -226,7 +71,7 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
 static uint64_t token_key(const smc_image *img)
 {
     unsigned kind = img->kind == SMC_IMAGE_CUBIN ? 0 : img->kind == SMC_IMAGE_PTX ? 1 : 2;
-    return (uint64_t)kind << 40 | (uint64_t)arch_of(img) << 8 | (uint64_t)variant_of(img);
+    return (uint64_t)kind << 40 | (uint64_t)smc_image_arch(img) << 8 | (uint64_t)smc_image_variant(img);
 }
 
 static int by_key(const void *a, const void *b)
@@ -321,8 +166,8 @@ static unsigned built_by(const smc_library *lib, unsigned wheel_major, smc_evide
     bool abi = false;
     for (size_t i = 0; i < lib->image_count; i++) {
         const smc_image *img = &lib->images[i];
-        abi |= cuda13_cubin(img) && !img->release;
-        if (img->kind == SMC_IMAGE_PTX && isa_of(img) > isa) isa = isa_of(img);
+        abi |= smc_image_cuda13(img) && !img->release;
+        if (img->kind == SMC_IMAGE_PTX && smc_image_isa(img) > isa) isa = smc_image_isa(img);
     }
     if (abi && major < 13) {
         major = 13;
@@ -358,7 +203,7 @@ static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen 
     bool zstd = false, lz4 = false;
     for (size_t i = 0; i < lib->image_count; i++) {
         const smc_image *img = &lib->images[i];
-        if (img->kind == SMC_IMAGE_PTX && isa_of(img) > isa) isa = isa_of(img);
+        if (img->kind == SMC_IMAGE_PTX && smc_image_isa(img) > isa) isa = smc_image_isa(img);
         zstd |= img->compression == SMC_COMPRESS_ZSTD && img->kind != SMC_IMAGE_LTO;
         lz4 |= img->compression == SMC_COMPRESS_LZ4 && img->kind != SMC_IMAGE_LTO;
     }
@@ -724,8 +569,15 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t, 
             if (torch && alternative_cuda(alt->path, &k, &rest) == torch) pick = o;
         }
         if (best == SMC_NONE) continue;
+        size_t loaded = pick != SMC_NONE ? pick : best;
+        for (size_t o = l; o < in->library_count; o++) { /* the others fail nothing */
+            const smc_library *alt = &in->libraries[o];
+            if (alt->distribution == dist && t < alt->judgement_count &&
+                (o == l || same_choice(lib->path, alt->path)))
+                alt->judgements[t].unused = o != loaded;
+        }
         smc_rollup before = r;
-        fold(&r, in, pick != SMC_NONE ? pick : best, t, &any, &gated);
+        fold(&r, in, loaded, t, &any, &gated);
         if (r.library != before.library) {
             r.serving = serving;
             r.choices = choices;
@@ -744,11 +596,12 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t, 
 static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n,
                               int driver_cuda)
 {
+    /* Verdicts need what the payloads say (kernels, PTX .target and .version, ptxas releases):
+     * a model read without it would be judged on guesses. */
+    assert(in->inspected || !in->library_count);
     for (size_t l = 0; l < in->library_count; l++) {
         smc_library *lib = &in->libraries[l];
-        for (size_t i = 0; i < lib->judgement_count; i++)
-            free(lib->judgements[i].failing);
-        free(lib->judgements);
+        smc_judgements_free(lib->judgements, lib->judgement_count);
         lib->judgements = NULL;
         lib->judgement_count = 0;
         if (!lib->container_count || !n) continue; /* only findings, or no target */
@@ -768,14 +621,16 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
     unsigned torch = torch_cuda(in);
     for (size_t k = 0; k < in->distribution_count; k++) {
         smc_distribution *d = &in->distributions[k];
-        free(d->verdicts);
+        smc_rollups_free(d->verdicts, d->verdict_count);
+        d->verdict_count = 0;
         if (!(d->verdicts = calloc(n ? n : 1, sizeof *d->verdicts))) return SMC_ERR_NOMEM;
+        d->verdict_count = n;
         for (size_t t = 0; t < n; t++)
             d->verdicts[t] = roll(in, k, SMC_NONE, t, torch);
     }
     /* An input: the worst of its distributions and of the libraries none claims; none when
      * nothing could be read at all. */
-    free(in->verdicts);
+    smc_rollups_free(in->verdicts, in->verdict_count);
     in->verdicts = NULL;
     in->verdict_count = 0;
     if (in->error_count && !in->library_count && !in->distribution_count) return SMC_OK;
@@ -806,6 +661,19 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
     return SMC_OK;
 }
 
+smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const smc_target *t,
+                             int driver_cuda, smc_judgement *out)
+{
+    lists sets;
+    *out = (smc_judgement){0};
+    smc_status st = lists_of(lib, &sets);
+    if (st == SMC_OK)
+        st = judge_one(lib, t, effective_driver(in, t, driver_cuda), distribution_major(in, lib),
+                       &sets, out);
+    free(sets.group);
+    return st;
+}
+
 smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
                      size_t target_count, int driver_cuda, smc_lib_status *overall)
 {
@@ -827,39 +695,5 @@ bool smc_status_fails(smc_lib_status s, smc_lib_status gate)
     return s != SMC_STATUS_NO_CODE && rank(s) >= rank(gate);
 }
 
-const char *smc_verdict_str(smc_verdict v)
-{
-    static const char *const names[SMC_VERDICT_COUNT] = {
-        "native", "compatible", "jit", "jit-blocked", "none", "gated", "no-kernels", "relocatable",
-    };
-    return (unsigned)v < SMC_VERDICT_COUNT ? names[v] : "unknown";
-}
 
-const char *smc_cause_str(smc_cause c)
-{
-    static const char *const names[SMC_CAUSE_COUNT] = {
-        "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
-        "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "few",
-        "gated",       "driver-gpu",
-    };
-    return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
-}
 
-const char *smc_lib_status_str(smc_lib_status s)
-{
-    switch (s) {
-    case SMC_STATUS_OK:
-        return "ok";
-    case SMC_STATUS_JIT:
-        return "jit";
-    case SMC_STATUS_PARTIAL:
-        return "partial";
-    case SMC_STATUS_GATED:
-        return "gated";
-    case SMC_STATUS_NONE:
-        return "none";
-    case SMC_STATUS_NO_CODE:
-        return "no-device-code";
-    }
-    return "unknown";
-}

@@ -537,20 +537,6 @@ static unsigned inflate_helpers(const smc_options *opt)
     return jobs - 1;
 }
 
-/* An unlinked temporary file in $TMPDIR (or /tmp), or -1. */
-int smc_temp_file(void)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir) dir = "/tmp";
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
-    char *path = smc_asprintf("%s/smcheck-XXXXXX", dir); /* no O_TMPFILE on this filesystem */
-    fd = path ? mkostemp(path, O_CLOEXEC) : -1;
-    if (fd >= 0) unlink(path);
-    free(path);
-    return fd;
-}
-
 /* A member whose stream outgrew what a stream may hold (smc_finder_spilled: hostile nesting,
  * floods of headers or images) is inflated again, its first len bytes, into a temporary file and
  * read as a file on disk is: the same answer as the same bytes on disk, in bounded memory. */

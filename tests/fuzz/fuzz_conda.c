@@ -2,7 +2,7 @@
  * libarchive reads, under any of its filters) when the first byte is even, as a .conda (a zip of
  * tar.zst members) when odd; members copied out and scanned, the package's metadata read,
  * judged. Caps keep bombs short. */
-#include "../../src/lib/internal.h"
+#include "pipeline.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         smc_input *in = smc_input_new("fuzz", SMC_INPUT_FILE);
         const char *name = data[0] & 1 ? "fuzz-1.0-0.conda" : "fuzz-1.0-0.tar.bz2";
         if (in && smc_conda_scan(in, name, fd, true, &opt, NULL) == SMC_OK)
-            smc_judge(&in, 1, &t, 1, 12080, NULL);
+            fuzz_pipeline(in, &t, 1, 12080);
         smc_input_free(in);
     }
     close(fd);

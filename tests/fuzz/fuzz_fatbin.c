@@ -1,7 +1,7 @@
 /* fuzz_fatbin.c: the container parser on a buffer read as a raw fat binary (a container header
  * is put in front, so that the buffer is walked as a fatbin section is), verified, inspected,
  * summarised and judged. */
-#include "../../src/lib/internal.h"
+#include "pipeline.h"
 
 #include <stdlib.h>
 
@@ -20,13 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf + sizeof head, data, size);
     smc_options opt = {.verify = true, .inspect = true};
     smc_target t[2] = {{.cc_major = 9, .cc_minor = 0}, {.cc_major = 8, .cc_minor = 7}};
-    if (smc_scan_memory(in, "fuzz", buf, size + sizeof head, &opt) == SMC_OK &&
-        smc_judge(&in, 1, t, 2, 12080, NULL) == SMC_OK) {
-        for (size_t i = 0; i < in->library_count; i++) {
-            smc_summary sum;
-            if (smc_library_summarize(&in->libraries[i], &sum) == SMC_OK) smc_summary_free(&sum);
-        }
-    }
+    if (smc_scan_memory(in, "fuzz", buf, size + sizeof head, &opt) == SMC_OK)
+        fuzz_pipeline(in, t, 2, 12080);
     smc_input_free(in);
     free(buf);
     return 0;

@@ -1,7 +1,7 @@
 /* fuzz_image.c: the image reader on an in-memory tarball (a memfd): its index or manifest.json,
  * nested indexes, configs, and the layers it names, applied with whiteouts; the flattened
  * filesystem as an environment; judged. Caps keep layer bombs short. */
-#include "../../src/lib/internal.h"
+#include "pipeline.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                            .max_members = 10000};
         smc_input *in = smc_input_new("fuzz.tar", SMC_INPUT_IMAGE);
         if (in && smc_image_scan(in, "fuzz.tar", -1, fd, &opt, NULL) == SMC_OK)
-            smc_judge(&in, 1, &t, 1, 12040, NULL);
+            fuzz_pipeline(in, &t, 1, 12040);
         smc_input_free(in);
     }
     close(fd);

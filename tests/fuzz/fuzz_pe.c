@@ -1,6 +1,6 @@
 /* fuzz_pe.c: the PE header reader on arbitrary bytes (its section table, import directory and
  * RVA mapping), then the finder on them as one window, inspected, judged and reported. */
-#include "../../src/lib/internal.h"
+#include "pipeline.h"
 
 #include <stdio.h>
 
@@ -23,15 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     smc_options opt = {.inspect = true};
     smc_input *in = smc_input_new("fuzz.dll", SMC_INPUT_FILE);
     if (!in) return 0;
-    if (smc_scan_memory(in, "fuzz.dll", data, size, &opt) == SMC_OK &&
-        smc_judge(&in, 1, &t, 1, 12080, NULL) == SMC_OK) {
-        FILE *null = fopen("/dev/null", "w");
-        smc_report_options ro = {.targets = &t, .target_count = 1, .driver_cuda = 12080};
-        if (null) {
-            smc_report_text(null, &in, 1, &ro);
-            fclose(null);
-        }
-    }
+    if (smc_scan_memory(in, "fuzz.dll", data, size, &opt) == SMC_OK) fuzz_pipeline(in, &t, 1, 12080);
     smc_input_free(in);
     return 0;
 }

@@ -12,15 +12,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char *report(smc_input *in)
 {
     smc_target t[2] = {{.cc_major = 12, .cc_minor = 0}, {.cc_major = 8, .cc_minor = 0}};
-    smc_lib_status overall[2];
-    if (smc_judge(&in, 1, t, 2, 12080, overall) != SMC_OK) return NULL;
-    smc_report_options ro = {.detail = true, .targets = t, .target_count = 2,
-                             .driver_cuda = 12080, .overall = overall};
+    in->inspected = true;
+    smc_request req = {.targets = t, .target_count = 2, .driver_cuda = 12080};
+    smc_result *r = NULL;
+    if (smc_check_inputs(&in, 1, &req, &r) != SMC_OK) return NULL;
     char *text = NULL;
     size_t n = 0;
     FILE *out = open_memstream(&text, &n);
+    smc_status st = out ? smc_report_json(out, r, &(smc_display){.detail = true}) : SMC_ERR_NOMEM;
+    smc_result_free(r);
     if (!out) return NULL;
-    smc_status st = smc_report_json(out, &in, 1, &ro);
     fclose(out);
     if (st != SMC_OK) {
         free(text);

@@ -1,6 +1,6 @@
 /* fuzz_wheel.c: the wheel reader on an in-memory zip (a memfd, read through libzip as a file
  * would be): directory, metadata, RECORD, members small and streamed, verified and judged. */
-#include "../../src/lib/internal.h"
+#include "pipeline.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                            .max_input_bytes = 256u << 20};
         smc_input *in = NULL;
         if (smc_scan_path(path, &opt, &in) == SMC_OK) {
-            smc_judge(&in, 1, t, 1, 12080, NULL);
+            fuzz_pipeline(in, t, 1, 12080);
             smc_input_free(in);
         }
     }

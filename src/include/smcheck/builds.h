@@ -62,9 +62,31 @@ typedef struct smc_advice_row {
     unsigned warnings;       /* SMC_WARN_ bits of the GPUs' judgements */
     size_t worst;            /* the GPU (index of targets) whose judgement gave status */
     const smc_judgement *judgements; /* per GPU, with the driver (in model); NULL for cpu */
+    /* Derived by smc_advise for the reports: */
+    char *reason;          /* why it is not ok ("no GPU code" for cpu); NULL when ok */
+    char *warning;         /* the cautions of its worst judgement; NULL when none */
+    char *pip, *uv;        /* the commands that install it (smc_build_install, with installed) */
+    char needs_driver[32]; /* the driver for needs_cuda ("570.26"); "" when none is known */
+    char index[96];        /* where it is installed from (smc_build_index); "" for PyPI */
+    bool installed;        /* it is the build installed (smc_build_is_installed) */
+    bool shown;            /* the row of its release a person would install, else its first */
 } smc_advice_row;
 
+/* What to advise for: the builds, the platform, the GPUs and the driver (a CUDA version, 0
+ * unknown, with how it is known), and what is installed where (NULL: nothing known). */
+typedef struct smc_advice_request {
+    const struct smc_builds *builds;
+    const char *platform;
+    const smc_target *targets;
+    size_t target_count;
+    int driver_cuda;
+    const char *driver_source;
+    const struct smc_torch_installed *installed;
+    const char *installed_where;
+} smc_advice_request;
+
 typedef struct smc_advice {
+    smc_advice_request req; /* as asked (its pointers borrowed) */
     smc_advice_row *rows; /* the builds of the platform, newest release first */
     size_t count;
     size_t best;          /* the row to install: the newest release that runs on every GPU with
@@ -74,6 +96,8 @@ typedef struct smc_advice {
     /* The rows as libraries, which the judgements explain (smc_judgement_reason). */
     smc_input *model;
     size_t *library;      /* per row: its library in model, SMC_NONE for cpu */
+    char **notes;         /* drivers the GPUs cannot have, Jetson's builds: for the reports */
+    size_t note_count;
 } smc_advice;
 
 /* Judges every build of the platform against the GPUs with a driver of this CUDA version
@@ -81,8 +105,7 @@ typedef struct smc_advice {
  * Among the releases that run on every GPU, the newest is chosen; within it a build that runs
  * without a caution (no newer minor CUDA than the driver), then the PyPI default, then the
  * newest CUDA; a build that only runs through PTX comes after every one with cubins. */
-smc_status smc_advise(const smc_builds *b, const char *platform, const smc_target *targets,
-                      size_t target_count, int driver_cuda, smc_advice *out);
+smc_status smc_advise(const smc_advice_request *req, smc_advice *out);
 void smc_advice_free(smc_advice *a);
 /* The row of row i's release that a person would install (by the rules of smc_advise), or
  * SMC_NONE when no row of that release runs. */
@@ -125,12 +148,10 @@ char *smc_build_install(const smc_build *b, bool uv, const char *also,
 char *smc_next_build(const smc_builds *b, const char *platform, const smc_target *t,
                      int driver_cuda, const char *name, const smc_torch_installed *now);
 
-/* The advice as text for people and as JSON (schema_version 1): opt gives the GPUs, the driver
- * and detail (every build, not only the best of each release). */
-smc_status smc_report_advice_text(FILE *out, const smc_builds *b, const smc_advice *a,
-                                  const char *platform, const smc_report_options *opt);
-smc_status smc_report_advice_json(FILE *out, const smc_builds *b, const smc_advice *a,
-                                  const char *platform, const smc_report_options *opt);
+/* The advice as text for people and as JSON; with how->detail every build, not only the best of
+ * each release. */
+smc_status smc_report_advice_text(FILE *out, const smc_advice *a, const smc_display *how);
+smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_display *how);
 
 /* The last Linux driver branch that supports a GPU of compute capability cc (major*10+minor):
  * 470 for Kepler, 580 for Maxwell, Pascal and Volta; 0 while current drivers still do. */

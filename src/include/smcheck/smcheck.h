@@ -138,6 +138,13 @@ typedef struct smc_judgement {
     size_t main_set;        /* SMC_CAUSE_MAIN_ARCH: how many containers share the list, */
     size_t main_example;    /* and one of them */
     int gpu_cuda;           /* SMC_CAUSE_DRIVER_GPU: the first CUDA for the GPU's architecture */
+    bool unused;            /* one of alternatives that is not the one loaded: it fails nothing */
+    /* Derived by smc_check (smc_derive) for the reports, which only read them; NULL before: */
+    char *reason;           /* the sentence of smc_judgement_reason */
+    char *warning;          /* its cautions (smc_judgement_warnings), NULL when none */
+    char *next;             /* a next step that, applied and judged again, makes it ok or jit
+                             * (or says that nothing in smcheck's tables does); NULL when ok */
+    char *failing_tokens;   /* the distinct tokens of the failing containers; NULL when none */
 } smc_judgement;
 
 /* One entry of a container. Offsets count from the start of the library's bytes (for an archive
@@ -213,6 +220,9 @@ typedef struct smc_rollup {
                       * driver: none whatever its libraries say; else 0 */
     int compat;      /* an image's: the CUDA of its forward-compatibility package, by which it
                       * runs on this GPU (a compat target) with an older driver; else 0 */
+    /* Derived by smc_check for the reports; NULL before: */
+    char *reason;    /* smc_rollup_reason's sentence */
+    char *next;      /* a distribution of the torch family that is none: the build to install */
 } smc_rollup;
 
 /* An ELF file (or static archive, raw fatbin, bare cubin) that holds device code. A static
@@ -241,6 +251,9 @@ typedef struct smc_library {
     char *layer;         /* in a container image: the layer it comes from ("blobs/sha256/..."),
                           * else NULL */
     size_t link_count;
+    /* Derived by smc_check for the reports; NULL before: */
+    struct smc_summary *summary;  /* its tokens and token sets (smc_library_summarize) */
+    struct smc_serving *serving;  /* what it serves, when the check asked (scan) */
 } smc_library;
 
 #define SMC_NONE SIZE_MAX
@@ -257,12 +270,17 @@ typedef struct smc_distribution {
     char *cuda_source;   /* what says so */
     size_t *libraries;   /* indices into its input's libraries */
     size_t library_count;
-    smc_rollup *verdicts; /* per target, from smc_judge() (as many as its input's) */
+    smc_rollup *verdicts; /* per target, from smc_judge() */
+    size_t verdict_count;
     /* A wheel's *.dist-info/variant.json (wheel variants, PEP 825 draft): its label and the
      * properties it claims, "nvidia :: sm_arch :: 90_real"; NULL and 0 when it has none. */
     char *variant_label;
     char **variant_claims;
     size_t variant_claim_count;
+    /* Derived by smc_check for the reports; NULL and 0 before: */
+    struct smc_serving *serving; /* what it serves, when the check asked (scan) */
+    char **unbacked;             /* its variant claims that no main library backs (sentences) */
+    size_t unbacked_count;
 } smc_distribution;
 
 /* A file or directory that could not be read at all. */
@@ -312,6 +330,9 @@ typedef struct smc_input {
      * its CUDA version, 0 none. On a target of the table's tag compat the judge takes it as the
      * driver when it is newer than the driver. */
     int compat_cuda;
+    /* Whether the facts the judge needs were read from the payloads (smc_options.inspect): the
+     * judge refuses a model without them (an assertion, in debug builds). */
+    bool inspected;
 } smc_input;
 
 /* What one library or input keeps of its findings, errors and notes: the output stays small
@@ -459,13 +480,17 @@ smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targe
 char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
                            int driver_cuda);
 char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda);
-/* What to get instead when a library is none for t: a driver ("a driver of 580.65.06
- * or newer (CUDA 13), or a build of it for CUDA 12"), or a build for the GPU ("a build for
- * sm_120: CUDA 12.8 or newer, nvcc -gencode arch=compute_120,code=sm_120
- * (TORCH_CUDA_ARCH_LIST=12.0), and a driver of 570.26 or newer"; TORCH_CUDA_ARCH_LIST only for
- * a library built against PyTorch, lib->links_torch). New memory; NULL otherwise. */
+/* What to get instead when a library is none for t: a driver ("a driver of 580.65.06 or newer
+ * (CUDA 13), or a build of it for CUDA 12"), or, with build or for a library built for other
+ * GPUs, a build for the GPU ("a build for sm_120: CUDA 12.8 or newer, nvcc -gencode
+ * arch=compute_120,code=sm_120 (TORCH_CUDA_ARCH_LIST=12.0), and a driver of 570.26 or newer";
+ * TORCH_CUDA_ARCH_LIST only for a library built against PyTorch, lib->links_torch). New memory;
+ * NULL otherwise. Unchecked: smc_check offers a step only once judging again with it applied
+ * makes the library ok or jit. */
 char *smc_next_step(const smc_library *lib, const smc_judgement *j, const smc_target *t,
-                    int driver_cuda);
+                    int driver_cuda, bool build);
+/* The CUDA version a driver step for j asks the driver to support, or 0 when no driver helps. */
+int smc_next_driver(const smc_judgement *j);
 /* How a distribution or input of in came to its status for target t, in new memory. */
 char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t);
 
@@ -481,6 +506,7 @@ typedef struct smc_gpu {
 typedef struct smc_driver {
     bool loaded;       /* a libcuda was loaded */
     int cuda_version;  /* the newest CUDA the driver supports, 1000*major + 10*minor; 0 unknown */
+    unsigned max_ptx_isa; /* the newest PTX ISA it compiles, major*10 + minor; 0 unknown */
     int error;         /* the Driver API error that stopped the probe, -1 before any call, 0 none */
     char message[256]; /* why there are no (or fewer) GPUs; "" when all went well */
     smc_gpu *gpus;
@@ -511,33 +537,73 @@ bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
  * "580"), into the CUDA version the driver supports. Returns 1, or 0 when text is neither. */
 int smc_driver_parse(const char *text, int *cuda_version);
 
-/* Reports. They print the model as it is and decide nothing. -------------------------------- */
+/* The check: one pipeline for the command and the API. ------------------------------------ */
 
-typedef struct smc_report_options {
-    bool detail; /* every container with its images; when judging, why each target fails */
-    /* The targets the libraries were judged against (as in smc_options), and the driver. */
+/* What to check: the paths, how to read them, and what to judge them against. */
+typedef struct smc_request {
+    const char *const *paths;
+    size_t path_count;
+    /* Limits, jobs, --verify, walking, progress. What is read for the judge (inspect, targets,
+     * driver_cuda) is smc_check's to set from the rest of the request. */
+    smc_options scan;
+    /* The GPUs to judge against and the driver (a CUDA version, 0 unknown), with how it is known
+     * ("the local driver", "--driver"; NULL unknown). No targets: only what is served (scan). */
     const smc_target *targets;
     size_t target_count;
     int driver_cuda;
-    const char *driver_source;  /* how the driver is known: "local", "--driver"; NULL unknown */
-    const char *default_reason; /* why these inputs, when the user named none */
-    const smc_lib_status *overall; /* per target: the worst status of all inputs (smc_judge) */
-    bool color;                 /* text: statuses in colour (ANSI escapes) */
-    /* The PyTorch builds (smcheck/builds.h): a torch, torchvision or torchaudio that is none
-     * for a target is told which build to install instead. NULL: no such advice. */
-    const struct smc_builds *builds;
-    /* advise: the torch family installed in the environment advised for (smcheck/builds.h),
-     * which the commands replace, and that environment; NULL when none is known. */
-    const struct smc_torch_installed *installed;
-    const char *installed_where;
-    /* scan: the GPUs the libraries were judged against to say what they serve (with no driver);
-     * NULL: not said. */
+    const char *driver_source;
+    /* The targets are the representative matrix, for information (no GPU named, none local): the
+     * GPUs only Arm machines have are left out when every library is an x86-64 one. */
+    bool informational;
+    /* scan: GPUs of distinct capabilities to judge against, with no driver, to say what each
+     * library and distribution serves. NULL: not said. */
     const smc_target *serving;
     size_t serving_count;
-    /* The targets are the representative matrix, for information (no GPU named, none local):
-     * SARIF results are then notes. */
+    bool kernel_names; /* also read the kernels' names (--detail) */
+    /* The PyTorch builds (smcheck/builds.h): a torch, torchvision or torchaudio that is none for a
+     * target is told which build to install instead. NULL: no such advice. */
+    const struct smc_builds *builds;
+    const char *default_reason; /* why these inputs, when the user named none */
+} smc_request;
+
+/* What a check found: the model, judged, with everything the reports show derived once. */
+typedef struct smc_result {
+    smc_input **inputs; /* one per path */
+    size_t input_count;
+    smc_target *targets; /* the request's, less the Arm GPUs left out (arm_left_out) */
+    size_t target_count;
+    bool arm_left_out;
+    smc_target *serving;
+    size_t serving_count;
+    int driver_cuda;
+    const char *driver_source;
+    const char *default_reason;
     bool informational;
-} smc_report_options;
+    smc_lib_status *overall; /* per target: the worst status of all inputs */
+    size_t partial;          /* libraries partial on some target */
+    bool unreadable;         /* some input error or library finding */
+    bool owns_inputs;        /* smc_result_free frees them (smc_check's, not smc_check_inputs') */
+} smc_result;
+
+/* Reads the paths with the facts the request needs, judges them, and derives the reasons, roll-
+ * ups, serving lists, variant properties and next steps (each next step checked by judging again
+ * with it applied). SMC_OK with *out even when inputs could not be read (their errors are in the
+ * model); other statuses leave *out NULL. */
+smc_status smc_check(const smc_request *req, smc_result **out);
+/* The same over inputs already read (smc_scan_memory with smc_options.inspect; req->paths and
+ * req->scan are not used). The result borrows them: free them after it; until then, checking
+ * them again changes what it holds. */
+smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req,
+                            smc_result **out);
+void smc_result_free(smc_result *r);
+
+/* Reports. They print a result as it is, compute nothing and decide nothing. ------------------ */
+
+/* How to print: display only, never what is judged. */
+typedef struct smc_display {
+    bool detail; /* every container with its images; when judging, why each target fails */
+    bool color;  /* text: statuses in colour (ANSI escapes) */
+} smc_display;
 
 /* The text report for people: per library its containers, tokens and token sets, then a line
  * counting files and libraries. Input errors are not printed here (they are diagnostics). */
@@ -545,19 +611,16 @@ typedef struct smc_report_options {
  * but C1 controls as "??", and a byte that is not UTF-8 as \xHH, so that no name can send a
  * control sequence (the library's own strings carry no C0 controls). NULL when out of memory. */
 FILE *smc_text_stream(FILE *to, bool owned);
-smc_status smc_report_text(FILE *out, smc_input *const *inputs, size_t n,
-                           const smc_report_options *opt);
+smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *how);
 
 /* The JSON report (schema_version 1, see README). */
-smc_status smc_report_json(FILE *out, smc_input *const *inputs, size_t n,
-                           const smc_report_options *opt);
+smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how);
 
 /* SARIF 2.1.0 for code scanning: a rule per cause, a result per library and target worse than
  * ok (level and security-severity from the status), located at the file or archive (a URI
  * relative to the working directory), with partialFingerprints; unreadable inputs are the
  * run's notifications. */
-smc_status smc_report_sarif(FILE *out, smc_input *const *inputs, size_t n,
-                            const smc_report_options *opt);
+smc_status smc_report_sarif(FILE *out, const smc_result *r);
 
 /* The GPU table (`smcheck gpus --list`). */
 smc_status smc_report_gpu_table_text(FILE *out, const smc_gpu_table *t);

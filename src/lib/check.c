@@ -1,0 +1,250 @@
+/* check.c: the one pipeline, for the command and the API alike. It reads the paths with the
+ * facts the request needs, judges them, and derives everything a report shows (sentences, roll-
+ * ups, serving lists, variant claims not backed, next steps), so that the printers only read.
+ * Every next step is checked by judging again with it applied: one that would not make the
+ * library ok or jit is not offered. */
+#include "internal.h"
+
+#include <smcheck/builds.h>
+
+#include <stdlib.h>
+
+static bool runs(smc_lib_status s)
+{
+    return s == SMC_STATUS_OK || s == SMC_STATUS_JIT;
+}
+
+/* Whether lib, judged again for t with a driver of CUDA need, runs. */
+static smc_status runs_with_driver(const smc_input *in, const smc_library *lib, const smc_target *t,
+                                   int need, bool *yes)
+{
+    smc_judgement again;
+    smc_status st = smc_judge_library(in, lib, t, need, &again);
+    *yes = st == SMC_OK && runs(again.status);
+    free(again.failing);
+    return st;
+}
+
+/* Whether lib, built again for t (a cubin for it in each container, by the first CUDA that knows
+ * the GPU), runs with the driver, or with the one that CUDA needs where the driver is older. */
+static smc_status runs_when_built(const smc_input *in, const smc_library *lib, const smc_target *t,
+                                  int driver_cuda, bool *yes)
+{
+    *yes = false;
+    unsigned cc = t->cc_major * 10 + t->cc_minor;
+    int cuda = smc_cuda_for_arch(cc);
+    if (!cuda) return SMC_OK; /* a GPU no CUDA of the tables knows */
+    smc_image img = {.kind = SMC_IMAGE_CUBIN, .arch = cc, .version_major = 1, .version_minor = 7,
+                     .release = (unsigned)cuda};
+    smc_container c = {.image_count = 1, .kernels = 1};
+    smc_library built = {.path = lib->path, .containers = &c, .container_count = 1,
+                         .images = &img, .image_count = 1, .machine = lib->machine,
+                         .release = (unsigned)cuda, .distribution = SMC_NONE};
+    return runs_with_driver(in, &built, t, driver_cuda > cuda ? driver_cuda : cuda, yes);
+}
+
+/* The next step for a library that is none for t, checked: the driver its cause asks for when
+ * the GPU can have that driver and it makes the library run, else a build for the GPU when that
+ * runs, else that nothing in the tables is known to. NULL when it is not none or is an unused
+ * alternative. */
+static smc_status next_step(const smc_input *in, const smc_library *lib, const smc_judgement *j,
+                            const smc_target *t, int driver_cuda, char **out)
+{
+    *out = NULL;
+    if (j->status != SMC_STATUS_NONE || j->unused) return SMC_OK;
+    bool yes = false;
+    smc_status st = SMC_OK;
+    int need = smc_next_driver(j);
+    int last = smc_last_driver_branch(t->cc_major * 10 + t->cc_minor);
+    if (need && (!last || smc_driver_branch_for_cuda(need) <= last))
+        st = runs_with_driver(in, lib, t, need, &yes);
+    if (st == SMC_OK && yes) {
+        *out = smc_next_step(lib, j, t, driver_cuda, false);
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (st == SMC_OK) st = runs_when_built(in, lib, t, driver_cuda, &yes);
+    if (st != SMC_OK) return st;
+    *out = yes ? smc_next_step(lib, j, t, driver_cuda, true)
+               : smc_asprintf("nothing in smcheck's tables is known to make it run on sm_%u%u",
+                              t->cc_major, t->cc_minor);
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+static smc_status derive_library(const smc_result *r, const smc_input *in, smc_library *lib)
+{
+    if (!lib->summary && !(lib->summary = calloc(1, sizeof *lib->summary))) return SMC_ERR_NOMEM;
+    smc_summary_free(lib->summary);
+    smc_status st = smc_library_summarize(lib, lib->summary);
+    if (st != SMC_OK) {
+        free(lib->summary);
+        lib->summary = NULL;
+        return st;
+    }
+    for (size_t t = 0; t < lib->judgement_count && t < r->target_count; t++) {
+        smc_judgement *j = &lib->judgements[t];
+        const smc_target *g = &r->targets[t];
+        bool ptx;
+        if (!(j->reason = smc_judgement_reason(lib, j, g, r->driver_cuda))) return SMC_ERR_NOMEM;
+        j->warning = smc_judgement_warnings(j, r->driver_cuda);
+        if (j->failing_count &&
+            !(j->failing_tokens = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx)))
+            return SMC_ERR_NOMEM;
+        if ((st = next_step(in, lib, j, g, r->driver_cuda, &j->next)) != SMC_OK) return st;
+    }
+    return SMC_OK;
+}
+
+static smc_status derive_rollups(const smc_input *in, smc_rollup *v, size_t n, size_t nt)
+{
+    for (size_t t = 0; v && t < n && t < nt; t++)
+        if (!(v[t].reason = smc_rollup_reason(in, &v[t], t))) return SMC_ERR_NOMEM;
+    return SMC_OK;
+}
+
+static smc_status derive_input(const smc_result *r, smc_input *in, const smc_builds *builds)
+{
+    smc_status st = SMC_OK;
+    for (size_t l = 0; l < in->library_count && st == SMC_OK; l++)
+        st = derive_library(r, in, &in->libraries[l]);
+    for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
+        smc_distribution *d = &in->distributions[k];
+        if (d->variant_claim_count)
+            st = smc_variant_unbacked(in, d, &d->unbacked, &d->unbacked_count);
+        if (st == SMC_OK) st = derive_rollups(in, d->verdicts, d->verdict_count, r->target_count);
+        for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++)
+            d->verdicts[t].next = smc_distribution_next(in, d, &d->verdicts[t], builds,
+                                                        &r->targets[t], r->driver_cuda);
+    }
+    if (st == SMC_OK) st = derive_rollups(in, in->verdicts, in->verdict_count, r->target_count);
+    return st;
+}
+
+/* What each library and distribution serves: judged against the serving GPUs with no driver.
+ * The judgements are then cleared (a scan judges nothing else). */
+static smc_status derive_serving(smc_result *r)
+{
+    smc_status st = smc_judge(r->inputs, r->input_count, r->serving, r->serving_count, 0, NULL);
+    for (size_t i = 0; i < r->input_count && st == SMC_OK; i++) {
+        smc_input *in = r->inputs[i];
+        for (size_t l = 0; l < in->library_count && st == SMC_OK; l++) {
+            smc_library *lib = &in->libraries[l];
+            if (!lib->container_count) continue;
+            st = (lib->serving = malloc(sizeof *lib->serving))
+                     ? smc_library_serving(lib, r->serving, r->serving_count, lib->serving)
+                     : SMC_ERR_NOMEM;
+        }
+        for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
+            smc_distribution *d = &in->distributions[k];
+            if (!d->library_count) continue;
+            st = (d->serving = malloc(sizeof *d->serving))
+                     ? smc_distribution_serving(in, d, r->serving, r->serving_count, d->serving)
+                     : SMC_ERR_NOMEM;
+        }
+    }
+    return st;
+}
+
+smc_status smc_derive(smc_result *r, const smc_builds *builds)
+{
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < r->input_count && st == SMC_OK; i++)
+        st = derive_input(r, r->inputs[i], builds);
+    r->partial = 0;
+    r->unreadable = false;
+    for (size_t i = 0; i < r->input_count; i++) {
+        const smc_input *in = r->inputs[i];
+        r->unreadable |= in->error_count > 0;
+        for (size_t l = 0; l < in->library_count; l++) {
+            const smc_library *lib = &in->libraries[l];
+            bool partial = false;
+            for (size_t t = 0; t < lib->judgement_count; t++)
+                partial |= lib->judgements[t].status == SMC_STATUS_PARTIAL;
+            r->partial += partial;
+            r->unreadable |= lib->finding_count > 0;
+        }
+    }
+    return st;
+}
+
+void smc_result_free(smc_result *r)
+{
+    if (!r) return;
+    for (size_t i = 0; r->owns_inputs && i < r->input_count; i++)
+        smc_input_free(r->inputs[i]);
+    free(r->inputs);
+    free(r->targets);
+    free(r->serving);
+    free(r->overall);
+    free(r);
+}
+
+static smc_target *copy_targets(const smc_target *t, size_t n)
+{
+    smc_target *out = malloc((n ? n : 1) * sizeof *out);
+    if (out && n) memcpy(out, t, n * sizeof *out);
+    return out;
+}
+
+smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req,
+                            smc_result **out)
+{
+    *out = NULL;
+    smc_result *r = calloc(1, sizeof *r);
+    if (!r) return SMC_ERR_NOMEM;
+    r->inputs = malloc((n ? n : 1) * sizeof *r->inputs);
+    if (r->inputs) {
+        memcpy(r->inputs, inputs, n * sizeof *inputs);
+        r->input_count = n;
+    }
+    r->targets = copy_targets(req->targets, req->target_count);
+    r->target_count = req->target_count;
+    r->serving = req->serving ? copy_targets(req->serving, req->serving_count) : NULL;
+    r->serving_count = req->serving ? req->serving_count : 0;
+    r->overall = calloc(r->target_count ? r->target_count : 1, sizeof *r->overall);
+    r->driver_cuda = req->driver_cuda;
+    r->driver_source = req->driver_source;
+    r->default_reason = req->default_reason;
+    r->informational = req->informational;
+    smc_status st = r->inputs && r->targets && r->overall && (!req->serving || r->serving)
+                        ? SMC_OK
+                        : SMC_ERR_NOMEM;
+    /* The representative matrix and the serving GPUs follow the inputs' platform. */
+    if (st == SMC_OK && r->informational)
+        r->arm_left_out = smc_targets_for_platform(r->inputs, n, r->targets, &r->target_count);
+    if (st == SMC_OK && r->serving)
+        smc_targets_for_platform(r->inputs, n, r->serving, &r->serving_count);
+    if (st == SMC_OK && r->serving) st = derive_serving(r);
+    if (st == SMC_OK)
+        st = smc_judge(r->inputs, n, r->targets, r->target_count, r->driver_cuda, r->overall);
+    if (st == SMC_OK) st = smc_derive(r, req->builds);
+    if (st != SMC_OK) {
+        smc_result_free(r);
+        return st;
+    }
+    *out = r;
+    return SMC_OK;
+}
+
+smc_status smc_check(const smc_request *req, smc_result **out)
+{
+    *out = NULL;
+    if (!req || (req->path_count && !req->paths) || (req->target_count && !req->targets))
+        return SMC_ERR_ARG;
+    /* What judging needs is read with the bytes: only where it can change a verdict for the
+     * targets; for what is served (scan), all of it, as for every GPU. */
+    smc_options opt = req->scan;
+    opt.inspect = true;
+    opt.kernel_names = req->kernel_names;
+    opt.targets = req->target_count && !req->serving ? req->targets : NULL; /* NULL: every GPU */
+    opt.target_count = opt.targets ? req->target_count : 0;
+    opt.driver_cuda = opt.targets ? req->driver_cuda : 0;
+    smc_input **inputs = calloc(req->path_count ? req->path_count : 1, sizeof *inputs);
+    if (!inputs) return SMC_ERR_NOMEM;
+    smc_status st = smc_scan_paths(req->paths, req->path_count, &opt, inputs);
+    if (st == SMC_OK) st = smc_check_inputs(inputs, req->path_count, req, out);
+    if (st == SMC_OK) (*out)->owns_inputs = true;
+    for (size_t i = 0; st != SMC_OK && i < req->path_count; i++)
+        smc_input_free(inputs[i]);
+    free(inputs);
+    return st;
+}

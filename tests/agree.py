@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Every mode says the same: one pipeline, whatever is printed.
+
+Usage: agree.py SMCHECK API_REPORT FIXTURES_DIR
+Runs smcheck over every fixture of fixtures/nvcc and fixtures/gen (not the hostile corpus) and
+every wheel, package, environment, image and wheelhouse tests/make_wheels.py assembles, all at
+once, in each mode, against six GPUs, with a driver (12.8) and without, and compares:
+  - judging as JSON, with --detail, with --verify, and through the library API (api_report):
+    per library and GPU its status, cause, reason, next step and whether it is an unused
+    alternative; per distribution and input their statuses, reasons and next steps; overall;
+  - the text matrix (each cell's status), the text of --detail (each failing GPU's status and
+    reason) and SARIF (each result's status and the reason in its message) against the JSON;
+  - scan as JSON, with --detail and with --verify: what each library and distribution serves.
+Prints one line per comparison ("ok" or "FAILED" with the first difference), then
+"N passed, M failed".
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SMCHECK, API, FIXTURES = (os.path.abspath(a) for a in sys.argv[1:4])
+HERE = os.path.dirname(os.path.abspath(__file__))
+GPUS = "sm_61,sm_75,sm_80,sm_86,h100,sm_120"
+passed = failed = 0
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    print(("ok     " if ok else "FAILED ") + what)
+    if not ok and detail:
+        print("       " + detail[:600])
+    passed += bool(ok)
+    failed += not ok
+
+
+def run(cmd):
+    env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1", NO_COLOR="1")
+    p = subprocess.run(cmd, capture_output=True, env=env)
+    return p.returncode, p.stdout.decode("utf-8", "surrogateescape")
+
+
+def inputs(work):
+    found = []
+    for sub in ("nvcc", "gen"):
+        d = os.path.join(FIXTURES, sub)
+        found += sorted(os.path.join(d, n) for n in os.listdir(d)
+                        if os.path.isfile(os.path.join(d, n)) and not n.startswith("hostile")
+                        and not n.endswith((".md", ".py", ".cu", ".txt")))
+    subprocess.run([sys.executable, os.path.join(HERE, "make_wheels.py"), work],
+                   check=True, capture_output=True)
+    found += sorted(os.path.join(work, n) for n in os.listdir(work)
+                    if not n.startswith(("bad_", "image_hostile", "bomb", "escape", "cut")))
+    return found
+
+
+def judged(doc):
+    """What a judging report says, as plain tuples keyed by path and GPU."""
+    out = {"overall": [v["status"] for v in doc.get("overall", [])]}
+    for i in doc["inputs"]:
+        out[("input", i["path"])] = [(v["status"], v["reason"]) for v in i.get("verdicts", [])]
+        for d in i.get("distributions", []):
+            out[("dist", i["path"], d["location"])] = [
+                (v["status"], v["reason"], v["next"]) for v in d.get("verdicts", [])]
+        for lib in i["libraries"]:
+            out[("lib", lib["path"])] = [
+                (v["status"], v["cause"], v["reason"], v["next"], v["unused"])
+                for v in lib.get("verdicts", [])]
+    return out
+
+
+def served(doc):
+    out = {}
+    for i in doc["inputs"]:
+        for d in i.get("distributions", []):
+            out[("dist", d["location"])] = d.get("serves")
+        for lib in i["libraries"]:
+            out[("lib", lib["path"])] = lib.get("serves")
+    return out
+
+
+def first_difference(a, b):
+    for k in sorted(set(a) | set(b), key=str):
+        if a.get(k) != b.get(k):
+            return f"{k}: {a.get(k)!r} | {b.get(k)!r}"
+    return ""
+
+
+def same(what, a, b):
+    check(a == b, what, first_difference(a, b))
+
+
+def json_of(cmd):
+    rc, text = run(cmd)
+    try:
+        return json.loads(text)
+    except ValueError:
+        check(False, " ".join(os.path.basename(c) for c in cmd[:6]), f"exit {rc}: not JSON")
+        return None
+
+
+def text_cells(text, targets):
+    """The text matrix: each row's cells, by the path that ends it."""
+    cells = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) > len(targets) and all(re.fullmatch(r"~?(ok|jit|partial|gated|none|-)", w)
+                                             for w in words[:len(targets)]):
+            path = line[8 * len(targets):]
+            if not path.startswith("["):
+                cells[path] = [w.lstrip("~") for w in words[:len(targets)]]
+    return cells
+
+
+def text_reasons(text):
+    """--detail's lines under a row: "    sm_90 none: why" (unused ones say so first)."""
+    found, path = {}, None
+    for line in text.splitlines():
+        if not line.startswith(" "):  # a row: a library's, or a distribution's ("[name v]")
+            m = re.fullmatch(r"(?:~?\S+ +)+?(/\S.*|[^\[\s~]\S*)", line)
+            path = m.group(1) if m and "[" not in line.split("/")[0] else None
+            continue
+        m = re.fullmatch(r"    (sm_\d+) (\w+)(?: \(an alternative[^)]*\))?: (.*)", line)
+        if m and path:
+            found[(path, m.group(1))] = (m.group(2), m.group(3))
+    return found
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="smcheck-agree-")
+    try:
+        paths = inputs(work)
+        check(len(paths) > 60, f"{len(paths)} inputs")
+        for driver in ("12.8", ""):
+            drv = ["--driver", driver] if driver else []
+            name = f"driver {driver or 'unknown'}"
+            base = json_of([SMCHECK, "--gpu", GPUS, *drv, "--format", "json", *paths])
+            if base is None:
+                continue
+            want = judged(base)
+            targets = ["sm_%s" % t["compute_capability"].replace(".", "") for t in base["targets"]]
+            for extra in (["--detail"], ["--verify"], ["-j1"]):
+                doc = json_of([SMCHECK, "--gpu", GPUS, *drv, "--format", "json", *extra, *paths])
+                if doc is not None:
+                    same(f"{name}: json {' '.join(extra)} = json", judged(doc), want)
+            rc, text = run([API, "json", GPUS, driver, *paths])
+            try:
+                same(f"{name}: the API's json = the command's", judged(json.loads(text)), want)
+            except ValueError:
+                check(False, f"{name}: the API's json", f"exit {rc}")
+            # The text matrix and --detail's reasons.
+            _, text = run([SMCHECK, "--gpu", GPUS, *drv, *paths])
+            cells = text_cells(text, targets)
+            libs = {k[1]: v for k, v in want.items() if k[0] == "lib" and v}
+            check(set(libs) <= set(cells), f"{name}: text has a row for every library",
+                  str(sorted(set(libs) - set(cells))[:3]))
+            same(f"{name}: text cells = json statuses",
+                 {p: cells.get(p) for p in libs}, {p: [v[0] for v in libs[p]] for p in libs})
+            _, text = run([SMCHECK, "--gpu", GPUS, *drv, "--detail", *paths])
+            said = text_reasons(text)
+            expect = {(p, targets[t]): (v[0], v[2]) for p, vs in libs.items()
+                      for t, v in enumerate(vs) if (p, targets[t]) in said}
+            check(len(expect) > 20, f"{name}: --detail text gives {len(expect)} reasons")
+            same(f"{name}: --detail text reasons = json",
+                 {k: said[k] for k in expect}, expect)
+            # SARIF: one result per library and GPU worse than ok, with the JSON's reason.
+            doc = json_of([SMCHECK, "--gpu", GPUS, *drv, "--format", "sarif", *paths])
+            if doc is not None:
+                got = {}
+                for r in doc["runs"][0]["results"]:
+                    status, msg = r["properties"]["status"], r["message"]["text"]
+                    path = msg[:msg.find(f" is {status} on ")]
+                    got[(path, r["properties"]["target"])] = (status, msg)
+                bad = [k for k, (status, msg) in got.items() if k[0] in libs
+                       and (status, True) != (libs[k[0]][targets.index(k[1])][0],
+                                              libs[k[0]][targets.index(k[1])][2] in msg)]
+                check(not bad and len(got) > 20,
+                      f"{name}: {len(got)} SARIF results, each with the JSON's status and reason",
+                      str(bad[:3]))
+        # scan: what is served, whatever is shown or verified.
+        base = json_of([SMCHECK, "scan", "--format", "json", *paths])
+        if base is not None:
+            want = served(base)
+            check(sum(v is not None for v in want.values()) > 40,
+                  f"scan: {sum(v is not None for v in want.values())} serving lists")
+            for extra in (["--detail"], ["--verify"]):
+                doc = json_of([SMCHECK, "scan", "--format", "json", *extra, *paths])
+                if doc is not None:
+                    same(f"scan {' '.join(extra)}: serving = scan's", served(doc), want)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
