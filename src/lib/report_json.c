@@ -203,8 +203,7 @@ static cJSON *serving_json(builder *b, const smc_serving *sv)
 
 static cJSON *library_json(builder *b, const smc_library *lib, const smc_view *opt)
 {
-    static const smc_summary nothing;
-    const smc_summary sum = lib->summary ? *lib->summary : nothing;
+    const smc_summary sum = lib->summary ? *lib->summary : (smc_summary){0};
     cJSON *o = cJSON_CreateObject();
     if (o) {
         add(b, o, "path", json_text(lib->path));
@@ -322,16 +321,14 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     if (d->serving) add(b, o, "serves", serving_json(b, d->serving));
     if (d->variant_claim_count) {
         cJSON *var = add(b, o, "variant", cJSON_CreateObject());
-        char *const *bad = d->unbacked;
-        size_t nbad = d->unbacked_count;
         if (var) {
             add(b, var, "label", json_text(d->variant_label));
             cJSON *claims = add(b, var, "claims", cJSON_CreateArray());
             for (size_t k = 0; claims && k < d->variant_claim_count; k++)
                 add(b, claims, NULL, json_text(d->variant_claims[k]));
             cJSON *unb = add(b, var, "not_backed", cJSON_CreateArray());
-            for (size_t k = 0; unb && k < nbad; k++)
-                add(b, unb, NULL, json_text(bad[k]));
+            for (size_t k = 0; unb && k < d->unbacked_count; k++)
+                add(b, unb, NULL, json_text(d->unbacked[k]));
         }
     }
     return o;

@@ -179,8 +179,7 @@ static void print_serving(FILE *out, const smc_serving *sv, const char *indent)
 
 static smc_status print_library(FILE *out, const smc_library *lib, const smc_view *opt)
 {
-    static const smc_summary nothing;
-    const smc_summary sum = lib->summary ? *lib->summary : nothing;
+    const smc_summary sum = lib->summary ? *lib->summary : (smc_summary){0};
     fprintf(out, "%s: %zu container%s, %zu image%s\n", lib->path, lib->container_count,
             lib->container_count == 1 ? "" : "s", lib->image_count,
             lib->image_count == 1 ? "" : "s");
