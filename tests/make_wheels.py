@@ -477,6 +477,16 @@ def make_envs(out, emit):
     install_dist(site, "alt", "1.0", alt_files())
     emit(root)
 
+    # two_torch_env/: a root with two Pythons, each with its torch and alt: the alternative
+    # loaded is the one the torch beside it picks (issue 23: the report says which).
+    root = os.path.join(out, "two_torch_env")
+    for pyver, version in (("3.10", "2.0.0+cu118"), ("3.12", "2.7.0+cu128")):
+        site = os.path.join(root, "usr", "lib", "python%s" % pyver, "site-packages")
+        install_dist(site, "torch", version, {"torch/__init__.py": b"",
+                                              "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so")})
+        install_dist(site, "alt", "1.0", alt_files())
+    emit(root)
+
     # torch_env/: the PyPI default build of a release, with torchvision (issue 22: advise says
     # it is installed already, or replaces both).
     root = os.path.join(out, "torch_env")

@@ -408,6 +408,17 @@ def rollups(out):
     check(st == ["none"] and vs[0]["alternatives"]["chosen_by_torch"] and rc == 1 and
           vs[0]["library"].endswith("libalt_cuda118.so"),
           "alternatives in an environment: the one torch's CUDA (cu118) picks, which is none (exit 1)")
+    # Issue 23: two Pythons, each with its torch and alt: each alt loads what the torch in its own
+    # site-packages picks, and its reason names that torch.
+    rc, doc = judged(os.path.join(out, "two_torch_env"), "9.0")
+    alts = {d["location"].split("/")[-3]: d["verdicts"][0] for d in doc["inputs"][0]["distributions"]
+            if d["name"] == "alt"}
+    py310, py312 = alts.get("python3.10", {}), alts.get("python3.12", {})
+    check(py310.get("status") == "none" and "torch 2.0.0+cu118's CUDA picks (of 2 torches" in
+          py310.get("reason", "") and py312.get("status") == "ok" and
+          "torch 2.7.0+cu128's CUDA picks" in py312.get("reason", "") and rc == 1,
+          "two torches: each alt's alternative is the one its own torch picks, named (%s | %s)"
+          % (py310.get("reason"), py312.get("reason")))
     # Issue 23: a directory of wheel files is no environment: the torch wheel beside alt chooses
     # none of its alternatives (as `alt-1.0...whl` alone: the best, ok on 9.0), and advise finds
     # no torch installed there.

@@ -296,14 +296,24 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
         return smc_asprintf("its own code runs; %s, which it ships from another project, is %s "
                             "here",
                             name, smc_lib_status_str(own));
+    if (r->choices && r->chosen && r->torch < in->distribution_count) {
+        const smc_distribution *torch = &in->distributions[r->torch];
+        char which[96] = "";
+        if (r->torches > 1)
+            snprintf(which, sizeof which, " (of %zu torches installed, the one in its "
+                                          "site-packages)", r->torches);
+        return smc_asprintf("%s, the one of %zu alternatives that the installed torch %s's CUDA "
+                            "picks%s, is %s (%zu of them serve this GPU)",
+                            name, r->choices, torch->version ? torch->version : "", which,
+                            smc_lib_status_str(own), r->serving);
+    }
     if (r->choices)
-        return r->chosen
-                   ? smc_asprintf("%s, the one of %zu alternatives that the installed torch's "
-                                  "CUDA picks, is %s (%zu of them serve this GPU)",
-                                  name, r->choices, smc_lib_status_str(own), r->serving)
-                   : smc_asprintf("one of %zu alternatives is loaded at run time; %zu serve this "
-                                  "GPU (%s is %s)",
-                                  r->choices, r->serving, name, smc_lib_status_str(own));
+        return smc_asprintf("one of %zu alternatives is loaded at run time; %zu serve this GPU "
+                            "(%s is %s)%s",
+                            r->choices, r->serving, name, smc_lib_status_str(own),
+                            r->torches > 1 ? "; of the torches installed, none is beside it to "
+                                             "say which"
+                                           : "");
     return smc_asprintf("%s is %s", name, smc_lib_status_str(own));
 }
 

@@ -503,19 +503,45 @@ static void assign_roles(smc_input *in)
     }
 }
 
-/* The CUDA of the installed torch (version.py, or the local version "cu121"), as the _cudaNNN
- * digits name it (121), or 0. A torch wheel beside the others in a wheelhouse is installed
- * nowhere: it chooses nothing. */
-static unsigned torch_cuda(const smc_input *in)
+/* The site-packages a distribution is installed in: its metadata's directory, as a length of
+ * its location; 0 when it has none. */
+static size_t site_of(const smc_distribution *d)
 {
+    const char *slash = d->location ? strrchr(d->location, '/') : NULL;
+    return slash ? (size_t)(slash - d->location) : 0;
+}
+
+/* The installed torch whose CUDA picks among dist's alternatives: the one installed beside it
+ * (in the same site-packages, which the same Python imports), else the only one installed;
+ * SMC_NONE when there is none, or several and none beside it. A torch wheel beside the others in
+ * a wheelhouse is installed nowhere: it chooses nothing. *count: the torches installed. */
+static size_t torch_for(const smc_input *in, size_t dist, size_t *count)
+{
+    size_t only = SMC_NONE, beside = SMC_NONE, site = dist < in->distribution_count
+                                                         ? site_of(&in->distributions[dist])
+                                                         : 0;
+    *count = 0;
     for (size_t d = 0; d < in->distribution_count; d++) {
-        const smc_distribution *dist = &in->distributions[d];
-        if (!dist->name || strcmp(dist->name, "torch") != 0 || !smc_distribution_installed(dist))
-            continue;
-        unsigned major = 0, minor = 0;
-        if (dist->cuda && sscanf(dist->cuda, "%u.%u", &major, &minor) == 2) return major * 10 + minor;
-        if (dist->local_version && sscanf(dist->local_version, "cu%u", &major) == 1) return major;
+        const smc_distribution *t = &in->distributions[d];
+        if (!t->name || strcmp(t->name, "torch") != 0 || !smc_distribution_installed(t)) continue;
+        (*count)++;
+        only = d;
+        const smc_distribution *mine = &in->distributions[dist];
+        if (site && site_of(t) == site && strncmp(t->location, mine->location, site) == 0)
+            beside = d;
     }
+    return beside != SMC_NONE ? beside : *count == 1 ? only : SMC_NONE;
+}
+
+/* The CUDA of a torch (version.py, or the local version "cu121"), as the _cudaNNN digits name
+ * it (121), or 0. */
+static unsigned torch_cuda(const smc_input *in, size_t torch)
+{
+    if (torch == SMC_NONE) return 0;
+    const smc_distribution *dist = &in->distributions[torch];
+    unsigned major = 0, minor = 0;
+    if (dist->cuda && sscanf(dist->cuda, "%u.%u", &major, &minor) == 2) return major * 10 + minor;
+    if (dist->local_version && sscanf(dist->local_version, "cu%u", &major) == 1) return major;
     return 0;
 }
 
@@ -540,9 +566,11 @@ static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *a
 /* A group of libraries (a distribution's, or one unowned library) for target t: the worst of
  * its own code and of each choice of alternatives, vendored libraries counting as partial at
  * worst, gated ones not at all, unless every library is gated: then it cannot run (none). */
-static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t, unsigned torch)
+static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t)
 {
-    smc_rollup r = {.status = SMC_STATUS_OK, .library = SMC_NONE};
+    smc_rollup r = {.status = SMC_STATUS_OK, .library = SMC_NONE, .torch = SMC_NONE};
+    size_t chooser = only == SMC_NONE ? torch_for(in, dist, &r.torches) : SMC_NONE;
+    unsigned torch = torch_cuda(in, chooser);
     bool any = false, gated = true;
     bool *done = calloc(in->library_count ? in->library_count : 1, sizeof *done);
     for (size_t l = 0; done && l < in->library_count; l++) {
@@ -582,6 +610,7 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t, 
             r.serving = serving;
             r.choices = choices;
             r.chosen = pick != SMC_NONE;
+            r.torch = r.chosen ? chooser : SMC_NONE;
         }
     }
     free(done);
@@ -618,7 +647,6 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         if (st != SMC_OK) return st;
     }
     assign_roles(in);
-    unsigned torch = torch_cuda(in);
     for (size_t k = 0; k < in->distribution_count; k++) {
         smc_distribution *d = &in->distributions[k];
         smc_rollups_free(d->verdicts, d->verdict_count);
@@ -626,7 +654,7 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         if (!(d->verdicts = calloc(n ? n : 1, sizeof *d->verdicts))) return SMC_ERR_NOMEM;
         d->verdict_count = n;
         for (size_t t = 0; t < n; t++)
-            d->verdicts[t] = roll(in, k, SMC_NONE, t, torch);
+            d->verdicts[t] = roll(in, k, SMC_NONE, t);
     }
     /* An input: the worst of its distributions and of the libraries none claims; none when
      * nothing could be read at all. */
@@ -638,13 +666,13 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
     in->verdict_count = n;
     for (size_t t = 0; t < n; t++) {
         smc_rollup *r = &in->verdicts[t];
-        *r = (smc_rollup){.status = SMC_STATUS_NO_CODE, .library = SMC_NONE};
+        *r = (smc_rollup){.status = SMC_STATUS_NO_CODE, .library = SMC_NONE, .torch = SMC_NONE};
         for (size_t k = 0; k < in->distribution_count; k++)
             if (rank(in->distributions[k].verdicts[t].status) > rank(r->status))
                 *r = in->distributions[k].verdicts[t];
         for (size_t l = 0; l < in->library_count; l++) {
             if (in->libraries[l].distribution != SMC_NONE) continue;
-            smc_rollup one = roll(in, SMC_NONE, l, t, torch);
+            smc_rollup one = roll(in, SMC_NONE, l, t);
             if (rank(one.status) > rank(r->status)) *r = one;
         }
         /* An image that asks for a newer CUDA than the driver supports does not start
@@ -653,6 +681,7 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         if (eff > 0 && in->require_cuda_version > eff)
             *r = (smc_rollup){.status = SMC_STATUS_NONE,
                               .library = SMC_NONE,
+                              .torch = SMC_NONE,
                               .requires = in->require_cuda_version,
                               .compat = in->compat_cuda};
         else if (eff > driver_cuda && driver_cuda > 0)

@@ -215,7 +215,10 @@ typedef struct smc_rollup {
     bool all_gated;  /* every library with device code is gated for the GPU */
     size_t serving;  /* alternatives: how many of the choice serve the GPU, */
     size_t choices;  /* of how many */
-    bool chosen;     /* the alternative was chosen by the installed torch's CUDA */
+    bool chosen;     /* the alternative was chosen by the installed torch's CUDA: */
+    size_t torch;    /* that torch (index into the input's distributions), or SMC_NONE */
+    size_t torches;  /* torches installed in the input: with several, the one beside the
+                      * distribution (in its site-packages) chooses, and none when none is */
     int requires;    /* an image's: the CUDA its NVIDIA_REQUIRE_CUDA asks for, newer than the
                       * driver: none whatever its libraries say; else 0 */
     int compat;      /* an image's: the CUDA of its forward-compatibility package, by which it
