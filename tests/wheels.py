@@ -27,6 +27,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 passed = failed = 0
 
 
+
+def counts(lib):
+    """A library's token counts as {token: count}."""
+    return {c["token"]: c["count"] for c in lib["token_counts"]}
+
 def check(ok, what, shown=""):
     """shown: what to print under a failed check (the output it looked at)."""
     global passed, failed
@@ -53,7 +58,7 @@ def scan_json(path, *extra, cwd=None):
 
 def inventory(inp, strip):
     """path (relative to strip) -> (containers, images) of an input's libraries."""
-    return {lib["path"][len(strip):]: (lib["containers"], lib["images"])
+    return {lib["path"][len(strip):]: (lib["containers"], counts(lib))
             for lib in inp["libraries"]}
 
 
@@ -101,8 +106,8 @@ def wheels(out):
         _, winp, _ = scan_json(path, "--detail")
         _, finp, _ = scan_json(os.path.realpath(big), "--detail")
         wl, fl = winp["libraries"][0], finp["libraries"][0]
-        same = (wl["containers"], wl["images"], wl["container_list"]) == \
-               (fl["containers"], fl["images"], fl["container_list"])
+        same = (wl["containers"], counts(wl), wl["container_list"]) == \
+               (fl["containers"], counts(fl), fl["container_list"])
         check(same and wl["containers"] > 100,
               "a 54 MB member streamed: the same containers, sections and images as the file")
     else:
@@ -111,8 +116,8 @@ def wheels(out):
     rc, inp, _ = scan_json("demo_win-1.0-cp312-cp312-win_amd64.whl", cwd=out)
     libs = {l["path"].split("!")[1]: l for l in inp["libraries"]}
     check(rc == 0 and sorted(libs) == ["demo_win/kern_cuda.dll"] and
-          libs["demo_win/kern_cuda.dll"]["cudart"] == 12 and
-          libs["demo_win/kern_cuda.dll"]["images"] == {"sm_75": 1, "sm_80": 2, "sm_90": 1,
+          libs["demo_win/kern_cuda.dll"]["cudart_soname"] == "libcudart.so.12" and
+          counts(libs["demo_win/kern_cuda.dll"]) == {"sm_75": 1, "sm_80": 2, "sm_90": 1,
                                                        "compute_90": 1},
           "Windows wheel: its DLLs are read (PE): device code, and cudart64_12.dll imported; a "
           "DLL without device code is no library (exit 0)")
@@ -408,6 +413,26 @@ def rollups(out):
     check(st == ["none"] and vs[0]["alternatives"]["chosen_by_torch"] and rc == 1 and
           vs[0]["library"].endswith("libalt_cuda118.so"),
           "alternatives in an environment: the one torch's CUDA (cu118) picks, which is none (exit 1)")
+    # Issue 23: none of the alternatives runs on sm_120 with a 12.4 driver, but cuda128's would
+    # with 12.8: that driver is the distribution's next step, checked by judging again.
+    rc, doc = judged(os.path.join(out, "alt-1.0-%s.whl" % tag), "12.0", "--driver", "12.4")
+    st, vs = dist_status(doc, "alt")
+    nxt = vs[0]["next"] or ""
+    rc2, doc2 = judged(os.path.join(out, "alt-1.0-%s.whl" % tag), "12.0", "--driver", "12.8")
+    st2, _ = dist_status(doc2, "alt")
+    check(st == ["none"] and nxt.startswith("a driver of 570.26 or newer (CUDA 12.8): "
+                                             "libalt_cuda128.so") and st2 == ["ok"],
+          "alternatives none with this driver: the driver with which one runs is the next step, "
+          "and with it the distribution is ok (%r, then %s)" % (nxt, st2))
+    # A wheelhouse of symbolic links is not followed, and says so.
+    links = os.path.join(out, "linkhouse")
+    os.makedirs(links)
+    os.symlink(os.path.join(out, "alt-1.0-%s.whl" % tag), os.path.join(links, "alt-1.0-%s.whl" % tag))
+    rc, doc = judged(links, "9.0")
+    notes = doc["inputs"][0]["notes"]
+    check(any("1 package file is a symbolic link, not followed" in n for n in notes),
+          "a wheelhouse of symbolic links: a note says its package files were not followed (%s)"
+          % notes)
     # Issue 23: two Pythons, each with its torch and alt: each alt loads what the torch in its own
     # site-packages picks, and its reason names that torch.
     rc, doc = judged(os.path.join(out, "two_torch_env"), "9.0")
@@ -455,7 +480,7 @@ def rollups(out):
         rc, inp, err = scan_json(path)
         return rc, inp, err, {l["path"].split("!")[-1] if "!" in l["path"]
                               else os.path.relpath(l["path"], path):
-                              (l["containers"], l["images"], l["token_sets"], l["findings"])
+                              (l["containers"], counts(l), l["token_sets"], l["findings"])
                               for l in inp["libraries"]}
     rc1, inp1, err1, bz = libs_of(os.path.join(out, "demo-cuda-1.0-cuda128_0.tar.bz2"))
     rc2, inp2, err2, cz = libs_of(os.path.join(out, "demo-cuda-1.0-cuda128_0.conda"))
@@ -503,15 +528,15 @@ def rollups(out):
           "conda: a tarball a walk meets that is no package: a note, and its libraries reported")
     rc, inp_b, _ = scan_json(os.path.join(out, "big-1.0-0.tar.bz2"))
     rc, inp_u, _ = scan_json(os.path.join(out, "conda_big"))
-    big_p = [(l["containers"], l["images"], l["token_sets"]) for l in inp_b["libraries"]]
-    big_u = [(l["containers"], l["images"], l["token_sets"]) for l in inp_u["libraries"]]
+    big_p = [(l["containers"], counts(l), l["token_sets"]) for l in inp_b["libraries"]]
+    big_u = [(l["containers"], counts(l), l["token_sets"]) for l in inp_u["libraries"]]
     check(big_p == big_u and len(big_p) == 1,
           "conda: a member past 16 MiB, streamed from a temporary file, as the same file on disk")
     # Issue 13: container images read in place: layers applied with whiteouts, top down.
     def image_libs(path, *extra):
         rc, inp, err = scan_json(path, *extra)
         key = lambda p: p.split("!", 1)[1] if "!" in p else "/" + os.path.relpath(p, path)
-        return rc, inp, err, {key(l["path"]): (l["containers"], l["images"], l["token_sets"])
+        return rc, inp, err, {key(l["path"]): (l["containers"], counts(l), l["token_sets"])
                               for l in inp["libraries"]}, {key(l["path"]): l.get("layer")
                                                             for l in inp["libraries"]}
     got = {}

@@ -94,6 +94,40 @@ static smc_status derive_library(const smc_result *r, const smc_input *in, smc_l
     return SMC_OK;
 }
 
+/* For a distribution that is none for target t because none of its alternatives runs, when the
+ * installed torch does not choose among them: the oldest driver with which one of them runs
+ * (judged again), as a next step; NULL when no driver does. */
+static smc_status alternatives_next(const smc_input *in, size_t dist, const smc_rollup *r,
+                                    const smc_target *t, size_t ti, char **out)
+{
+    *out = NULL;
+    if (r->status != SMC_STATUS_NONE || !r->choices || r->chosen) return SMC_OK;
+    int best = 0;
+    size_t which = SMC_NONE;
+    int last = smc_last_driver_branch(t->cc_major * 10 + t->cc_minor);
+    for (size_t l = 0; l < in->library_count; l++) {
+        const smc_library *lib = &in->libraries[l];
+        if (lib->distribution != dist || lib->role != SMC_ROLE_ALTERNATIVE ||
+            ti >= lib->judgement_count)
+            continue;
+        int need = smc_next_driver(&lib->judgements[ti]);
+        if (!need || (best && need >= best) || (last && smc_driver_branch_for_cuda(need) > last))
+            continue;
+        bool yes;
+        smc_status st = runs_with_driver(in, lib, t, need, &yes);
+        if (st != SMC_OK) return st;
+        if (yes) best = need, which = l;
+    }
+    if (which == SMC_NONE) return SMC_OK;
+    char drv[32];
+    const char *d = smc_driver_for_cuda(best, true, drv, sizeof drv);
+    *out = smc_asprintf("a driver of %s or newer (CUDA %d.%d): %s, one of its alternatives, runs "
+                        "then",
+                        d ? d : "a newer branch", best / 1000, best % 1000 / 10,
+                        smc_base_name(in->libraries[which].path));
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
 static smc_status derive_rollups(const smc_input *in, smc_rollup *v, size_t n, size_t nt)
 {
     for (size_t t = 0; v && t < n && t < nt; t++)
@@ -111,9 +145,11 @@ static smc_status derive_input(const smc_result *r, smc_input *in, const smc_bui
         if (d->variant_claim_count)
             st = smc_variant_unbacked(in, d, &d->unbacked, &d->unbacked_count);
         if (st == SMC_OK) st = derive_rollups(in, d->verdicts, d->verdict_count, r->target_count);
-        for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++)
-            d->verdicts[t].next = smc_distribution_next(in, d, &d->verdicts[t], builds,
-                                                        &r->targets[t], r->driver_cuda);
+        for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++) {
+            smc_rollup *v = &d->verdicts[t];
+            v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
+            if (!v->next) st = alternatives_next(in, k, v, &r->targets[t], t, &v->next);
+        }
     }
     if (st == SMC_OK) st = derive_rollups(in, in->verdicts, in->verdict_count, r->target_count);
     return st;

@@ -29,6 +29,8 @@ typedef struct list {
     bool root_fs;     /* it is a root filesystem: its proc, sys, dev and run are left out */
     size_t excluded;  /* paths --exclude left out */
     size_t other_fs;  /* directories on other filesystems left out (--one-file-system) */
+    size_t linked;    /* package files (*.whl, *.conda) that are symbolic links: not followed */
+    char *linked_example;
     char *other_example;
 } list;
 
@@ -182,6 +184,12 @@ static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
             }
         } else if (S_ISREG(sb.st_mode)) {
             st = add_file(l, child, NULL, &sb);
+        } else if (S_ISLNK(sb.st_mode) &&
+                   (smc_ends_with(names[i], ".whl") || smc_ends_with(names[i], ".conda"))) {
+            if (l->linked++ == 0) /* a wheelhouse of links: said, as nothing of it is read */
+                l->linked_example = child;
+            else
+                free(child);
         } else {
             free(child); /* links, FIFOs, sockets and devices are not ours to open */
         }
@@ -209,6 +217,13 @@ static smc_status say_left_out(smc_input *in, const list *l, const char *path)
                                     "(--one-file-system), %s the first",
                                 *path ? path : "/", l->other_fs, l->other_fs == 1 ? "y" : "ies",
                                 l->other_example);
+    if (st == SMC_OK && l->linked)
+        st = smc_input_add_note(in, "%s: %zu package file%s %s symbolic link%s, not followed "
+                                    "(%s the first): name %s to read %s",
+                                *path ? path : "/", l->linked, l->linked == 1 ? "" : "s",
+                                l->linked == 1 ? "is a" : "are", l->linked == 1 ? "" : "s",
+                                l->linked_example, l->linked == 1 ? "it" : "them",
+                                l->linked == 1 ? "it" : "them");
     return st;
 }
 
@@ -248,6 +263,7 @@ smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt,
     }
     free(base);
     free(l.other_example);
+    free(l.linked_example);
     if (st != SMC_OK) {
         smc_items_free(l.items, l.n);
         if (*root >= 0) close(*root);
