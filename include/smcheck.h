@@ -142,7 +142,7 @@ SMCHECK_API size_t smcheck_report_error_count(const smcheck_report *r);
 SMCHECK_API const char *smcheck_report_error_path(const smcheck_report *r, size_t i);
 SMCHECK_API const char *smcheck_report_error_message(const smcheck_report *r, size_t i);
 
-/* The reports the smcheck command prints: "text", "json" (schema_version 1) or "sarif" (2.1.0). */
+/* The reports the smcheck command prints: "text", "json" (schema_version 2) or "sarif" (2.1.0). */
 SMCHECK_API smcheck_error smcheck_report_write(const smcheck_report *r, const char *format,
                                                FILE *out);
 

@@ -73,7 +73,8 @@ def main():
     for path, want in sorted(rows.items()):
         lib = plain.get(path, {"containers": 0, "images": {}, "findings": []})
         vlib = verified.get(path, {"findings": []})
-        got = {"containers": lib["containers"], "images": lib["images"],
+        images = {c["token"]: c["count"] for c in lib.get("token_counts", [])}
+        got = {"containers": lib["containers"], "images": images,
                "findings": len(lib["findings"]), "verify": len(vlib["findings"])}
         if got == want:
             report(True, path)

@@ -144,10 +144,10 @@ check "extended numbering, big-endian: the section is named" has "$out" \
 check "a fatbin section off 8-alignment is walked" has "$out" "container at 0x38c, 560 bytes, .nv_fatbin"
 check "section names far before the table" has "$out" "container at 0x50, 560 bytes, .nv_fatbin"
 run scan --format json gen/cudart11.so gen/mentions_cudart.so
-check "DT_NEEDED libcudart.so.11.0 is CUDA 11" has "$out" '"cudart":	11,'
-check "a string that only mentions libcudart.so.13 is not DT_NEEDED" has "$out" '"cudart":	12,'
+check "DT_NEEDED libcudart.so.11.0 is CUDA 11" has "$out" '"cudart_soname":	"libcudart.so.11",'
+check "a string that only mentions libcudart.so.13 is not DT_NEEDED" has "$out" '"cudart_soname":	"libcudart.so.12",'
 run scan --format json gen/cudart_flood.so
-check "5000 libcudart strings before .dynstr: DT_NEEDED still read" has "$out" '"cudart":	12,'
+check "5000 libcudart strings before .dynstr: DT_NEEDED still read" has "$out" '"cudart_soname":	"libcudart.so.12",'
 run --gpu 9.0 --detail gen/long_kernel.so
 check "a kernel name over 255 bytes is named by its start" has "$out" "kernels: _Z30xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxIN4cute5tupleI"
 run scan --detail gen/archive_offsets.a

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The JSON report against its schema (docs/report.schema.json, schema_version 1).
+"""The JSON report against its schema (docs/report.schema.json, schema_version 2).
 
-Usage: schema.py SMCHECK FIXTURES_DIR [STUB_LIBCUDA]
+Usage: schema.py SMCHECK FIXTURES_DIR [STUB_LIBCUDA [API_REPORT]]
 Validates every tests/golden/*.json, then what smcheck writes now in each mode (scan, --detail,
 --verify, judging with and without a driver, the local-GPU default, gpus, gpus --list, advise,
 advise --detail) over fixtures/nvcc, fixtures/gen, the wheels, conda packages, environments and
-images tests/make_wheels.py assembles, and the hostile corpus of fixtures/gen.py. Then proves the
+images tests/make_wheels.py assembles, and the hostile corpus of fixtures/gen.py; and the reports
+the library API writes (API_REPORT: tests/api_report.c), JSON with and without a driver. Then proves the
 schema can fail: copies of a golden report, each with one thing wrong, must all be rejected.
 Prints one line per check, and for a failure the file or mode and the path inside the document
 where validation failed.
@@ -167,7 +168,7 @@ def mutations(doc):
         lib(d)["containers"] = str(lib(d)["containers"])
 
     def bad_version(d):
-        d["schema_version"] = 2
+        d["schema_version"] = 1
 
     def extra(d):
         d["generated_at"] = "2026-12-01T00:00:00Z"
@@ -176,7 +177,13 @@ def mutations(doc):
         lib(d)["container_list"][0]["images"][0]["kind"] = "sass"
 
     def bad_token(d):
-        lib(d)["images"]["sm90"] = 1
+        lib(d)["token_counts"][0]["token"] = "sm90"
+
+    def left_out(d):
+        del lib(d)["layer"]  # version 2: a key is null, never absent
+
+    def number_version(d):
+        d["targets"][0]["compute_capability"] = 9.0  # versions are "X.Y" strings
 
     def no_overall(d):
         del d["overall"]
@@ -186,10 +193,12 @@ def mutations(doc):
                     ("a wrong verdict key in containers_by_verdict", bad_verdict_key),
                     ("a missing required key (inputs[].errors)", missing),
                     ("a wrong type (containers as a string)", wrong_type),
-                    ("schema_version 2", bad_version),
+                    ("schema_version 1", bad_version),
+                    ("a key left out (libraries[].layer) rather than null", left_out),
+                    ("a version as a number", number_version),
                     ("an unknown top-level key", extra),
                     ("a wrong image kind (--detail)", bad_image_kind),
-                    ("a malformed token in images", bad_token),
+                    ("a malformed token in token_counts", bad_token),
                     ("a judging report without overall", no_overall)]:
         d = copy.deepcopy(doc)
         f(d)
@@ -225,6 +234,16 @@ def main():
         os.mkdir(hostile)
         subprocess.run([sys.executable, os.path.join(fixtures, "gen.py"), "--hostile", hostile],
                        check=True, capture_output=True)
+        api = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
+        for driver in ("12.8", "") if api else ():
+            p = subprocess.run([api, "json", "h100,sm_61,sm_120", driver, *sorted(
+                glob.glob(os.path.join(wheels, "*.whl")))], capture_output=True, text=True,
+                env=dict(os.environ, SMCHECK_LIBCUDA="/nonexistent"))
+            try:
+                validate(validator, json.loads(p.stdout),
+                         f"the library API's JSON, driver {driver or 'unknown'} (exit {p.returncode})")
+            except ValueError as e:
+                check(False, "the library API writes JSON", f"exit {p.returncode}: {e}")
         for name, args, cwd, env in modes(fixtures, wheels, hostile, stub):
             rc, out, err = run(smcheck, ["--format", "json", *args] if args[0] not in
                                ("scan", "gpus", "advise") else

@@ -84,12 +84,12 @@ def row_of(smcheck, wheel):
     if not sets:
         return [version, "cpu", platform, "-", "-", "-", "pypi", "-", "-",
                 "wheel " + os.path.basename(wheel)]
-    if not dist["cuda"]:
+    if not dist["cuda"] and not dist["cuda_major"]:
         sys.exit(f"builds-from-wheels: {wheel}: smcheck does not say which CUDA built it")
     tokens = max(sets.items(), key=lambda kv: (kv[1], kv[0]))[0].split()
     cubins = [t for t in tokens if t.startswith("sm_")]
     ptx = [t for t in tokens if t.startswith("compute_")]
-    cuda = dist["cuda"] if "." in dist["cuda"] else dist["cuda"] + ".0"
+    cuda = dist["cuda"] or "%d.0" % dist["cuda_major"]
     variant = "cu" + cuda.replace(".", "")
     return [version, variant, platform, cuda, ",".join(cubins) or "-", ",".join(ptx) or "-",
             "pypi", "-", "-", "wheel " + os.path.basename(wheel)]

@@ -1,12 +1,13 @@
-/* report_json.c: the JSON report (schema_version 1) and SARIF 2.1.0; the only user of cJSON.
- * Keys are stable and their order fixed; other tools parse this. */
+/* report_json.c: the JSON report (schema_version 2) and SARIF 2.1.0; the only user of cJSON.
+ * Keys are stable and their order fixed; other tools parse this. One name, one shape: every key
+ * is always there (null when unknown or not asked for), lists are arrays, versions "X.Y". */
 #include "report.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 /* cJSON's builders return NULL when out of memory, and adding NULL to an object fails; so a tree
  * is built without checks and its completeness checked once with this flag, set by add(). */
@@ -93,24 +94,24 @@ static cJSON *image_json(builder *b, const smc_image *img)
     add(b, o, "compression", json_text(smc_compression_str(img->compression)));
     add(b, o, "stored_size", cJSON_CreateNumber((double)img->stored_size));
     add(b, o, "size", cJSON_CreateNumber((double)img->size));
-    if (img->kind == SMC_IMAGE_PTX) {
-        add(b, o, "ptx_isa", version_json(img->version_major, img->version_minor));
-        /* What its text says, when it was read (smc_options.inspect). */
-        char target[SMC_TOKEN_MAX];
-        snprintf(target, sizeof target, "sm_%u%s", img->text_arch,
-                 img->text_variant == SMC_VARIANT_A   ? "a"
-                 : img->text_variant == SMC_VARIANT_F ? "f"
-                                                      : "");
-        add(b, o, "ptx_target", img->text_arch ? json_text(target) : cJSON_CreateNull());
-        add(b, o, "ptx_version",
-            img->text_isa ? version_json(img->text_isa / 10, img->text_isa % 10)
-                          : cJSON_CreateNull());
-    } else if (img->kind == SMC_IMAGE_CUBIN) {
-        add(b, o, "cubin_abi", version_json(img->version_major, img->version_minor));
-        add(b, o, "release",
-            img->release ? version_json(img->release / 1000, img->release % 1000 / 10)
-                         : cJSON_CreateNull());
-    }
+    /* PTX: its entry's ISA, and what its text says when it was read; cubin: its ABI, release. */
+    bool ptx = img->kind == SMC_IMAGE_PTX, cubin = img->kind == SMC_IMAGE_CUBIN;
+    char target[SMC_TOKEN_MAX];
+    snprintf(target, sizeof target, "sm_%u%s", img->text_arch,
+             img->text_variant == SMC_VARIANT_A   ? "a"
+             : img->text_variant == SMC_VARIANT_F ? "f"
+                                                  : "");
+    add(b, o, "ptx_isa",
+        ptx ? version_json(img->version_major, img->version_minor) : cJSON_CreateNull());
+    add(b, o, "ptx_target", ptx && img->text_arch ? json_text(target) : cJSON_CreateNull());
+    add(b, o, "ptx_version",
+        ptx && img->text_isa ? version_json(img->text_isa / 10, img->text_isa % 10)
+                             : cJSON_CreateNull());
+    add(b, o, "cubin_abi",
+        cubin ? version_json(img->version_major, img->version_minor) : cJSON_CreateNull());
+    add(b, o, "release",
+        cubin && img->release ? version_json(img->release / 1000, img->release % 1000 / 10)
+                              : cJSON_CreateNull());
     return o;
 }
 
@@ -149,17 +150,16 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", j->warning ? json_text(j->warning) : cJSON_CreateNull());
     add(b, o, "next", j->next ? json_text(j->next) : cJSON_CreateNull());
     add(b, o, "unused", cJSON_CreateBool(j->unused));
-    if (opt->detail) {
-        cJSON *fails = add(b, o, "failing_containers", cJSON_CreateArray());
-        for (size_t i = 0; fails && i < j->failing_count; i++) {
-            const smc_container *c = &lib->containers[j->failing[i]];
-            cJSON *f = add(b, fails, NULL, cJSON_CreateObject());
-            if (!f) break;
-            add(b, f, "offset", cJSON_CreateNumber((double)c->offset));
-            add(b, f, "section", c->section ? json_text(c->section) : cJSON_CreateNull());
-            add(b, f, "kernels",
-                c->kernel_names ? json_text(c->kernel_names) : cJSON_CreateNull());
-        }
+    cJSON *fails = add(b, o, "failing_containers",
+                       opt->detail ? cJSON_CreateArray() : cJSON_CreateNull());
+    for (size_t i = 0; opt->detail && fails && i < j->failing_count; i++) {
+        const smc_container *c = &lib->containers[j->failing[i]];
+        cJSON *f = add(b, fails, NULL, cJSON_CreateObject());
+        if (!f) break;
+        add(b, f, "offset", cJSON_CreateNumber((double)c->offset));
+        add(b, f, "section", c->section ? json_text(c->section) : cJSON_CreateNull());
+        add(b, f, "kernel_names",
+            c->kernel_names ? json_text(c->kernel_names) : cJSON_CreateNull());
     }
     return o;
 }
@@ -206,22 +206,27 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_view *o
     const smc_summary sum = lib->summary ? *lib->summary : (smc_summary){0};
     cJSON *o = cJSON_CreateObject();
     if (o) {
+        static const char *const roles[] = {"main", "vendored", "alternative"};
         add(b, o, "path", json_text(lib->path));
-        if (lib->link_count) {
-            cJSON *links = add(b, o, "links", cJSON_CreateArray());
-            for (size_t i = 0; links && i < lib->link_count; i++)
-                add(b, links, NULL, json_text(lib->links[i]));
-        }
-        if (lib->layer) add(b, o, "layer", json_text(lib->layer));
+        cJSON *links = add(b, o, "links", cJSON_CreateArray());
+        for (size_t i = 0; links && i < lib->link_count; i++)
+            add(b, links, NULL, json_text(lib->links[i]));
+        add(b, o, "layer", lib->layer ? json_text(lib->layer) : cJSON_CreateNull());
+        add(b, o, "role", json_text(roles[lib->role % 3]));
         add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
-        add(b, o, "cudart",
-            lib->cudart_major ? cJSON_CreateNumber(lib->cudart_major) : cJSON_CreateNull());
+        char soname[32];
+        snprintf(soname, sizeof soname, "libcudart.so.%u", lib->cudart_major);
+        add(b, o, "cudart_soname", lib->cudart_major ? json_text(soname) : cJSON_CreateNull());
         add(b, o, "release",
             lib->release ? version_json(lib->release / 1000, lib->release % 1000 / 10)
                          : cJSON_CreateNull());
-        cJSON *imgs = add(b, o, "images", cJSON_CreateObject());
-        for (size_t i = 0; imgs && i < sum.token_count; i++)
-            add(b, imgs, sum.tokens[i].token, cJSON_CreateNumber((double)sum.tokens[i].count));
+        cJSON *counts = add(b, o, "token_counts", cJSON_CreateArray());
+        for (size_t i = 0; counts && i < sum.token_count; i++) {
+            cJSON *c = add(b, counts, NULL, cJSON_CreateObject());
+            if (!c) break;
+            add(b, c, "token", json_text(sum.tokens[i].token));
+            add(b, c, "count", cJSON_CreateNumber((double)sum.tokens[i].count));
+        }
         cJSON *sets = add(b, o, "token_sets", cJSON_CreateArray());
         for (size_t i = 0; sets && i < sum.set_count; i++) {
             cJSON *s = add(b, sets, NULL, cJSON_CreateObject());
@@ -237,21 +242,16 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_view *o
             add(b, f, "offset", offset_json(lib->findings[i].offset));
             add(b, f, "message", json_text(lib->findings[i].message));
         }
-        if (lib->findings_more)
-            add(b, o, "findings_more", cJSON_CreateNumber((double)lib->findings_more));
-        if (lib->judgement_count && opt && opt->target_count >= lib->judgement_count) {
-            static const char *const roles[] = {"main", "vendored", "alternative"};
-            add(b, o, "role", json_text(roles[lib->role % 3]));
-            cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
-            for (size_t t = 0; vs && t < lib->judgement_count; t++)
-                add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
-        }
-        if (lib->serving) add(b, o, "serves", serving_json(b, lib->serving));
-        if (opt && opt->detail) {
-            cJSON *list = add(b, o, "container_list", cJSON_CreateArray());
-            for (size_t i = 0; list && i < lib->container_count; i++)
-                add(b, list, NULL, container_json(b, lib, &lib->containers[i]));
-        }
+        add(b, o, "findings_more", cJSON_CreateNumber((double)lib->findings_more));
+        cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
+        bool judged = opt && opt->target_count && opt->target_count >= lib->judgement_count;
+        for (size_t t = 0; judged && vs && t < lib->judgement_count; t++)
+            add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
+        add(b, o, "serves", lib->serving ? serving_json(b, lib->serving) : cJSON_CreateNull());
+        bool detail = opt && opt->detail;
+        cJSON *list = add(b, o, "container_list", detail ? cJSON_CreateArray() : cJSON_CreateNull());
+        for (size_t i = 0; detail && list && i < lib->container_count; i++)
+            add(b, list, NULL, container_json(b, lib, &lib->containers[i]));
     }
     return o;
 }
@@ -274,11 +274,9 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
         r->library < in->library_count ? json_text(in->libraries[r->library].path)
                                        : cJSON_CreateNull());
     add(b, v, "vendored", cJSON_CreateBool(r->vendored));
-    if (r->compat) { /* an image's forward-compatibility package decided it */
-        char c[16];
-        snprintf(c, sizeof c, "%d.%d", r->compat / 1000, r->compat % 1000 / 10);
-        add(b, v, "compat_cuda", json_text(c));
-    }
+    char c[16]; /* an image's forward-compatibility package decided it */
+    snprintf(c, sizeof c, "%d.%d", r->compat / 1000, r->compat % 1000 / 10);
+    add(b, v, "compat_cuda", r->compat ? json_text(c) : cJSON_CreateNull());
     add(b, v, "all_gated", cJSON_CreateBool(r->all_gated));
     if (r->choices) {
         cJSON *alt = add(b, v, "alternatives", cJSON_CreateObject());
@@ -305,20 +303,25 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     add(b, o, "location", string_or_null(d->location));
     add(b, o, "tag", string_or_null(d->tag));
     add(b, o, "platform", string_or_null(d->platform));
-    add(b, o, "cuda", string_or_null(d->cuda));
+    /* "12.8"; a source that names only the major ("13", a cu13 requirement): null and the major. */
+    unsigned major = 0, minor = 0;
+    int parts = d->cuda ? sscanf(d->cuda, "%u.%u", &major, &minor) : 0;
+    add(b, o, "cuda", parts == 2 ? version_json(major, minor) : cJSON_CreateNull());
+    add(b, o, "cuda_major", parts >= 1 ? cJSON_CreateNumber(major) : cJSON_CreateNull());
     add(b, o, "cuda_source", string_or_null(d->cuda_source));
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < d->library_count; i++)
         add(b, libs, NULL, json_text(in->libraries[d->libraries[i]].path));
+    cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
     if (d->verdicts && opt && opt->target_count) {
-        cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         for (size_t t = 0; vs && t < in->verdict_count; t++) {
             cJSON *v = add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
             const char *next = t < d->verdict_count ? d->verdicts[t].next : NULL;
             if (v) add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
         }
     }
-    if (d->serving) add(b, o, "serves", serving_json(b, d->serving));
+    add(b, o, "serves", d->serving ? serving_json(b, d->serving) : cJSON_CreateNull());
+    if (!d->variant_claim_count) add(b, o, "variant", cJSON_CreateNull());
     if (d->variant_claim_count) {
         cJSON *var = add(b, o, "variant", cJSON_CreateObject());
         if (var) {
@@ -341,12 +344,10 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_view *opt)
     add(b, o, "path", json_text(in->path));
     add(b, o, "kind", json_text(smc_input_kind_str(in->kind)));
     add(b, o, "files", cJSON_CreateNumber((double)in->files));
-    if (in->kind == SMC_INPUT_IMAGE) {
-        add(b, o, "require_cuda", string_or_null(in->require_cuda));
-        char v[16];
-        snprintf(v, sizeof v, "%d.%d", in->compat_cuda / 1000, in->compat_cuda % 1000 / 10);
-        add(b, o, "compat_cuda", in->compat_cuda ? json_text(v) : cJSON_CreateNull());
-    }
+    add(b, o, "require_cuda", string_or_null(in->require_cuda)); /* an image's */
+    char v[16];
+    snprintf(v, sizeof v, "%d.%d", in->compat_cuda / 1000, in->compat_cuda % 1000 / 10);
+    add(b, o, "compat_cuda", in->compat_cuda ? json_text(v) : cJSON_CreateNull());
     cJSON *errs = add(b, o, "errors", cJSON_CreateArray());
     for (size_t i = 0; errs && i < in->error_count; i++) {
         cJSON *e = add(b, errs, NULL, cJSON_CreateObject());
@@ -354,21 +355,17 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_view *opt)
         add(b, e, "path", json_text(in->errors[i].path));
         add(b, e, "message", json_text(in->errors[i].message));
     }
-    if (in->errors_more) add(b, o, "errors_more", cJSON_CreateNumber((double)in->errors_more));
-    if (in->verdict_count && opt && opt->target_count) { /* not scan's, for serving */
-        cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
-        for (size_t t = 0; vs && t < in->verdict_count; t++)
-            add(b, vs, NULL, rollup_json(b, in, &in->verdicts[t], t));
-    }
-    if (in->distribution_count || in->kind == SMC_INPUT_ENVIRONMENT) {
-        cJSON *dists = add(b, o, "distributions", cJSON_CreateArray());
-        for (size_t i = 0; dists && i < in->distribution_count; i++)
-            add(b, dists, NULL, distribution_json(b, in, &in->distributions[i], opt));
-    }
+    add(b, o, "errors_more", cJSON_CreateNumber((double)in->errors_more));
+    cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
+    for (size_t t = 0; opt && opt->target_count && vs && t < in->verdict_count; t++)
+        add(b, vs, NULL, rollup_json(b, in, &in->verdicts[t], t));
+    cJSON *dists = add(b, o, "distributions", cJSON_CreateArray());
+    for (size_t i = 0; dists && i < in->distribution_count; i++)
+        add(b, dists, NULL, distribution_json(b, in, &in->distributions[i], opt));
     cJSON *notes = add(b, o, "notes", cJSON_CreateArray());
     for (size_t i = 0; notes && i < in->note_count; i++)
         add(b, notes, NULL, json_text(in->notes[i]));
-    if (in->notes_more) add(b, o, "notes_more", cJSON_CreateNumber((double)in->notes_more));
+    add(b, o, "notes_more", cJSON_CreateNumber((double)in->notes_more));
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < in->library_count; i++)
         add(b, libs, NULL, library_json(b, &in->libraries[i], opt));
@@ -394,8 +391,7 @@ static cJSON *root_json(builder *b, const smc_view *opt)
 {
     cJSON *root = head_json(b);
     if (!root) return NULL;
-    if (opt && opt->default_reason)
-        add(b, root, "default_input", json_text(opt->default_reason));
+    add(b, root, "default_input", string_or_null(opt ? opt->default_reason : NULL));
     cJSON *targets = add(b, root, "targets", cJSON_CreateArray());
     for (size_t t = 0; targets && opt && t < opt->target_count; t++) {
         const smc_target *g = &opt->targets[t];
@@ -407,6 +403,7 @@ static cJSON *root_json(builder *b, const smc_view *opt)
         add(b, o, "name", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
         add(b, o, "compute_capability", version_json(g->cc_major, g->cc_minor));
     }
+    if (!opt || !opt->target_count) add(b, root, "driver", cJSON_CreateNull());
     if (opt && opt->target_count) {
         cJSON *drv = add(b, root, "driver", cJSON_CreateObject());
         char v[32];
@@ -429,8 +426,8 @@ smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *ho
     builder b = {false};
     cJSON *root = root_json(&b, opt);
     if (!root) return SMC_ERR_NOMEM;
-    if (opt && opt->target_count && opt->overall) {
-        cJSON *all = add(&b, root, "overall", cJSON_CreateArray());
+    cJSON *all = add(&b, root, "overall", cJSON_CreateArray());
+    if (opt->target_count && opt->overall) {
         for (size_t t = 0; all && t < opt->target_count; t++) {
             cJSON *v = add(&b, all, NULL, cJSON_CreateObject());
             if (!v) break;
@@ -513,7 +510,7 @@ static cJSON *advice_row_json(builder *b, const smc_advice *a, size_t i)
     add(b, o, "variant", json_text(row->variant));
     add(b, o, "platform", json_text(row->platform));
     add(b, o, "cuda", cuda_json(row->cuda));
-    cJSON *tokens = add(b, o, "images", cJSON_CreateArray());
+    cJSON *tokens = add(b, o, "tokens", cJSON_CreateArray());
     for (size_t k = 0; tokens && k < row->image_count; k++) {
         char tok[SMC_TOKEN_MAX];
         add(b, tokens, NULL, json_text(smc_image_token(&row->images[k], tok)));

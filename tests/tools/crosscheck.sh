@@ -65,7 +65,8 @@ def archives_whole(libs):
             w["images"][t] = w["images"].get(t, 0) + int(n)
     return out
 
-a = index([l for inp in sm.get("inputs", []) for l in inp.get("libraries", [])], "smcheck")
+a = index([dict(l, images={c["token"]: c["count"] for c in l["token_counts"]})
+           for inp in sm.get("inputs", []) for l in inp.get("libraries", [])], "smcheck")
 b = index(archives_whole(ref["libraries"]), "the reference")
 empty = (None, 0, {})
 passed = failed = 0

@@ -66,7 +66,7 @@ for d in drivers:
     sm = load(os.path.join(tmp, "smcheck.%s.json" % d), "smcheck")
     ref = load(os.path.join(tmp, "ref.%s.json" % d), "the reference judge")
     a = index([l for inp in sm.get("inputs", []) for l in inp.get("libraries", [])
-               if sum(int(n) for n in (l.get("images") or {}).values()) or l.get("containers")])
+               if sum(c["count"] for c in l["token_counts"]) or l.get("containers")])
     b = index(ref["libraries"])
     for k in sorted(set(a) | set(b)):
         pa, va = a.get(k, (None, {}))

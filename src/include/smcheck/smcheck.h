@@ -616,7 +616,7 @@ typedef struct smc_display {
 FILE *smc_text_stream(FILE *to, bool owned);
 smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *how);
 
-/* The JSON report (schema_version 1, see README). */
+/* The JSON report (schema_version 2, see README and docs/report.schema.json). */
 smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how);
 
 /* SARIF 2.1.0 for code scanning: a rule per cause, a result per library and target worse than
