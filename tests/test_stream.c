@@ -17,20 +17,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "pieces.h"
 
-static const size_t pieces[] = {1, 7, 4093, 65537, 1u << 20, 3};
-
-static smc_status feed_pieces(smc_finder *f, const uint8_t *buf, size_t len)
-{
-    smc_status st = SMC_OK;
-    size_t at = 0;
-    for (unsigned k = 0; at < len && st == SMC_OK; k++) {
-        size_t n = pieces[k % 6] < len - at ? pieces[k % 6] : len - at;
-        st = smc_finder_feed(f, buf + at, n);
-        at += n;
-    }
-    return st;
-}
+static const size_t sizes[] = {1, 7, 4093, 65537, 1u << 20, 3};
 
 /* The input as a stream reads it. */
 static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
@@ -39,11 +28,9 @@ static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
     smc_input *in = smc_input_new(path, SMC_INPUT_FILE);
     smc_finder *f = in ? smc_finder_new(path, opt, false) : NULL;
     if (f) smc_finder_expect(f, len); /* as a wheel member's claimed size says */
-    smc_status st = f ? feed_pieces(f, buf, len) : SMC_ERR_NOMEM;
+    smc_status st = f ? pieces_feed(f, buf, len, sizes, 6, twice) : SMC_ERR_NOMEM;
     /* A stream that outgrew its bounds is read as one window by its reader: nothing to compare. */
     *spilled = st == SMC_OK && smc_finder_spilled(f);
-    *twice = st == SMC_OK && !*spilled && smc_finder_again(f);
-    if (*twice) st = feed_pieces(f, buf, len);
     if (st == SMC_OK && !*spilled) st = smc_finder_finish(f, in);
     smc_finder_free(f);
     if (st != SMC_OK || *spilled) {

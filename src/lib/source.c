@@ -142,30 +142,59 @@ int smc_temp_file(void)
     return fd;
 }
 
+smc_status smc_feed(smc_finder *f, const smc_pull *src, uint8_t *buf, size_t cap, size_t have)
+{
+    smc_status st = have ? smc_finder_feed(f, buf, have) : SMC_OK;
+    for (int pass = 0; st == SMC_OK && pass < 2; pass++) {
+        size_t got;
+        while (st == SMC_OK && (got = src->read(src->ctx, buf, cap)) > 0)
+            st = smc_finder_feed(f, buf, got);
+        /* Section names that went by before the section table: the bytes once more. */
+        if (st != SMC_OK || smc_finder_spilled(f) || !smc_finder_again(f)) break;
+        if (!src->rewind || !src->rewind(src->ctx)) break;
+    }
+    return st;
+}
+
+/* A temporary file read window by window. */
+typedef struct fd_pull {
+    int fd, err;
+} fd_pull;
+
+static size_t fd_read(void *ctx, uint8_t *buf, size_t n)
+{
+    fd_pull *p = ctx;
+    ssize_t got = p->err ? -1 : read(p->fd, buf, n);
+    if (got < 0 && !p->err) p->err = errno;
+    return got > 0 ? (size_t)got : 0;
+}
+
+static bool fd_rewind(void *ctx)
+{
+    fd_pull *p = ctx;
+    if (!p->err && lseek(p->fd, 0, SEEK_SET) != 0) p->err = errno;
+    return !p->err;
+}
+
 smc_status smc_scan_fd_streamed(smc_input *part, const char *name, int fd,
                                 const smc_options *opt)
 {
     smc_finder *f = smc_finder_new(name, opt, false);
     uint8_t *buf = smc_big_alloc(WINDOW);
+    fd_pull p = {.fd = fd};
+    smc_pull src = {.read = fd_read, .rewind = fd_rewind, .ctx = &p};
     smc_status st = f && buf ? SMC_OK : SMC_ERR_NOMEM;
-    for (int pass = 0; st == SMC_OK && pass < 2; pass++) {
-        if (lseek(fd, 0, SEEK_SET) != 0) {
-            st = smc_input_add_error(part, name, "cannot read its temporary file: %s",
-                                     strerror(errno));
-            break;
-        }
-        ssize_t got;
-        while (st == SMC_OK && (got = read(fd, buf, WINDOW)) > 0)
-            st = smc_finder_feed(f, buf, (size_t)got);
-        if (st != SMC_OK || smc_finder_spilled(f) || !smc_finder_again(f)) break;
-    }
-    if (st == SMC_OK && smc_finder_spilled(f)) { /* outgrew a stream's bounds: read it mapped */
+    if (st == SMC_OK && fd_rewind(&p)) st = smc_feed(f, &src, buf, WINDOW, 0);
+    if (st == SMC_OK && p.err)
+        st = smc_input_add_error(part, name, "cannot read its temporary file: %s",
+                                 strerror(p.err));
+    if (st == SMC_OK && !p.err && smc_finder_spilled(f)) { /* outgrew a stream: read it mapped */
         smc_finder_free(f);
         f = NULL;
         st = smc_scan_fd(part, name, fd, opt);
         part->files--; /* counted by the caller already */
     }
-    if (st == SMC_OK && f) st = smc_finder_finish(f, part);
+    if (st == SMC_OK && f && !p.err) st = smc_finder_finish(f, part);
     smc_finder_free(f);
     if (buf) smc_big_free(buf, WINDOW);
     return st;

@@ -498,35 +498,63 @@ void smc_zipcache_close(smc_zipcache *zc)
 
 /* "MZ" with a "PE\0\0" header where e_lfanew says: a Windows DLL or executable. */
 
-/* Inflates the member into the finder: at most member_max bytes (its limit), and the input's cap; the first
- * got bytes are in buf already. *total counts what came out; *stopped says a cap was reached. */
-static smc_status inflate_into(smc_finder *f, smc_member *zf, uint8_t *buf, size_t got,
-                               size_t cap, uint64_t member_max, uint64_t input_max,
-                               const smc_ticker *tk, const char *name, uint64_t *total,
-                               bool *stopped, bool *bad)
+/* A member inflating, as a pull source (smc_pull): at most limit bytes (its claim or cap) and
+ * what the input's cap leaves, with progress; rewinding opens it again for a second pass, which
+ * reads as far as the first did. */
+typedef struct member_pull {
+    smc_member *zf;      /* the first pass's, or the second's */
+    smc_member *again;
+    const smc_zipcache *zc;
+    const smc_item *it;
+    const zip_stat_t *zs;
+    const smc_options *opt;
+    const smc_ticker *tk;
+    const char *name;
+    uint64_t limit, input_max;
+    uint64_t total;  /* bytes of the first pass */
+    uint64_t second; /* of the second */
+    bool stopped, bad, rewound, reopen_failed;
+} member_pull;
+
+static size_t member_read(void *ctx, uint8_t *buf, size_t n)
 {
-    smc_status st = got ? smc_finder_feed(f, buf, got) : SMC_OK;
-    *total = got;
-    while (st == SMC_OK && !*bad) {
-        uint64_t left = member_max - *total;
-        size_t room = cap < left ? cap : (size_t)left;
-        if (room == 0) { /* at the cap: one byte more says whether there is more */
-            uint8_t probe;
-            if (smc_member_read(zf, &probe, 1, bad) == 1) *stopped = true;
-            break;
-        }
-        size_t r = smc_member_read(zf, buf, room, bad);
-        if (r == 0) break;
-        *total += r;
-        st = smc_finder_feed(f, buf, r);
-        if (tk && tk->input_bytes &&
-            atomic_fetch_add(tk->input_bytes, (uint_fast64_t)r) + r > input_max) {
-            *stopped = true;
-            break;
-        }
-        if (tk && tk->tick) tk->tick(tk->ctx, r, name);
+    member_pull *p = ctx;
+    if (p->rewound) { /* the second pass: the bytes the first read, no more, counted once */
+        bool bad = false;
+        uint64_t left = p->total - p->second;
+        size_t r = left ? smc_member_read(p->again, buf, n < left ? n : (size_t)left, &bad) : 0;
+        p->second += r;
+        return bad ? 0 : r;
     }
-    return st;
+    if (p->bad || p->stopped) return 0;
+    uint64_t left = p->limit - p->total;
+    size_t room = n < left ? n : (size_t)left;
+    if (room == 0) { /* at the cap: one byte more says whether there is more */
+        uint8_t probe;
+        if (smc_member_read(p->zf, &probe, 1, &p->bad) == 1) p->stopped = true;
+        return 0;
+    }
+    size_t r = smc_member_read(p->zf, buf, room, &p->bad);
+    p->total += r;
+    const smc_ticker *tk = p->tk;
+    if (r && tk && tk->input_bytes &&
+        atomic_fetch_add(tk->input_bytes, (uint_fast64_t)r) + r > p->input_max)
+        p->stopped = true; /* these bytes are read; no more */
+    if (r && tk && tk->tick) tk->tick(tk->ctx, r, p->name);
+    return r;
+}
+
+static unsigned inflate_helpers(const smc_options *opt);
+
+static bool member_rewind(void *ctx)
+{
+    member_pull *p = ctx;
+    if (p->bad || p->stopped || p->rewound) return false;
+    p->again = smc_member_open(p->zc->za, (zip_uint64_t)p->it->member, p->zs,
+                               inflate_helpers(p->opt), p->tk ? p->tk->idle : NULL);
+    p->rewound = p->again != NULL;
+    p->reopen_failed = !p->rewound; /* only out of memory */
+    return p->rewound;
 }
 
 /* The threads more one long member may inflate with: what -j allows (the CPUs by default). */
@@ -679,25 +707,19 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (f && whole) {
         st = smc_finder_feed(f, buf, got);
     } else if (f) {
-        st = inflate_into(f, zf, buf, got, cap, limit, input_max, tk, name, &total,
-                          &stopped, &bad);
+        member_pull p = {.zf = zf, .zc = zc, .it = it, .zs = &zs, .opt = opt, .tk = tk,
+                         .name = name, .limit = limit, .input_max = input_max, .total = got};
+        smc_pull src = {.read = member_read, .rewind = member_rewind, .ctx = &p};
+        st = smc_feed(f, &src, buf, cap, got);
+        if (st == SMC_OK && p.reopen_failed) st = SMC_ERR_NOMEM;
+        smc_member_close(p.again);
+        total = p.total;
+        stopped = p.stopped;
+        bad = p.bad;
         if (st == SMC_OK && smc_finder_spilled(f)) { /* inflated to its end all the same */
             smc_finder_free(f);
             f = NULL;
             spilled = true;
-        }
-        /* Section names that went by before the section table: the member once more. */
-        if (st == SMC_OK && f && !bad && !stopped && smc_finder_again(f)) {
-            smc_member *again =
-                smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt),
-                                tk ? tk->idle : NULL);
-            uint64_t second = 0;
-            bool bad2 = false, stopped2 = false;
-            if (!again) st = SMC_ERR_NOMEM;
-            else
-                st = inflate_into(f, again, buf, 0, cap, total, input_max, tk, name,
-                                  &second, &stopped2, &bad2);
-            smc_member_close(again);
         }
     }
     if (st == SMC_OK && bad)

@@ -2,7 +2,7 @@
  * in pieces whose size the first two bytes choose (1 byte to 64 KiB), with the second pass when
  * it asks; both judged and reported as detailed JSON, which must be the same: a difference
  * aborts. */
-#include "../../src/lib/internal.h"
+#include "../pieces.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +30,6 @@ static char *report(smc_input *in)
     return text;
 }
 
-static smc_status feed(smc_finder *f, const uint8_t *data, size_t size, size_t piece)
-{
-    smc_status st = SMC_OK;
-    for (size_t at = 0; at < size && st == SMC_OK; at += piece)
-        st = smc_finder_feed(f, data + at, size - at < piece ? size - at : piece);
-    return st;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 3) return 0;
@@ -49,10 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     smc_finder *f = stream ? smc_finder_new("fuzz", &opt, false) : NULL;
     smc_status st = whole && f ? smc_scan_memory(whole, "fuzz", data, size, &opt) : SMC_ERR_NOMEM;
     if (f) smc_finder_expect(f, size); /* as a wheel member's claimed size says */
-    if (st == SMC_OK) st = feed(f, data, size, piece);
+    bool twice;
+    if (st == SMC_OK) st = pieces_feed(f, data, size, &piece, 1, &twice);
     /* A stream that outgrew its bounds is read as one window by its reader: nothing to compare. */
     bool spilled = st == SMC_OK && smc_finder_spilled(f);
-    if (st == SMC_OK && !spilled && smc_finder_again(f)) st = feed(f, data, size, piece);
     if (st == SMC_OK && !spilled) st = smc_finder_finish(f, stream);
     if (st == SMC_OK && !spilled) {
         stream->files = 1;

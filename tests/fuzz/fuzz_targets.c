@@ -45,7 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (smc_builds_parse((const char *)data + 1, size - 1, &b, err, sizeof err) == 1) {
             smc_target t = {.cc_major = 12, .cc_minor = 0};
             smc_advice a;
-            if (smc_advise(b, "linux-x86_64", &t, 1, 12080, &a) == SMC_OK) smc_advice_free(&a);
+            smc_advice_request req = {.builds = b, .platform = "linux-x86_64", .targets = &t,
+                                      .target_count = 1, .driver_cuda = 12080};
+            if (smc_advise(&req, &a) == SMC_OK) smc_advice_free(&a);
             smc_builds_free(b);
         }
         break;
