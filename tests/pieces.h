@@ -3,7 +3,8 @@
 #ifndef SMCHECK_TESTS_PIECES_H
 #define SMCHECK_TESTS_PIECES_H
 
-#include "../src/lib/internal.h"
+#include "../src/lib/finder.h"
+#include "../src/lib/source.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
  * is judged as a library of one container that holds its images, written as the toolkit that
  * built it writes them (entry version 1.8 for CUDA 13, and for Blackwell from 12.8; the ptxas
  * release from 12.8), so smc_judge() says what it says of the real wheel's main libraries. */
-#include "internal.h"
+#include "judge.h"
 
 #include <smcheck/builds.h>
 

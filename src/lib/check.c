@@ -3,7 +3,7 @@
  * ups, serving lists, variant claims not backed, next steps), so that the printers only read.
  * Every next step is checked by judging again with it applied: one that would not make the
  * library ok or jit is not offered. */
-#include "internal.h"
+#include "judge.h"
 
 #include <smcheck/builds.h>
 

@@ -1,6 +1,6 @@
 /* describe.c: the sentences that explain judgements, for the reports: the judge (verdict.c)
  * leaves a cause code and its numbers, and this turns them into words. Works on the model only. */
-#include "internal.h"
+#include "judge.h"
 
 #include <smcheck/builds.h>
 

@@ -2,7 +2,8 @@
  * finder kept of it (whatever their place in the file), and the headers and sections of cubins.
  * The bytes are untrusted: every libelf call is checked, and a section table that cannot be read
  * leaves the finder's whole-file search to do its work. */
-#include "internal.h"
+#include "fatbin.h"
+#include "elf.h"
 
 #include <gelf.h>
 #include <pthread.h>

@@ -4,7 +4,8 @@
  * lists it. It also finds the default environment when the user names none, without running
  * Python. Metadata is untrusted: files are read with a cap, paths are only compared, never
  * opened, and what a RECORD gets wrong about a library is reported. */
-#include "internal.h"
+#include "walk.h"
+#include "env.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,8 @@
  * through smc_in_range, sizes are uint64_t, and loops advance by sizes already checked. Which
  * bytes are headers is the finder's to say (finder.c). The layout is in
  * shared/reference/fatbin-format.md (cited below as §N); it does no I/O. */
-#include "internal.h"
+#include "fatbin.h"
+#include "elf.h"
 
 #include <limits.h>
 #include <lz4.h>

@@ -10,7 +10,11 @@
  * IMAGE!/path, with the layer they come from. Names and digests are untrusted: a digest is
  * checked to be algorithm:hex before it names a blob, an entry that would land outside the root
  * is an error, links are never followed. */
-#include "internal.h"
+#include "finder.h"
+#include "rules.h"
+#include "walk.h"
+#include "archive.h"
+#include "env.h"
 
 #include <smcheck/builds.h>
 

@@ -1,6 +1,7 @@
 /* model.c: building and freeing the model (inputs, libraries, findings, errors) and the names
  * its enums print as. Trusts only its callers. */
-#include "internal.h"
+#include "util.h"
+#include "model.h"
 
 #include <errno.h>
 #include <stdio.h>

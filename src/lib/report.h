@@ -4,7 +4,7 @@
 #ifndef SMCHECK_REPORT_H
 #define SMCHECK_REPORT_H
 
-#include "internal.h"
+#include "util.h"
 
 #include <smcheck/builds.h>
 

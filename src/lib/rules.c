@@ -2,7 +2,7 @@
  * 'f' variants, Tegra, PTX ISA and CUDA 13's cubins (shared/reference/cuda-compat.md §2, §4, §5):
  * pure functions of an image's facts, below both the readers (which ask whether the payloads can
  * change a verdict, smc_facts_matter) and the judge (verdict.c). */
-#include "internal.h"
+#include "rules.h"
 
 unsigned smc_arch_major(unsigned arch)
 {

@@ -2,7 +2,10 @@
  * images, conda packages), and a pool of threads reads them through source.c and the archive
  * readers (wheel.c, conda.c, image.c), then merges what each found in the report's order. It
  * judges nothing (verdict.c). */
-#include "internal.h"
+#include "source.h"
+#include "walk.h"
+#include "archive.h"
+#include "env.h"
 
 #include <errno.h>
 #include <fcntl.h>

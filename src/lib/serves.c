@@ -2,7 +2,7 @@
  * compute capabilities (smc_judge, no driver), and the same in wheel-variant terms: the
  * nvidia :: sm_arch values and the cuda_version_lower_bound a label could honestly claim, and
  * which claims of a wheel's variant.json its libraries do not back. A pure pass over the model. */
-#include "internal.h"
+#include "judge.h"
 
 #include <stdio.h>
 #include <stdlib.h>

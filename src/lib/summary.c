@@ -1,6 +1,7 @@
 /* summary.c: counts what a library carries, by token and by per-container token set, in the order
  * the reports print. Works on the model only. */
-#include "internal.h"
+#include "util.h"
+#include "model.h"
 
 #include <stdlib.h>
 

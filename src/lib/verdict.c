@@ -5,7 +5,7 @@
  * sentences: causes are codes and numbers (describe.c words them). Rules and their sources:
  * shared/reference/cuda-compat.md §2 (binary compatibility, a/f variants, Tegra), §4 (PTX ISA),
  * §5 and §11 (drivers). */
-#include "internal.h"
+#include "judge.h"
 
 #include <assert.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* versions.c: the tables that tie CUDA versions to PTX ISA versions and to driver versions
  * (cuda-compat.md §4 and §5.1), and the parser of --driver. Versions are kept as integers:
  * CUDA 12.8 is 12080 (as cuDriverGetVersion reports it), PTX ISA 8.7 is 87. */
-#include "internal.h"
+#include "rules.h"
 
 #include <smcheck/builds.h>
 

@@ -5,7 +5,12 @@
  * member claims or holds (a second inflation only when the finder asks for one). Archives are
  * untrusted: names are only reported (nothing is written), encrypted members are not read, and
  * inflation stops at a cap. */
-#include "internal.h"
+#include "finder.h"
+#include "source.h"
+#include "walk.h"
+#include "archive.h"
+#include "inflate.h"
+#include "env.h"
 
 #include <errno.h>
 #include <fcntl.h>

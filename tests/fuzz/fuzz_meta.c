@@ -1,6 +1,6 @@
 /* fuzz_meta.c: the packaging metadata parsers (METADATA, WHEEL tags, RECORD, installed-files.txt,
  * version.py, conda-meta JSON), the first byte choosing which. */
-#include "../../src/lib/internal.h"
+#include "../../src/lib/env.h"
 
 #include <stdlib.h>
 

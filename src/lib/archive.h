@@ -1,0 +1,88 @@
+/* archive.h: archives read in place: wheels (wheel.c), container images (image.c), conda
+ * packages (conda.c), tar members copied out (entry.c) */
+#ifndef SMCHECK_ARCHIVE_H
+#define SMCHECK_ARCHIVE_H
+
+#include "walk.h"
+
+#include <semaphore.h>
+#include <stdatomic.h>
+
+/* wheel.c: zip archives (wheels) through libzip. ---------------------------------------------- */
+
+/* A thread's open archive, kept while its items come from the same one. An open archive holds
+ * its central directory and a member buffer (megabytes), so at most SMC_ZIP_READERS threads hold
+ * one at once: slots, when not NULL, counts them (the thread pool's). */
+typedef struct smc_zipcache {
+    char *path;
+    struct zip *za;
+    sem_t *slots;
+    bool holding; /* one of the slots */
+} smc_zipcache;
+#define SMC_ZIP_READERS 3
+
+/* Progress and the per-input cap on inflated bytes, shared by the threads. */
+typedef struct smc_ticker {
+    void (*tick)(void *ctx, uint64_t bytes, const char *current);
+    void *ctx;
+    _Atomic uint_fast64_t *input_bytes;
+    size_t buffer; /* bytes of a member's buffer (0: the most): members up to it are read whole */
+    const atomic_uint *idle; /* the pool's threads that have no more items (NULL: unknown) */
+} smc_ticker;
+
+/* image.c: container images read in place into part (see image.c): dirfd an OCI layout
+ * directory, or tarfd a tarball (oci-archive, docker save); the other -1. */
+smc_status smc_image_scan(smc_input *part, const char *path, int dirfd, int tarfd,
+                          const smc_options *opt, const smc_ticker *tk);
+/* Whether a directory is an OCI image layout (oci-layout and index.json). */
+bool smc_image_dir(int dirfd);
+/* Whether a file is a tar archive (the ustar magic), or a compressed one named so (.tar.gz,
+ * .tgz, .tar.zst, with gzip's or zstd's magic). */
+bool smc_image_tar(int fd, const char *path);
+
+/* entry.c: a tar member copied out of its archive and scanned. ------------------------------- */
+
+/* How copying an entry out ended. */
+typedef enum smc_entry_end {
+    SMC_ENTRY_SCANNED,    /* copied whole and scanned into `into` (*st says how that went) */
+    SMC_ENTRY_UNREADABLE, /* the archive could not give its bytes (archive_error_string) */
+    SMC_ENTRY_CAPPED,     /* larger than cap, or *total would pass total_cap: not scanned */
+    SMC_ENTRY_NO_COPY,    /* its temporary file could not be written (errno): not scanned */
+} smc_entry_end;
+
+struct archive;
+/* Copies the rest of the current entry of a (its first hlen bytes, head, already read) to memory
+ * when small, else to an unlinked temporary file, and scans it as the file name. total, when not
+ * NULL, counts the bytes of all entries against total_cap; tk ticks progress. The caller words
+ * every end but SMC_ENTRY_SCANNED as the error it is. */
+smc_entry_end smc_entry_scan(struct archive *a, const uint8_t *head, size_t hlen, uint64_t cap,
+                             uint64_t *total, uint64_t total_cap, const smc_ticker *tk,
+                             smc_input *into, const char *name, const smc_options *opt,
+                             smc_status *st);
+
+/* The default caps of smc_options on what an archive can make smcheck inflate and read. */
+#define SMC_DEFAULT_MEMBER_BYTES (16ull << 30)
+#define SMC_DEFAULT_INPUT_BYTES (256ull << 30)
+#define SMC_DEFAULT_MEMBERS 1000000u
+
+/* conda.c: conda packages (.conda, .tar.bz2), read in place into part: the package's
+ * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open; named:
+ * the user named it (a walk's tarball without a package index is only a note). */
+bool smc_conda_named(const char *path);
+smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
+                          const smc_options *opt, const smc_ticker *tk);
+/* What the member buffers of the threads that read archives may take together: each gets its
+ * share, 1 to 8 MiB (two threads get 8 MiB each, three 5.3 MiB). */
+#define SMC_WHEEL_BUFFERS (16u << 20)
+
+bool smc_zip_at(const uint8_t *p, uint64_t n);
+/* Reads the archive at path: its facts become a distribution of in, its problems errors of in,
+ * and each member an item (copying nofollow and input from proto). */
+smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
+                          const smc_options *opt, smc_item **items, size_t *n);
+/* Scans one member item into part. */
+smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
+                            const smc_options *opt, const smc_ticker *tk);
+void smc_zipcache_close(smc_zipcache *zc);
+
+#endif

@@ -1,0 +1,74 @@
+/* util.h: what every part of libsmcheck uses: the one bounds-checked reader of untrusted
+ * bytes, growable arrays, large buffers, strings and small files */
+#ifndef SMCHECK_UTIL_H
+#define SMCHECK_UTIL_H
+
+#include "smcheck/smcheck.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#define SMC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* True when [off, off+n) lies inside a buffer of len bytes, without overflow (VALID_RANGE). */
+static inline bool smc_in_range(uint64_t len, uint64_t off, uint64_t n)
+{
+    return off <= len && n <= len - off;
+}
+
+/* Little-endian loads at any alignment; the caller has checked the range. */
+static inline uint16_t smc_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t smc_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t smc_le64(const uint8_t *p)
+{
+    return (uint64_t)smc_le32(p) | (uint64_t)smc_le32(p + 4) << 32;
+}
+
+/* Makes room for element n of an array that holds n elements, growing it to the next power of two
+ * when n is one (so no capacity needs storing). Returns the new slot, or NULL when out of memory.
+ */
+void *smc_push(void *arrayp, size_t n, size_t elsize);
+
+/* A large buffer that goes back to the system when freed (mapped, not from malloc's arenas, where
+ * one thread's freed megabytes would stay resident), or NULL. */
+void *smc_big_alloc(size_t n);
+void smc_big_free(void *p, size_t n);
+
+char *smc_strdup(const char *s);
+static inline bool smc_ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* The last part of a path: after its last '/' or, inside an archive, its '!'. */
+const char *smc_base_name(const char *path);
+
+/* Replaces C0 and C1 control characters with '?' in place (names from untrusted files); bytes
+ * that are not UTF-8 are left for the printers (JSON: \udcXX, text: \xHH). Returns s. */
+char *smc_sanitize(char *s);
+/* The length of the well-formed UTF-8 sequence at p (of n bytes), or 0 when there is none. */
+size_t smc_utf8_at(const unsigned char *p, size_t n);
+/* The bytes a UTF-8 sequence that starts with lead has, or 0 for a byte none starts with. */
+size_t smc_utf8_wants(unsigned char lead);
+/* smc_strdup, then smc_sanitize. */
+char *smc_strdup_clean(const char *s);
+/* Reads the whole regular file open at fd into new memory, NUL-terminated, when it holds at most
+ * cap bytes; NULL with *err (EFBIG: not a regular file of at most cap bytes; errno; ENOMEM). */
+char *smc_read_fd_small(int fd, size_t cap, size_t *len, int *err);
+/* Reads a whole small file (a table) into new memory, NUL-terminated: 1 ok; 0 with a message
+ * ("No such file", "larger than N bytes") in err; -1 out of memory. */
+int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, char *err,
+                        size_t errlen);
+char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
+char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,40 @@
+/* walk.h: the items a scan reads, and the walk of directories (walk.c) */
+#ifndef SMCHECK_WALK_H
+#define SMCHECK_WALK_H
+
+#include "model.h"
+
+/* A file to scan, or what kept the walk from reading an entry, in the order of the report. */
+typedef struct smc_item {
+    char *path;
+    bool borrowed;      /* path belongs to another item (the members of one wheel share it) */
+    int root;           /* found by the walk: the directory it opened, path + rel relative to it; */
+    size_t rel;         /* -1 for a path the user named */
+    char *error;        /* set when the walk could not read it */
+    bool nofollow;      /* found by the walk: a link in its place is not followed */
+    long long member;   /* a member of the zip archive at path; -1 for the file itself */
+    size_t dist;        /* a member's wheel: its distribution in the input, or SMC_NONE */
+    uint64_t size;      /* bytes, for progress */
+    size_t input;       /* the path given by the user it belongs to */
+    uint64_t dev, ino;  /* the file's, when known (ino 0: not known) */
+    size_t same_as;     /* an earlier item with the same file (hard link, bind mount), or SMC_NONE */
+    bool image;         /* a container image the user named: read by smc_image_scan */
+} smc_item;
+
+
+/* Lists the regular files under a directory, in name order; *root is the directory, held open
+ * for the items to be opened from (the caller closes it), or -1. */
+smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt, smc_item **items,
+                        size_t *n, int *root);
+void smc_items_free(smc_item *items, size_t n);
+/* Opens rel under the directory root without following a symbolic link in any component, so
+ * that nothing outside the tree is reached whatever changes meanwhile (openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or component by component where the kernel has no
+ * openat2 or the path is longer than PATH_MAX: use_openat2 false forces the latter). */
+int smc_open_beneath(int root, const char *rel, int flags, bool use_openat2);
+/* An item's file: by smc_open_beneath when the walk found it, else by its path. */
+int smc_item_open(const smc_item *it, int flags);
+/* What an open that failed with err says to the user. */
+const char *smc_open_error(int err);
+
+#endif
