@@ -11,18 +11,7 @@ smcheck=$1 src=$2 dist=${3:-}
 case $smcheck in /*) ;; *) smcheck=$PWD/$smcheck ;; esac
 src=$(cd "$src" && pwd) || exit 1
 case $dist in /* | "") ;; *) dist=$PWD/$dist ;; esac
-passed=0 failed=0
-check() { # WHAT COMMAND...
-    what=$1
-    shift
-    if "$@" >/dev/null 2>&1; then
-        echo "ok     $what"
-        passed=$((passed + 1))
-    else
-        echo "FAILED $what"
-        failed=$((failed + 1))
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export SMCHECK_LIBCUDA=/nonexistent/libcuda.so.1
@@ -80,15 +69,15 @@ action none SMCHECK_BIN="$rec" SMCHECK_GPUS=sm_61 \
     SMCHECK_PATHS="fixtures/nvcc/multi.so
 fixtures/nvcc/comp_default.so" SMCHECK_SARIF_FILE="$work/none.sarif"
 rc=$?
-check "a GPU the code does not serve fails the job (exit 1)" [ "$rc" -eq 1 ]
-check "exit-code=1 and the SARIF file in GITHUB_OUTPUT" \
+check_quiet "a GPU the code does not serve fails the job (exit 1)" [ "$rc" -eq 1 ]
+check_quiet "exit-code=1 and the SARIF file in GITHUB_OUTPUT" \
     sh -c "grep -qx 'exit-code=1' '$work/none' && grep -qx 'sarif-file=$work/none.sarif' '$work/none'"
-check "paths on separate lines are each checked" \
+check_quiet "paths on separate lines are each checked" \
     sh -c "grep -q 'multi.so: sm_61 none' '$work/none.log' && grep -q 'comp_default.so: sm_61 none' '$work/none.log'"
-check "the SARIF report is SARIF 2.1.0 with a result of level error" \
+check_quiet "the SARIF report is SARIF 2.1.0 with a result of level error" \
     sh -c "grep -q '\"version\":[[:space:]]*\"2.1.0\"' '$work/none.sarif' &&
         grep -q '\"level\":[[:space:]]*\"error\"' '$work/none.sarif'"
-check "one smcheck run wrote both the log's report and the SARIF (--sarif FILE, no --format sarif)" \
+check_quiet "one smcheck run wrote both the log's report and the SARIF (--sarif FILE, no --format sarif)" \
     sh -c "[ \"\$(grep -c '^=== run\$' '$work/runs')\" -eq 1 ] && grep -qxF -- '--sarif' '$work/runs' &&
         grep -qxF -- '$work/none.sarif' '$work/runs' && ! grep -qx -- '--format' '$work/runs' &&
         grep -q '^overall: sm_61 none' '$work/none.log'"
@@ -96,25 +85,25 @@ check "one smcheck run wrote both the log's report and the SARIF (--sarif FILE, 
 action ok SMCHECK_BIN="$smcheck" SMCHECK_GPUS=sm_86 SMCHECK_PATHS=fixtures/nvcc/multi.so \
     SMCHECK_FAIL_ON=none SMCHECK_SARIF_FILE=
 rc=$?
-check "a GPU it serves passes (exit 0), no SARIF asked, none written" \
+check_quiet "a GPU it serves passes (exit 0), no SARIF asked, none written" \
     sh -c "[ $rc -eq 0 ] && grep -qx 'exit-code=0' '$work/ok' && grep -qx 'sarif-file=' '$work/ok' &&
         ! grep -q -- '--sarif' '$work/ok.log'"
 action gate SMCHECK_BIN="$smcheck" SMCHECK_GPUS=sm_86 SMCHECK_PATHS=fixtures/nvcc/multi.so \
     SMCHECK_FAIL_ON=partial SMCHECK_SARIF_FILE=
-check "fail-on partial makes a partial library fail the job" [ $? -eq 1 ]
+check_quiet "fail-on partial makes a partial library fail the job" [ $? -eq 1 ]
 
 # --- fail-on never: verdicts never fail; an unreadable input still does ---
 action never SMCHECK_BIN="$smcheck" SMCHECK_GPUS=sm_61 SMCHECK_PATHS=fixtures/nvcc/multi.so \
     SMCHECK_FAIL_ON=never SMCHECK_SARIF_FILE="$work/never.sarif"
 rc=$?
-check "fail-on never: a library none on the GPU (exit 1 with none) passes, exit-code=0" \
+check_quiet "fail-on never: a library none on the GPU (exit 1 with none) passes, exit-code=0" \
     sh -c "[ $rc -eq 0 ] && grep -qx 'exit-code=0' '$work/never' && grep -q 'multi.so: sm_61 none' '$work/never.log'"
-check "fail-on never still writes the SARIF report, its error result in it" \
+check_quiet "fail-on never still writes the SARIF report, its error result in it" \
     grep -q '"level":[[:space:]]*"error"' "$work/never.sarif"
 action never2 SMCHECK_BIN="$smcheck" SMCHECK_GPUS=sm_61 SMCHECK_FAIL_ON=never SMCHECK_SARIF_FILE= \
     SMCHECK_PATHS="fixtures/nvcc/multi.so
 $work/no-such.whl"
-check "fail-on never: an input that cannot be read still fails the job (exit 2)" \
+check_quiet "fail-on never: an input that cannot be read still fails the job (exit 2)" \
     sh -c "[ $? -eq 2 ] && grep -qx 'exit-code=2' '$work/never2'"
 
 # --- paths one a line (spaces kept, blanks trimmed, globs expanded when they match), args split
@@ -132,13 +121,13 @@ $work/globs/*.so
 $work/nomatch/*.so
   "
 rc=$?
-check "a path with spaces is one path, its blanks trimmed" has_arg "$work/with space/a lib.so"
-check "a glob that matches is expanded (both files, each one argument)" \
+check_quiet "a path with spaces is one path, its blanks trimmed" has_arg "$work/with space/a lib.so"
+check_quiet "a glob that matches is expanded (both files, each one argument)" \
     sh -c "grep -qxF '$work/globs/x1.so' '$work/runs' && grep -qxF '$work/globs/x2.so' '$work/runs'"
-check "a glob that matches nothing goes on as it is, and smcheck names it (exit 2)" \
+check_quiet "a glob that matches nothing goes on as it is, and smcheck names it (exit 2)" \
     sh -c "[ $rc -eq 2 ] && grep -qxF '$work/nomatch/*.so' '$work/runs' &&
         grep -qF '$work/nomatch/*.so' '$work/paths.log'"
-check "empty lines are no paths (4 after --)" \
+check_quiet "empty lines are no paths (4 after --)" \
     sh -c "[ \"\$(sed -n '/^--\$/,\$p' '$work/runs' | wc -l)\" -eq 5 ]"
 
 rm -f "$work/runs" "$work/pwned" "$work/pwned2"
@@ -146,16 +135,16 @@ rm -f "$work/runs" "$work/pwned" "$work/pwned2"
 action args SMCHECK_BIN="$rec" SMCHECK_GPUS=sm_86 SMCHECK_PATHS=fixtures/nvcc/multi.so \
     SMCHECK_SARIF_FILE= SMCHECK_ARGS="--detail --exclude 'a b*' --exclude \"c  d\" --exclude
 fixtures/nvcc/*.a \$(touch $work/pwned) \`touch $work/pwned2\`"
-check "args pass further options (--detail lists the containers)" grep -q 'container' "$work/args.log"
-check "args: '...' and \"...\" keep their spaces, one argument each" \
+check_quiet "args pass further options (--detail lists the containers)" grep -q 'container' "$work/args.log"
+check_quiet "args: '...' and \"...\" keep their spaces, one argument each" \
     sh -c "grep -qxF 'a b*' '$work/runs' && grep -qxF 'c  d' '$work/runs'"
-check "args: no globbing (fixtures/nvcc/*.a, which matches, stays one argument)" has_arg "fixtures/nvcc/*.a"
-check "args: \$(...) and \`...\` are text, never run" \
+check_quiet "args: no globbing (fixtures/nvcc/*.a, which matches, stays one argument)" has_arg "fixtures/nvcc/*.a"
+check_quiet "args: \$(...) and \`...\` are text, never run" \
     sh -c "[ ! -e '$work/pwned' ] && [ ! -e '$work/pwned2' ] && grep -qxF '\$(touch' '$work/runs' &&
         grep -qxF '\`touch' '$work/runs'"
 rm -f "$work/runs"
 action quote SMCHECK_BIN="$rec" SMCHECK_PATHS=fixtures/nvcc/multi.so SMCHECK_ARGS="--detail 'oops"
-check "args with an unbalanced quote: a clear error, exit 1, smcheck not run" \
+check_quiet "args with an unbalanced quote: a clear error, exit 1, smcheck not run" \
     sh -c "[ $? -eq 1 ] && grep -q '^::error::args: .*quote' '$work/quote.log' && [ ! -e '$work/runs' ]"
 
 # --- runners it cannot serve: refused before anything is installed ---
@@ -164,7 +153,7 @@ for os in macOS Windows; do
         SMCHECK_PATHS=fixtures/nvcc/multi.so
     rc=$?
     prepare "prep-$os" RUNNER_OS="$os" SMCHECK_WHEEL=/nonexistent.whl
-    check "RUNNER_OS=$os: exit 1, '::error::' says Linux runners, nothing built or installed" \
+    check_quiet "RUNNER_OS=$os: exit 1, '::error::' says Linux runners, nothing built or installed" \
         sh -c "[ $rc -eq 1 ] && [ $? -eq 1 ] &&
             grep -q '^::error::smcheck runs on Linux runners only, and this one is $os' '$work/os-$os.log' &&
             grep -q '^::error::smcheck runs on Linux runners' '$work/prep-$os.log' &&
@@ -173,56 +162,56 @@ for os in macOS Windows; do
 done
 path=$work/shim-darwin:$work/bin:$PATH
 action darwin SMCHECK_BIN="$smcheck" SMCHECK_PATHS=fixtures/nvcc/multi.so
-check "uname says Darwin (no RUNNER_OS): refused, exit 1" \
+check_quiet "uname says Darwin (no RUNNER_OS): refused, exit 1" \
     sh -c "[ $? -eq 1 ] && grep -q '^::error::smcheck runs on Linux runners only, and this one is Darwin' '$work/darwin.log'"
 path=$work/shim-riscv64:$work/bin:$PATH
 prepare riscv-wheel SMCHECK_WHEEL=/nonexistent.whl
 rc=$?
 prepare riscv-pypi SMCHECK_INSTALL=pypi
-check "a riscv64 machine: wheel and pypi refused (exit 1, ::error::), nothing installed" \
+check_quiet "a riscv64 machine: wheel and pypi refused (exit 1, ::error::), nothing installed" \
     sh -c "[ $rc -eq 1 ] && [ $? -eq 1 ] && grep -q '^::error::smcheck-cuda wheels are for x86_64 and aarch64.*riscv64' '$work/riscv-wheel.log' &&
         grep -q '^::error::smcheck-cuda wheels' '$work/riscv-pypi.log' && [ ! -e '$work/smcheck-venv' ]"
 prepare riscv-source SMCHECK_CACHE_DIR="$work/cache"
-check "a riscv64 machine: the source build goes ahead (mode=source)" \
+check_quiet "a riscv64 machine: the source build goes ahead (mode=source)" \
     sh -c "[ $? -eq 0 ] && grep -qx 'mode=source' '$work/riscv-source'"
 path=$work/bin:$PATH
 prepare both SMCHECK_WHEEL=x.whl SMCHECK_VERSION=1.0
-check "wheel and version both set: refused, exit 1" \
+check_quiet "wheel and version both set: refused, exit 1" \
     sh -c "[ $? -eq 1 ] && grep -q '^::error::set wheel or version, not both' '$work/both.log'"
 prepare badmode SMCHECK_INSTALL=conda
-check "install: an unknown mode is refused, exit 1" \
+check_quiet "install: an unknown mode is refused, exit 1" \
     sh -c "[ $? -eq 1 ] && grep -q '^::error::install: .conda. is none of' '$work/badmode.log'"
 
 # --- the source build: from SOURCE_DIR into a fresh cache, then from the cache alone ---
 prepare prep-source SMCHECK_CACHE_DIR="$work/cache"
-check "prepare: mode=source, the cache directory and a key" \
+check_quiet "prepare: mode=source, the cache directory and a key" \
     sh -c "grep -qx 'mode=source' '$work/prep-source' && grep -qx 'cache-dir=$work/cache' '$work/prep-source' &&
         grep -qx 'cache-key=smcheck-build-.*-$(uname -m)-[0-9a-f]\{24\}' '$work/prep-source'"
 prepare prep-auto SMCHECK_BIN= SMCHECK_CACHE_DIR="$work/cache"
-check "install auto with no wheel and no version is the source build" \
+check_quiet "install auto with no wheel and no version is the source build" \
     grep -qx 'mode=source' "$work/prep-auto"
 action build SMCHECK_CACHE_DIR="$work/cache" SMCHECK_GPUS=sm_61 SMCHECK_PATHS=fixtures/nvcc/multi.so \
     SMCHECK_SARIF_FILE="$work/build.sarif"
 rc=$?
-check "source: built the smcheck target into the cache, the same verdict (exit 1), no apt-get" \
+check_quiet "source: built the smcheck target into the cache, the same verdict (exit 1), no apt-get" \
     sh -c "[ $rc -eq 1 ] && grep -q '^smcheck-action: building smcheck from $src' '$work/build.log' &&
         [ -x '$work/cache/smcheck' ] && grep -qx 'exit-code=1' '$work/build' && [ -s '$work/build.sarif' ] &&
         [ ! -e '$work/apt-calls' ]"
-check "source: the key it built under is prepare's cache-key" \
+check_quiet "source: the key it built under is prepare's cache-key" \
     sh -c "grep -qx \"cache-key=\$(cat '$work/cache/key')\" '$work/prep-source'"
 sed -n 's/^smcheck-action: built in/  built in/p' "$work/build.log"
 touch "$work/after-build"
 path=$work/nocmake:$work/bin:$PATH
 action cached SMCHECK_CACHE_DIR="$work/cache" SMCHECK_GPUS=sm_61 SMCHECK_PATHS=fixtures/nvcc/multi.so
 rc=$?
-check "source again: the cached binary, no cmake run, no rebuild, the same verdict" \
+check_quiet "source again: the cached binary, no cmake run, no rebuild, the same verdict" \
     sh -c "[ $rc -eq 1 ] && grep -q '^smcheck-action: using the smcheck built before: $work/cache/smcheck' '$work/cached.log' &&
         [ ! -e '$work/cmake-calls' ] && [ ! '$work/cache/smcheck' -nt '$work/after-build' ] &&
         grep -qx 'exit-code=1' '$work/cached'"
 cp "$work/cache/key" "$work/key"
 echo smcheck-build-stale >"$work/cache/key"
 action stale SMCHECK_CACHE_DIR="$work/cache" SMCHECK_PATHS=fixtures/nvcc/multi.so
-check "source with a cache of other sources (another key): builds anew (here cmake fails: exit 1)" \
+check_quiet "source with a cache of other sources (another key): builds anew (here cmake fails: exit 1)" \
     sh -c "[ $? -eq 1 ] && [ -s '$work/cmake-calls' ] && grep -q '^::error::building smcheck from' '$work/stale.log'"
 cp "$work/key" "$work/cache/key"
 path=$work/bin:$PATH
@@ -238,14 +227,14 @@ if [ -n "$wheel" ]; then
     action wheel SMCHECK_WHEEL="$wheel" RUNNER_TEMP="$work/wheel-tmp" PIP_NO_INDEX=1 SMCHECK_GPUS=sm_61 \
         SMCHECK_PATHS=fixtures/nvcc/multi.so SMCHECK_SARIF_FILE="$work/wheel.sarif"
     rc=$?
-    check "wheel: installed $(basename "$wheel") into its venv, the same verdict, the SARIF" \
+    check_quiet "wheel: installed $(basename "$wheel") into its venv, the same verdict, the SARIF" \
         sh -c "[ $rc -eq 1 ] && [ -x '$work/wheel-tmp/smcheck-venv/bin/smcheck' ] &&
             grep -qx 'exit-code=1' '$work/wheel' && [ -s '$work/wheel.sarif' ]"
     version=$(basename "$wheel" | sed -n 's/^smcheck_cuda-\([^-]*\)-.*/\1/p')
     action pypi SMCHECK_VERSION="$version" RUNNER_TEMP="$work/pypi-tmp" PIP_FIND_LINKS="$dist" \
         PIP_NO_INDEX=1 SMCHECK_GPUS=sm_61 SMCHECK_PATHS=fixtures/nvcc/multi.so SMCHECK_SARIF_FILE=
     rc=$?
-    check "pypi: smcheck-cuda==$version (the index has no smcheck) installed, the same verdict" \
+    check_quiet "pypi: smcheck-cuda==$version (the index has no smcheck) installed, the same verdict" \
         sh -c "[ $rc -eq 1 ] && grep -qx 'exit-code=1' '$work/pypi' &&
             '$work/pypi-tmp/smcheck-venv/bin/python' -m pip show smcheck-cuda | grep -qx 'Version: $version' &&
             ! '$work/pypi-tmp/smcheck-venv/bin/python' -m pip show smcheck"
@@ -256,5 +245,4 @@ if [ -e "$work/apt-calls" ]; then
     echo "       apt-get was asked for: $(cat "$work/apt-calls")"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

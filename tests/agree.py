@@ -22,19 +22,11 @@ import subprocess
 import sys
 import tempfile
 
+from harness import check, equal, finish
+
 SMCHECK, API, FIXTURES = (os.path.abspath(a) for a in sys.argv[1:4])
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPUS = "sm_61,sm_75,sm_80,sm_86,h100,sm_120"
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    print(("ok     " if ok else "FAILED ") + what)
-    if not ok and detail:
-        print("       " + detail[:600])
-    passed += bool(ok)
-    failed += not ok
 
 
 def run(cmd):
@@ -90,7 +82,7 @@ def first_difference(a, b):
 
 
 def same(what, a, b):
-    check(a == b, what, first_difference(a, b))
+    check(a == b, what, first_difference(a, b))  # the first key where they differ, both values
 
 
 def json_of(cmd):
@@ -192,8 +184,7 @@ def main():
                     same(f"scan {' '.join(extra)}: serving = scan's", served(doc), want)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import re
 import subprocess
 import sys
 
+from harness import check, finish
+
 ROW = re.compile(r"^\| *((?:nvcc|gen)/[^ |]+) *\| *(\d+) *\| *([^|]*?) *\| *([^|]*?) *\|")
 
 
@@ -55,35 +57,20 @@ def main():
                    for name in os.listdir(os.path.join(fixtures, d)))
     plain = scan(smcheck, fixtures, files, verify=False)
     verified = scan(smcheck, fixtures, files, verify=True)
-    passed = failed = 0
-
-    def report(ok, what):
-        nonlocal passed, failed
-        print(("ok     " if ok else "FAILED ") + what)
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-
     for f in files:
         if not any(p == f or p.startswith(f + "(") for p in rows):
-            report(False, f"{f}: no row in fixtures/README.md")
+            check(False, f"{f}: no row in fixtures/README.md")
     for path in sorted(set(plain) - set(rows)):
-        report(False, f"{path}: listed by smcheck but not in fixtures/README.md")
+        check(False, f"{path}: listed by smcheck but not in fixtures/README.md")
     for path, want in sorted(rows.items()):
         lib = plain.get(path, {"containers": 0, "images": {}, "findings": []})
         vlib = verified.get(path, {"findings": []})
         images = {c["token"]: c["count"] for c in lib.get("token_counts", [])}
         got = {"containers": lib["containers"], "images": images,
                "findings": len(lib["findings"]), "verify": len(vlib["findings"])}
-        if got == want:
-            report(True, path)
-        else:
-            diff = ", ".join(f"{k}: README {want[k]} vs smcheck {got[k]}"
-                             for k in want if want[k] != got[k])
-            report(False, f"{path}: {diff}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+        check(got == want, path, ", ".join(f"{k}: README {want[k]} vs smcheck {got[k]}"
+                                           for k in want if want[k] != got[k]))
+    return finish()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@
 # Usage: cli.sh SMCHECK FIXTURES_DIR
 set -u
 smcheck=$1 fixtures=$2
-passed=0 failed=0
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
@@ -13,17 +12,7 @@ mkdir "$tmp/noenv"
 VIRTUAL_ENV=$tmp/noenv
 export VIRTUAL_ENV
 
-check() { # DESCRIPTION COMMAND... : passes when the command succeeds
-    what=$1
-    shift
-    if "$@"; then
-        echo "ok     $what"
-        passed=$((passed + 1))
-    else
-        echo "FAILED $what"
-        failed=$((failed + 1))
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # run ARGS...: runs smcheck with a time limit; sets $status, $out, $err.
 run() {
@@ -32,14 +21,12 @@ run() {
     out=$(cat "$tmp/out")
     err=$(cat "$tmp/err")
 }
-has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
-lacks() { ! has "$1" "$2"; }
 # all CONDITION...: each argument a shell condition, all must hold (check runs one command).
 all() { for c in "$@"; do eval "$c" || return 1; done; }
 lines() { printf '%s\n' "$1" | grep -c .; }
 
 run --help
-check "--help exits 0" [ "$status" -eq 0 ]
+check "--help exits 0" status_is 0
 for opt in --gpu --driver --fail-on --format --detail --verify --jobs --output --gpu-table --platform --builds-table --one-file-system --exclude --list --version --help; do
     check "--help lists $opt" has "$out" "$opt"
 done
@@ -52,32 +39,32 @@ VIRTUAL_ENV=$tmp/venv run scan
 check "no PATH: the active virtual environment is scanned" has "$out" "$tmp/venv/lib/python3.12/site-packages/pkg/libx.so: 4 containers"
 check "no PATH: the report says which input and why" has "$out" "input: the active virtual environment, VIRTUAL_ENV=$tmp/venv"
 run --format yaml "$fixtures/nvcc/multi.so"
-check "unknown format is a usage error (64)" [ "$status" -eq 64 ]
+check "unknown format is a usage error (64)" status_is 64
 check "unknown format names the value" has "$err" "unknown format 'yaml'"
 run --jobs 0 "$fixtures/nvcc/multi.so"
-check "--jobs 0 is a usage error (64)" [ "$status" -eq 64 ]
+check "--jobs 0 is a usage error (64)" status_is 64
 
 run scan "$fixtures/nvcc/multi.so"
-check "a good library exits 0" [ "$status" -eq 0 ]
+check "a good library exits 0" status_is 0
 check "nothing on stderr for a good library" [ -z "$err" ]
 run "$fixtures/nvcc/multi.so"
 check "without 'scan' it judges: the representative matrix" has "$out" "partial partial"
-check "the matrix is for information: exit 0" [ "$status" -eq 0 ]
+check "the matrix is for information: exit 0" status_is 0
 
 run scan "$tmp/missing.so" "$fixtures/nvcc/multi.so"
-check "a missing input exits 2" [ "$status" -eq 2 ]
+check "a missing input exits 2" status_is 2
 check "the missing input is named on one line" [ "$err" = "smcheck: $tmp/missing.so: No such file or directory" ]
 check "the run goes on after a missing input" has "$out" "multi.so: 4 containers"
 
 run scan "$fixtures/gen/bad_fatsize.so" "$fixtures/nvcc/multi.so"
-check "a malformed library exits 2" [ "$status" -eq 2 ]
+check "a malformed library exits 2" status_is 2
 check "its finding names the file and offset" has "$err" "smcheck: $fixtures/gen/bad_fatsize.so: at 0x388: container in .nv_fatbin"
 check "its valid container is still listed" has "$out" "bad_fatsize.so: 1 container, 2 images"
 check "the next file is still listed" has "$out" "multi.so: 4 containers"
 
 mkfifo "$tmp/fifo"
 run scan "$tmp/fifo"
-check "a FIFO given by name exits 2" [ "$status" -eq 2 ]
+check "a FIFO given by name exits 2" status_is 2
 check "a FIFO given by name is refused" has "$err" "fifo: not a regular file or directory"
 
 # A tree with a symlink loop, a dangling link, a FIFO and a link out of the tree: none is
@@ -89,7 +76,7 @@ ln -s /nonexistent "$tmp/tree/dangling"
 ln -s "$fixtures" "$tmp/tree/outside"
 mkfifo "$tmp/tree/fifo"
 run scan "$tmp/tree"
-check "a tree with loops and a FIFO exits 0" [ "$status" -eq 0 ]
+check "a tree with loops and a FIFO exits 0" status_is 0
 check "the library in the tree is found" has "$out" "$tmp/tree/sub/libx.so: 4 containers"
 check "links out of the tree are not followed" [ "$(printf '%s\n' "$out" | grep -Ec ': [0-9]+ containers?,')" -eq 1 ]
 check "the closing line counts files and libraries" has "$out" "1 file looked at, 1 library found"
@@ -121,7 +108,7 @@ $as_user timeout 60 "$user_smcheck" scan "$tmp/tree" >"$tmp/out" 2>"$tmp/err"
 status=$?
 out=$(cat "$tmp/out")
 err=$(cat "$tmp/err")
-check "unreadable entries exit 2" [ "$status" -eq 2 ]
+check "unreadable entries exit 2" status_is 2
 check "an unreadable file is named" has "$err" "smcheck: $tmp/tree/locked.so: Permission denied"
 check "an unreadable directory is named" has "$err" "smcheck: $tmp/tree/closed: Permission denied"
 check "the readable library is still listed" has "$out" "$tmp/tree/sub/libx.so: 4 containers"
@@ -136,7 +123,7 @@ check "one line per message" [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]
 
 # Limits: each has an option, a clear message, and the run goes on.
 run scan --max-containers 2 "$fixtures/nvcc/multi.so"
-check "--max-containers: exit 2" [ "$status" -eq 2 ]
+check "--max-containers: exit 2" status_is 2
 check "--max-containers: the message" has "$err" "more than 2 containers in one file: the rest are not read (--max-containers)"
 check "--max-containers: the first containers stand" has "$out" "multi.so: 2 containers"
 run scan --max-images 3 "$fixtures/gen/old_arches.so"
@@ -151,7 +138,7 @@ check "--max-depth: the message" has "$err" "$tmp/deep/a/b/c: directories nested
 run scan --max-path 20 "$fixtures/nvcc/../nvcc"
 check "--max-path: the message" has "$err" "a path longer than 20 bytes: not read (--max-path)"
 run scan --max-depth 0 "$tmp/deep"
-check "a limit of 0 is a usage error" [ "$status" -eq 64 ]
+check "a limit of 0 is a usage error" status_is 64
 
 # Colour: only when asked for (stdout here is not a terminal), and only around the statuses.
 run --gpu sm_90,sm_75 "$fixtures/nvcc/kernel.fatbin"
@@ -167,18 +154,18 @@ check "--color never: no escapes" [ "$(printf '%s' "$out" | grep -c "$esc")" -eq
 run --color always --json --gpu sm_75 "$fixtures/nvcc/kernel.cubin"
 check "--json is never coloured" [ "$(printf '%s' "$out" | grep -c "$esc")" -eq 0 ]
 run --color bogus "$fixtures/nvcc/kernel.cubin"
-check "--color takes auto, always or never (64)" [ "$status" -eq 64 ]
+check "--color takes auto, always or never (64)" status_is 64
 
 # Nothing judged is not ok (issue 9).
 SMCHECK_LIBCUDA=/nonexistent run --gpu 9.0 "$fixtures/nvcc/nodevice.so"
-check "no device code: its own status, exit 0" [ "$status" -eq 0 ]
+check "no device code: its own status, exit 0" status_is 0
 check "no device code: said so" has "$out" "overall: sm_90 no device code"
 SMCHECK_LIBCUDA=/nonexistent run --gpu 9.0 "$tmp/does-not-exist"
-check "an input that cannot be read has no status: exit 2" [ "$status" -eq 2 ]
+check "an input that cannot be read has no status: exit 2" status_is 2
 check "an input that cannot be read: nothing was judged" has "$out" "overall: nothing could be read"
 printf 'not a zip' >"$tmp/fake.whl"
 SMCHECK_LIBCUDA=/nonexistent run --gpu 9.0 "$tmp/fake.whl"
-check "a .whl that is no zip is an error (exit 2)" [ "$status" -eq 2 ]
+check "a .whl that is no zip is an error (exit 2)" status_is 2
 check "a .whl that is no zip: one line" has "$err" "fake.whl: named like a wheel, but not a zip archive"
 printf '!<arch>\n' >"$tmp/libdl.a"
 printf '!<arch>\n/               0           0     0     644     4         `\n\0\0\0\0' >"$tmp/libsym.a"
@@ -192,11 +179,11 @@ check "an archive member header that cannot be read: exit 2, one line" \
     has "$err" "badhdr.a: at 0x8: archive member header cannot be read"
 head -c 2000 "$fixtures/nvcc/libperarch.a" >"$tmp/cut.a"
 run scan "$tmp/cut.a"
-check "an archive cut short: exit 2, one line" [ "$status" -eq 2 ]
+check "an archive cut short: exit 2, one line" status_is 2
 check "an archive cut short: the member that runs past its end is named" \
     has "$err" "archive member runs past the end of the archive"
 SMCHECK_LIBCUDA=/nonexistent run --gpu auto "$fixtures/nvcc/multi.so"
-check "--gpu auto without a GPU is a usage error (64)" [ "$status" -eq 64 ]
+check "--gpu auto without a GPU is a usage error (64)" status_is 64
 check "--gpu auto without a GPU says why" has "$err" "--gpu auto: no local GPU (no NVIDIA driver"
 
 # Hard links are one file, read once: one library naming its other paths; a link from another
@@ -235,56 +222,56 @@ check "a METADATA without a name: nothing leaks (under the sanitizers)" no_leak
 
 # smcheck advise (issue 12): usage errors, a bad table named in one line, no local GPU.
 run advise --gpu h100 --platform riscv
-check "advise: an unknown --platform is a usage error (64)" [ "$status" -eq 64 ]
+check "advise: an unknown --platform is a usage error (64)" status_is 64
 check "advise: --platform names the value" has "$err" "not 'riscv'"
 run advise --gpu h100 "$fixtures/nvcc" "$fixtures/gen"
-check "advise takes one environment at most (64)" all '[ "$status" -eq 64 ]' 'has "$err" "one environment at most"'
+check "advise takes one environment at most (64)" all 'status_is 64' 'has "$err" "one environment at most"'
 run advise --gpu h100 --builds-table "$fixtures/../tests/builds_fixture.tsv" "$fixtures/nvcc/multi.so"
-check "advise PATH without torch: says so in one line, advises all the same" all '[ "$status" -eq 0 ]' \
+check "advise PATH without torch: says so in one line, advises all the same" all 'status_is 0' \
     'has "$err" "multi.so: no torch, torchvision or torchaudio installed there"' 'has "$out" "install: torch"'
 
 # The command line as habits have it (issue 22): the subcommand after options; options the
 # subcommand would ignore are refused; -q silences notes; --fail-on never; --sarif FILE beside
 # the report; the same tool header in every JSON.
 run -q scan "$fixtures/nvcc/kernel.cubin"
-check "-q scan PATH: scan is the subcommand, not a file" all '[ "$status" -eq 0 ]' \
+check "-q scan PATH: scan is the subcommand, not a file" all 'status_is 0' \
     'has "$out" "kernel.cubin: 1 container, 1 image"' '[ -z "$err" ]'
 run --gpu h100 --builds-table "$fixtures/../tests/builds_fixture.tsv" advise
-check "--gpu h100 advise: advise is the subcommand" all '[ "$status" -eq 0 ]' 'has "$out" "install: torch"'
+check "--gpu h100 advise: advise is the subcommand" all 'status_is 0' 'has "$out" "install: torch"'
 run -- scan
-check "-- scan: after --, scan is a PATH" all '[ "$status" -eq 2 ]' 'has "$err" "scan: No such file"'
+check "-- scan: after --, scan is a PATH" all 'status_is 2' 'has "$err" "scan: No such file"'
 run --format=json -o "$tmp/g.json" gpus
-check "--format=json -o FILE gpus: gpus after options with arguments" all '[ "$status" -eq 0 ]' \
+check "--format=json -o FILE gpus: gpus after options with arguments" all 'status_is 0' \
     '[ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[\"tool\"][\"name\"])" "$tmp/g.json")" = smcheck ]'
 for sub in "gpus --gpu h100" "gpus --driver 12.8" "scan --gpu h100 $fixtures/nvcc" "scan --fail-on jit $fixtures/nvcc" \
     "advise --gpu h100 --verify" "--list $fixtures/nvcc" "gpus --sarif $tmp/x.sarif" "advise --gpu h100 --jobs 2"; do
     # shellcheck disable=SC2086 # sub is a command line
     run $sub
-    check "smcheck $sub: refused, naming the option and where it belongs (64)" all '[ "$status" -eq 64 ]' \
+    check "smcheck $sub: refused, naming the option and where it belongs (64)" all 'status_is 64' \
         'has "$err" "is not for"' 'has "$err" "it is for"' '[ ! -e "$tmp/x.sarif" ]'
 done
 run --gpu 6.1 --fail-on never "$fixtures/nvcc/multi.so"
-check "--fail-on never: a none verdict exits 0" all '[ "$status" -eq 0 ]' 'has "$out" "none"'
+check "--fail-on never: a none verdict exits 0" all 'status_is 0' 'has "$out" "none"'
 run --gpu 6.1 --fail-on never "$fixtures/nvcc/multi.so" "$tmp/missing.so"
-check "--fail-on never: an unreadable input still exits 2" [ "$status" -eq 2 ]
+check "--fail-on never: an unreadable input still exits 2" status_is 2
 run --gpu 6.1 --sarif "$tmp/r.sarif" "$fixtures/nvcc/multi.so"
-check "--sarif FILE: the text report on stdout and SARIF in FILE, from one run" all '[ "$status" -eq 1 ]' \
+check "--sarif FILE: the text report on stdout and SARIF in FILE, from one run" all 'status_is 1' \
     'has "$out" "overall:"' 'grep -q "\"level\":[[:space:]]*\"error\"" "$tmp/r.sarif"' \
     'grep -q "2.1.0" "$tmp/r.sarif"'
 run --gpu 6.1 --sarif "$tmp/no/such/dir/r.sarif" "$fixtures/nvcc/multi.so"
-check "--sarif FILE that cannot be written: one line naming it, exit 2" all '[ "$status" -eq 2 ]' \
+check "--sarif FILE that cannot be written: one line naming it, exit 2" all 'status_is 2' \
     'has "$err" "smcheck: $tmp/no/such/dir/r.sarif: No such file or directory"'
 run advise --gpu h100 "$tmp/no-such-env"
-check "advise ENV that does not exist: one line naming it, exit 2" all '[ "$status" -eq 2 ]' \
+check "advise ENV that does not exist: one line naming it, exit 2" all 'status_is 2' \
     'has "$err" "smcheck: $tmp/no-such-env: No such file or directory"' '[ -z "$out" ]'
 run --gpu 6.1 --sarif "$tmp/r.sarif" --format sarif "$fixtures/nvcc/multi.so"
-check "--sarif with --format sarif: refused (64)" [ "$status" -eq 64 ]
+check "--sarif with --format sarif: refused (64)" status_is 64
 run -q "$fixtures/nvcc/multi.so"
-check "-q: no notes on stderr (no local GPU, partial)" all '[ "$status" -eq 0 ]' '[ -z "$err" ]' 'has "$out" "overall:"'
+check "-q: no notes on stderr (no local GPU, partial)" all 'status_is 0' '[ -z "$err" ]' 'has "$out" "overall:"'
 run "$fixtures/nvcc/multi.so"
 check "without -q the notes are there" all 'has "$err" "no local GPU"' 'has "$err" "partial"'
 run "$fixtures/nvcc"
-check "the representative matrix: libraries with the same verdicts share a row" all '[ "$status" -eq 0 ]' \
+check "the representative matrix: libraries with the same verdicts share a row" all 'status_is 0' \
     'has "$out" "$fixtures/nvcc/app, comp_all.so, comp_default.so, comp_none.so"' \
     'has "$out" "$fixtures/nvcc/librdc.a, lto.o"'
 run --detail "$fixtures/nvcc"
@@ -303,25 +290,25 @@ run --gpu 8.9 --detail "$fixtures/nvcc/kernel.cubin"
 check "grammar: of 1 container, not of 1 containers" all 'has "$out" "1 native, 0 compatible of 1 container"' \
     'lacks "$out" " 1 containers"'
 run --platform linux/s390x --gpu h100 "$fixtures/nvcc/multi.so"
-check "--platform names one of the three platforms (64)" [ "$status" -eq 64 ]
+check "--platform names one of the three platforms (64)" status_is 64
 run advise
-check "advise without --gpu and without a local GPU is a usage error (64)" [ "$status" -eq 64 ]
+check "advise without --gpu and without a local GPU is a usage error (64)" status_is 64
 printf '2.8.0\tcu128\tlinux-x86_64\n' >"$tmp/bad_builds.tsv"
 run advise --gpu h100 --builds-table "$tmp/bad_builds.tsv"
-check "a bad builds table: exit 2, one line naming the file and the line" all '[ "$status" -eq 2 ]' \
+check "a bad builds table: exit 2, one line naming the file and the line" all 'status_is 2' \
     '[ "$(lines "$err")" -eq 1 ]' 'has "$err" "$tmp/bad_builds.tsv: line 1: expected 10 tab-separated columns"'
 run --gpu h100 --builds-table "$tmp/missing.tsv" "$fixtures/nvcc/multi.so"
-check "a missing builds table stops a judge run too (exit 2)" all '[ "$status" -eq 2 ]' 'has "$err" "missing.tsv: No such file"'
+check "a missing builds table stops a judge run too (exit 2)" all 'status_is 2' 'has "$err" "missing.tsv: No such file"'
 run advise --gpu h100 --driver 12.4 --builds-table "$fixtures/../tests/builds_fixture.tsv"
 check "advise: the install line of the build that runs, pinned with its variant" has "$out" "pip install torch==3.0.0+cu126 --index-url https://download.pytorch.org/whl/cu126"
 run advise --gpu orin --builds-table "$fixtures/../tests/builds_fixture.tsv"
-check "advise: nothing runs: exit 1" all '[ "$status" -eq 1 ]' 'has "$out" "install: no build in the table runs"'
+check "advise: nothing runs: exit 1" all 'status_is 1' 'has "$out" "install: no build in the table runs"'
 
 # An empty directory as the first input: nothing to list, exit 0 (under UBSan: no offset of a
 # null list either).
 mkdir -p "$tmp/empty"
 run scan "$tmp/empty"
-check "an empty directory first: exit 0" all '[ "$status" -eq 0 ]' 'has "$out" "0 files looked at"'
+check "an empty directory first: exit 0" all 'status_is 0' 'has "$out" "0 files looked at"'
 
 # Live roots (issue 13): a root filesystem is walked without proc, sys, dev and run, saying so;
 # --exclude by name and by path; --one-file-system where this machine has a mount point to see.
@@ -332,7 +319,7 @@ cp "$fixtures/nvcc/multi.so" "$tmp/root/run/liby.so"
 cp "$fixtures/nvcc/app" "$tmp/root/opt/app"
 cp "$fixtures/nvcc/app" "$tmp/root/usr/lib/app"
 run scan "$tmp/root"
-check "a root filesystem: proc and run are not walked" all '[ "$status" -eq 0 ]' 'lacks "$out" /proc/' \
+check "a root filesystem: proc and run are not walked" all 'status_is 0' 'lacks "$out" /proc/' \
     'lacks "$out" /run/' 'has "$out" "$tmp/root/usr/lib/libx.so"'
 check "a root filesystem: a note says so" has "$out" "note: $tmp/root: a root filesystem: its proc, sys, dev and run are not walked"
 run scan --exclude app "$tmp/root"
@@ -364,5 +351,4 @@ run --help
 readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../README.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')
 check "the README's usage is --help" [ "$readme_usage" = "$out" ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 
+from harness import check, equal, finish
+
 smcheck, gen = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 factor = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
 TIME, RSS, OUTPUT = 20 * factor, 256 * 1024 * factor, 4 << 20  # s, KiB, bytes
@@ -24,17 +26,6 @@ MODES = [["scan"], ["scan", "--verify", "--detail"], ["--gpu", "sm_120", "--deta
          ["--gpu", "sm_80,sm_120", "--verify", "--format", "json"]]
 CONTROLS = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
 
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok     " + what)
-    else:
-        failed += 1
-        print("FAILED " + what + (": " + detail if detail else ""))
 
 
 def run(args, cwd, **extra):
@@ -114,12 +105,13 @@ def main():
                         problems.append("not valid UTF-8 JSON: %s" % e)
                 if any(not line.startswith(b"smcheck: ") for line in err.splitlines()):
                     problems.append("a line on stderr that is no diagnostic")
-                check("%s (%.1f s, %d MiB)" % (what, secs, rss // 1024), not problems,
+                check(not problems, "%s (%.1f s, %d MiB)" % (what, secs, rss // 1024),
                       "; ".join(problems))
 
         def says(label, text, mode="scan"):
             out, err = said[(label, mode)]
-            check("%s says %r" % (label, text), text.encode() in out + err)
+            check(text.encode() in out + err, "%s says %r" % (label, text),
+                  (out + err).decode("utf-8", "replace")[-600:])
 
         says("not_a_zip.whl", "not a zip archive")
         says("overlap.whl", "overlap")
@@ -137,18 +129,17 @@ def main():
             out = said[(name, "--gpu sm_80,sm_120 --verify --format json")][0]
             libs = json.loads(out.decode())["inputs"][0]["libraries"]
             return [{k: v for k, v in l.items() if k != "path"} for l in libs]
-        check("nested_stream.whl's member reads as nested_big.so on disk",
-              libraries("nested_stream.whl") == libraries("nested_big.so"))
+        equal(libraries("nested_stream.whl"), libraries("nested_big.so"),
+              "nested_stream.whl's member reads as nested_big.so on disk")
         # Where no temporary file can be made, a stream that outgrew its bounds is one error.
         status, _, _, out, err, _ = run(["scan", os.path.join(corpus, "nested_stream.whl")], work,
                                         TMPDIR="/nonexistent")
-        check("no temporary file: one clear error, exit 2",
-              status == 2 and b"hostile/nested_big.so: cannot make a temporary file to read it "
-                              b"from: No such file or directory" in err)
+        check(status == 2 and b"hostile/nested_big.so: cannot make a temporary file to read it "
+                              b"from: No such file or directory" in err,
+              "no temporary file: one clear error, exit 2", f"exit {status}: {err[-400:]!r}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return finish()
 
 
 sys.exit(main())

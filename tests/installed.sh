@@ -6,35 +6,24 @@
 # Usage: installed.sh BUILD_DIR SOURCE_DIR SMCHECK [COMPILER_ID]. Prints "N passed, M failed".
 set -u
 build=$1 src=$2 smcheck=$3 compiler=${4:-GNU}
-passed=0 failed=0
-check() { # WHAT COMMAND...
-    what=$1
-    shift
-    if "$@" >/dev/null 2>&1; then
-        echo "ok     $what"
-        passed=$((passed + 1))
-    else
-        echo "FAILED $what"
-        failed=$((failed + 1))
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix/usr" >"$prefix/install.log" 2>&1 ||
     { cat "$prefix/install.log"; echo "0 passed, 1 failed"; exit 1; }
 lib=$(ls -d "$prefix"/usr/lib*/ | head -1)
 lib=${lib%/}
-check "libsmcheck.so.0 installed, its SONAME libsmcheck.so.0" \
+check_quiet "libsmcheck.so.0 installed, its SONAME libsmcheck.so.0" \
     sh -c "readelf -d '$lib/libsmcheck.so.0' | grep -q 'SONAME.*\[libsmcheck.so.0\]'"
-check "only the API is exported (smcheck_*)" \
+check_quiet "only the API is exported (smcheck_*)" \
     sh -c "nm -D --defined-only '$lib/libsmcheck.so' | awk '{print \$3}' | grep -qv '^smcheck_' && exit 1 || exit 0"
-check "the API exports smcheck_check" \
+check_quiet "the API exports smcheck_check" \
     sh -c "nm -D --defined-only '$lib/libsmcheck.so' | grep -q ' smcheck_check$'"
-check "one header installed, <smcheck.h>, the model stays private" \
+check_quiet "one header installed, <smcheck.h>, the model stays private" \
     sh -c "[ \"\$(cd '$prefix/usr/include' && find . -type f)\" = ./smcheck.h ]"
-check "the man page smcheck.1 installed" test -s "$prefix/usr/share/man/man1/smcheck.1"
+check_quiet "the man page smcheck.1 installed" test -s "$prefix/usr/share/man/man1/smcheck.1"
 export PKG_CONFIG_PATH="$lib/pkgconfig"
-check "pkg-config knows smcheck at the project's version" \
+check_quiet "pkg-config knows smcheck at the project's version" \
     sh -c "[ \"\$(pkg-config --modversion smcheck)\" = \"\$('$smcheck' --version | awk '{print \$2}')\" ]"
 # shellcheck disable=SC2046 # pkg-config's flags are words
 if cc -std=c11 -Wall -Wextra -Werror -o "$prefix/example" "$src/tests/api/example.c" \
@@ -47,7 +36,7 @@ else
     echo "$passed passed, $((failed + 1)) failed"
     exit 1
 fi
-check "the example runs against the installed library" \
+check_quiet "the example runs against the installed library" \
     sh -c "ldd '$prefix/example' | grep -q '$lib/libsmcheck.so.0'"
 
 export SMCHECK_LIBCUDA=/nonexistent/libcuda.so.1
@@ -68,16 +57,16 @@ for inp in d["inputs"]:
             print(f"{lib['path']}\tsm_{cc[v['target']]}\t{v['status']}\t{v['cause']}")
 PY
 sort -o "$prefix/cli.txt" "$prefix/cli.txt"
-check "the API gives the command's verdicts, library by library" \
+check_quiet "the API gives the command's verdicts, library by library" \
     sh -c "grep -v '^error' '$prefix/api.txt' | sort | diff - '$prefix/cli.txt' && [ -s '$prefix/cli.txt' ]"
-check "the API's exit gate matches the command's (1: none)" test "$api_rc" -eq 1 -a "$cli_rc" -eq 1
+check_quiet "the API's exit gate matches the command's (1: none)" test "$api_rc" -eq 1 -a "$cli_rc" -eq 1
 "$prefix/example" h100 "" "$src/fixtures/gen/bad_truncated.so" "$prefix/missing" >"$prefix/bad.txt"
 bad_rc=$?
-check "unreadable inputs are in the report, not an error of the call" \
+check_quiet "unreadable inputs are in the report, not an error of the call" \
     sh -c "[ $bad_rc -eq 2 ] && grep -q 'bad_truncated.so' '$prefix/bad.txt' && grep -q 'missing' '$prefix/bad.txt'"
 "$prefix/example" no-such-gpu "" "$src/fixtures/nvcc" 2>"$prefix/arg.txt"
 arg_rc=$?
-check "an unknown GPU is SMCHECK_E_ARG with a message naming it" \
+check_quiet "an unknown GPU is SMCHECK_E_ARG with a message naming it" \
     sh -c "[ $arg_rc -eq 64 ] && grep -q 'no-such-gpu' '$prefix/arg.txt'"
 # valgrind 3.19 (Debian 12) cannot read clang 14's DWARF 5 debug information and gives up.
 if ! command -v valgrind >/dev/null; then
@@ -91,7 +80,6 @@ else
         "$prefix/example" h100,sm_120,7.0 12.4 $inputs "$src/fixtures/gen/bad_truncated.so" \
         "$prefix/missing" >/dev/null 2>"$prefix/valgrind.log"
     vg_rc=$?
-    check "valgrind: no error and no leak through the API (exit $vg_rc)" [ "$vg_rc" -eq 2 ]
+    check_quiet "valgrind: no error and no leak through the API (exit $vg_rc)" [ "$vg_rc" -eq 2 ]
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -10,7 +10,10 @@ transitively:
   - the judge (verdict, describe, serves) reaches no reader and nothing of derive or the printers;
   - the readers reach neither the judge nor the printers;
   - there is no cycle of calls among the files (readers below the model, the judge below derive,
-    printers on top).
+    printers on top);
+  - the judge and the rules do no I/O (no open, read, mmap, fopen ... among their undefined
+    symbols), and one finder reads containers: only finder and fatbin use the container and entry
+    header parsers.
 --show prints the graph, one file and what it calls per line. Prints one line per rule, then
 "N passed, M failed".
 """
@@ -18,22 +21,14 @@ import re
 import subprocess
 import sys
 
+from harness import check, equal, finish
+
 READERS = {"scan", "wheel", "entry", "conda", "image", "walk", "env", "meta", "finder", "fatbin",
            "elf", "pe", "inflate", "deflate", "pinflate", "source"}
 JUDGE = {"verdict", "describe", "serves"}
 DERIVE = {"check"}
 ADVICE = {"builds"}
 PRINTERS = {"report_text", "report_json"}
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    print(("ok     " if ok else "FAILED ") + what)
-    if not ok and detail:
-        print("       " + detail)
-    passed += bool(ok)
-    failed += not ok
 
 
 def graph(archive):
@@ -51,7 +46,7 @@ def graph(archive):
             used[obj].add(sym)
     edges = {o: {defined[s] for s in syms if s in defined and defined[s] != o}
              for o, syms in used.items()}
-    return edges
+    return edges, used
 
 
 def reach(edges, start):
@@ -128,7 +123,7 @@ def forbid(edges, group, banned, what):
 
 
 def main():
-    edges = graph(sys.argv[1])
+    edges, used = graph(sys.argv[1])
     if "--show" in sys.argv:
         for o in sorted(edges):
             print(f"{o}: {' '.join(sorted(edges[o]))}")
@@ -138,10 +133,18 @@ def main():
     forbid(edges, JUDGE, READERS | DERIVE | PRINTERS, "the judge reaches no reader, derive or printer")
     forbid(edges, READERS, JUDGE | DERIVE | ADVICE | PRINTERS,
            "readers reach no judge, derive, advice or printer")
+    io = {"open", "openat", "read", "pread", "pread64", "mmap", "mmap64", "fopen", "fopen64",
+          "fread", "readdir", "opendir", "dlopen"}
+    bad = {o: sorted(used.get(o, set()) & io) for o in sorted(JUDGE | {"rules", "versions"})}
+    check(not any(bad.values()), "the judge and the rules do no I/O",
+          "; ".join(f"{o}: {' '.join(v)}" for o, v in bad.items() if v))
+    parsers = {"smc_fatbin_header", "smc_fatbin_entry"}
+    readers = sorted(o for o, syms in used.items() if syms & parsers)
+    check(set(readers) <= {"finder", "fatbin"}, "one finder: only finder and fatbin parse "
+          "container and entry headers", " ".join(readers))
     found = cycles(edges)
     check(not found, "no cycle of calls among the files", "; ".join(" ".join(c) for c in found))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

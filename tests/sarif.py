@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import check, equal, finish
+
 import jsonschema
 
 SMCHECK, FIXTURES = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -23,16 +25,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "schemas", "sarif-schema-2.1.0.json"), encoding="utf-8") as f:
     SCHEMA = json.load(f)
 VALIDATOR = jsonschema.Draft4Validator(SCHEMA)
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    print(("ok     " if ok else "FAILED ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
 
 
 def run(*args, cwd):
@@ -234,8 +226,7 @@ def main():
               "the schema rejects a result without a message")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

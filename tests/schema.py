@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from harness import check, equal, finish
+
 try:
     import jsonschema
 except ImportError:
@@ -31,16 +33,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SCHEMA = os.path.join(ROOT, "docs", "report.schema.json")
 GOLDEN = os.path.join(HERE, "golden")
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    print(("ok     " if ok else "FAILED ") + what)
-    if not ok and detail:
-        print("       " + detail.replace("\n", "\n       "))
-    passed += bool(ok)
-    failed += not ok
 
 
 def where(error):
@@ -267,8 +259,7 @@ def main():
         if errs:
             print("       " + where(errs[0]))
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

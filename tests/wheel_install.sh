@@ -20,18 +20,7 @@ if [ ${#wheels[@]} -eq 0 ]; then
     echo "skipped: no smcheck_cuda wheel in $dist (tools/build-wheel.sh writes them)"
     exit 77
 fi
-passed=0 failed=0
-check() { # WHAT COMMAND...
-    local what=$1
-    shift
-    if "$@"; then
-        echo "ok     $what"
-        passed=$((passed + 1))
-    else
-        echo "FAILED $what"
-        failed=$((failed + 1))
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 host=$(uname -m)
@@ -151,5 +140,4 @@ for whl in "${wheels[@]}"; do
         echo "note: no reference smcheck at $ref: comparison skipped"
     fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

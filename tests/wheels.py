@@ -22,25 +22,16 @@ import tarfile
 import tempfile
 import zipfile
 
+from harness import check, equal, finish
+
 SMCHECK, FIXTURES = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
-passed = failed = 0
 
 
 
 def counts(lib):
     """A library's token counts as {token: count}."""
     return {c["token"]: c["count"] for c in lib["token_counts"]}
-
-def check(ok, what, shown=""):
-    """shown: what to print under a failed check (the output it looked at)."""
-    global passed, failed
-    print(("ok     " if ok else "FAILED ") + what + ("" if ok or not shown else "\n" + shown))
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-
 
 def run(*args, cwd=None, inflate=None):
     env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1")
@@ -73,8 +64,7 @@ def main():
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", out])
         shutil.rmtree(out, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish()
 
 
 def wheels(out):
