@@ -24,7 +24,7 @@ import sys
 from harness import check, equal, finish
 
 READERS = {"scan", "wheel", "entry", "conda", "image", "walk", "env", "meta", "finder", "fatbin",
-           "elf", "pe", "inflate", "deflate", "pinflate", "source"}
+           "elf", "pe", "inflate", "deflate", "pinflate", "source", "containers"}
 JUDGE = {"verdict", "describe", "serves"}
 DERIVE = {"check"}
 ADVICE = {"builds"}
@@ -140,8 +140,8 @@ def main():
           "; ".join(f"{o}: {' '.join(v)}" for o, v in bad.items() if v))
     parsers = {"smc_fatbin_header", "smc_fatbin_entry"}
     readers = sorted(o for o, syms in used.items() if syms & parsers)
-    check(set(readers) <= {"finder", "fatbin"}, "one finder: only finder and fatbin parse "
-          "container and entry headers", " ".join(readers))
+    check(set(readers) <= {"finder", "containers", "fatbin"}, "one finder: only the finder "
+          "(finder, containers) and fatbin parse container and entry headers", " ".join(readers))
     found = cycles(edges)
     check(not found, "no cycle of calls among the files", "; ".join(" ".join(c) for c in found))
     return finish()
