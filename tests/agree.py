@@ -172,6 +172,35 @@ def main():
                 check(not bad and len(got) > 20,
                       f"{name}: {len(got)} SARIF results, each with the JSON's status and reason",
                       str(bad[:3]))
+        # Next steps, applied: each driver a library or distribution is told to get (with a 12.4
+        # driver) makes it ok or jit when judged with that driver; a build step is offered only
+        # where no driver does.
+        base = json_of([SMCHECK, "--gpu", GPUS, "--driver", "12.4", "--format", "json", *paths])
+        steps = {}
+        for i in base["inputs"] if base else []:
+            rows = [("lib", l["path"], l["verdicts"]) for l in i["libraries"]]
+            rows += [("dist", d["location"], d["verdicts"]) for d in i["distributions"]]
+            for kind, key, vs in rows:
+                for v in vs:
+                    m = re.match(r"a driver of \S+ or newer \(CUDA (\d+)(?:\.(\d+))?\)", v["next"] or "")
+                    if m:
+                        cuda = "%s.%s" % (m.group(1), m.group(2) or "0")
+                        steps.setdefault(cuda, []).append((kind, key, v["target"], v["next"]))
+        check(sum(map(len, steps.values())) > 5,
+              "driver 12.4: %d driver steps offered" % sum(map(len, steps.values())))
+        for cuda, todo in sorted(steps.items()):
+            doc = json_of([SMCHECK, "--gpu", GPUS, "--driver", cuda, "--format", "json", *paths])
+            got = {}
+            for i in doc["inputs"] if doc else []:
+                for l in i["libraries"]:
+                    got.update({("lib", l["path"], v["target"]): v["status"] for v in l["verdicts"]})
+                for d in i["distributions"]:
+                    got.update({("dist", d["location"], v["target"]): v["status"]
+                                for v in d["verdicts"]})
+            bad = [(k, t, n, got.get((k, key, t))) for k, key, t, n in todo
+                   if got.get((k, key, t)) not in ("ok", "jit")]
+            check(not bad, f"{len(todo)} steps to a driver for CUDA {cuda}, applied: ok or jit",
+                  str(bad[:3]))
         # scan: what is served, whatever is shown or verified.
         base = json_of([SMCHECK, "scan", "--format", "json", *paths])
         if base is not None:

@@ -38,6 +38,7 @@ static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
         return NULL;
     }
     in->files = 1;
+    in->inspected = opt->inspect;
     return in;
 }
 

@@ -6,7 +6,10 @@
 #include <stdio.h>
 
 #include "check.h"
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define N SMC_VERDICT_NONE
 #define NAT SMC_VERDICT_NATIVE
@@ -518,8 +521,36 @@ static void test_facts_matter(void)
     smc_library_free(lib);
 }
 
+/* A model whose facts were not read (no smc_options.inspect) is refused by the judge:
+ * SMC_ERR_ARG, and an assertion that aborts in a debug build. */
+static void test_uninspected(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        smc_input *in = smc_input_new("in", SMC_INPUT_FILE);
+        smc_library *lib = smc_library_new("lib.so");
+        static smc_image img = {.kind = SMC_IMAGE_CUBIN, .arch = 90, .version_major = 1,
+                                .version_minor = 7};
+        static smc_container c = {.image_count = 1, .kernels = -1};
+        lib->images = &img;
+        lib->image_count = 1;
+        lib->containers = &c;
+        lib->container_count = 1;
+        in->libraries = lib;
+        in->library_count = 1; /* in->inspected stays false */
+        smc_target t = {.cc_major = 9};
+        fclose(stderr); /* a debug build's assertion message is expected */
+        _exit(smc_judge(&in, 1, &t, 1, 12080, NULL) == SMC_ERR_ARG ? 3 : 0);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+          ((WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) ||
+           (WIFEXITED(status) && WEXITSTATUS(status) == 3)));
+}
+
 int main(void)
 {
+    test_uninspected();
     test_rules();
     test_facts_matter();
     test_statuses();

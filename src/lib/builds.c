@@ -628,6 +628,7 @@ smc_status smc_advise(const smc_advice_request *req, smc_advice *out)
     size_t nt = req->target_count;
     int driver_cuda = req->driver_cuda;
     out->model = smc_input_new("builds", SMC_INPUT_FILE);
+    if (out->model) out->model->inspected = true; /* a build's row says all its facts */
     out->library = malloc((b->count ? b->count : 1) * sizeof *out->library);
     out->rows = calloc(b->count ? b->count : 1, sizeof *out->rows);
     if (!out->model || !out->library || !out->rows) {

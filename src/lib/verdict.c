@@ -627,7 +627,10 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
 {
     /* Verdicts need what the payloads say (kernels, PTX .target and .version, ptxas releases):
      * a model read without it would be judged on guesses. */
-    assert(in->inspected || !in->library_count);
+    if (in->library_count && !in->inspected) {
+        assert(!"a model judged without its facts: read it with smc_options.inspect");
+        return SMC_ERR_ARG;
+    }
     for (size_t l = 0; l < in->library_count; l++) {
         smc_library *lib = &in->libraries[l];
         smc_judgements_free(lib->judgements, lib->judgement_count);
