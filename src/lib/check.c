@@ -156,7 +156,7 @@ static smc_status derive_input(const smc_result *r, smc_input *in, const smc_bui
 }
 
 /* What each library and distribution serves: judged against the serving GPUs with no driver.
- * The judgements are then cleared (a scan judges nothing else). */
+ * Judging against the request's targets (none for a scan) then replaces those judgements. */
 static smc_status derive_serving(smc_result *r)
 {
     smc_status st = smc_judge(r->inputs, r->input_count, r->serving, r->serving_count, 0, NULL);
