@@ -12,6 +12,7 @@
 _Static_assert((int)SMCHECK_OK == (int)SMC_OK && (int)SMCHECK_E_LIMIT == (int)SMC_ERR_LIMIT,
                "smcheck_error follows smc_status");
 _Static_assert((int)SMCHECK_STATUS_OK == (int)SMC_STATUS_OK &&
+                   (int)SMCHECK_STATUS_CPU_ONLY == (int)SMC_STATUS_CPU_ONLY &&
                    (int)SMCHECK_STATUS_NO_CODE == (int)SMC_STATUS_NO_CODE,
                "smcheck_status follows smc_lib_status");
 
@@ -115,7 +116,7 @@ smcheck_error smcheck_session_set_driver(smcheck_session *s, const char *version
 {
     if (!s) return SMCHECK_E_ARG;
     int cuda = 0;
-    if (version && smc_driver_parse(version, &cuda) != 1) {
+    if (version && smc_driver_parse(version, &cuda) < 1) {
         char why[160];
         snprintf(why, sizeof why, "not a CUDA or driver version: '%.100s'", version);
         return fail(s, SMCHECK_E_ARG, why);

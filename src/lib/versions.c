@@ -21,18 +21,37 @@ static const struct {
 };
 #define N_PTX_ISA (sizeof ptx_isa / sizeof ptx_isa[0])
 
-/* The Linux driver that first supports each CUDA release (RN Table 3, GA rows). */
+/* The Linux driver that first supports each CUDA release (the release notes' Toolkit Driver
+ * Version table, GA rows; 8.0's from its GA2 notes; 13.4's Linux driver is unbundled: R616's
+ * developer driver). */
 static const struct {
     unsigned short cuda;
     unsigned major, minor, patch;
 } drivers[] = {
-    {110, 450, 51, 5}, {111, 455, 23, 0}, {112, 460, 27, 3}, {113, 465, 19, 1},  {114, 470, 42, 1},
-    {115, 495, 29, 5}, {116, 510, 39, 1}, {117, 515, 43, 4}, {118, 520, 61, 5},  {120, 525, 60, 13},
-    {121, 530, 30, 2}, {122, 535, 54, 3}, {123, 545, 23, 6}, {124, 550, 54, 14}, {125, 555, 42, 2},
-    {126, 560, 28, 3}, {128, 570, 26, 0}, {129, 575, 51, 3}, {130, 580, 65, 6},  {131, 590, 44, 1},
-    {132, 595, 45, 4}, {133, 610, 43, 2}, {134, 615, 0, 0},
+    {80, 375, 26, 0},  {90, 384, 81, 0},  {91, 390, 46, 0},  {92, 396, 26, 0},  {100, 410, 48, 0}, {101, 418, 39, 0},
+    {102, 440, 33, 0}, {110, 450, 51, 5}, {111, 455, 23, 0}, {112, 460, 27, 3}, {113, 465, 19, 1},
+    {114, 470, 42, 1}, {115, 495, 29, 5}, {116, 510, 39, 1}, {117, 515, 43, 4}, {118, 520, 61, 5},
+    {120, 525, 60, 13}, {121, 530, 30, 2}, {122, 535, 54, 3}, {123, 545, 23, 6},
+    {124, 550, 54, 14}, {125, 555, 42, 2}, {126, 560, 28, 3}, {128, 570, 26, 0},
+    {129, 575, 51, 3}, {130, 580, 65, 6}, {131, 590, 44, 1}, {132, 595, 45, 4},
+    {133, 610, 43, 2}, {134, 616, 0, 0},
 };
 #define N_DRIVERS (sizeof drivers / sizeof drivers[0])
+
+/* The CUDA version each Linux driver branch reports (cuDriverGetVersion, nvidia-smi), whatever
+ * its minor: betas and release candidates of a branch report the same (docs/research/drivers.md
+ * §3). R387 and R390 both report 9.1, R430 and R435 10.1, R565 12.7 (a version no toolkit has).
+ * A branch between two rows is taken as the older; Tegra's own numbers are tegra_branch's. */
+static const struct {
+    unsigned short branch, cuda;
+} branches[] = {
+    {384, 90},  {387, 91},  {396, 92},  {410, 100}, {418, 101}, {440, 102}, {450, 110},
+    {455, 111}, {460, 112}, {465, 113}, {470, 114}, {495, 115}, {510, 116}, {515, 117},
+    {520, 118}, {525, 120}, {530, 121}, {535, 122}, {545, 123}, {550, 124}, {555, 125},
+    {560, 126}, {565, 127}, {570, 128}, {575, 129}, {580, 130}, {590, 131}, {595, 132},
+    {610, 133}, {616, 134},
+};
+#define N_BRANCHES (sizeof branches / sizeof branches[0])
 
 static unsigned short short_cuda(int cuda)
 {
@@ -137,10 +156,20 @@ bool smc_driver_parse_prefix(const char *text, int *cuda_version)
         size_t k = strlen(v);
         if (k + 2 < sizeof v) memcpy(v + k, ".0", 3);
     }
-    return smc_driver_parse(v, cuda_version) == 1 && *cuda_version < 100000;
+    return smc_driver_parse(v, cuda_version) >= 1 && *cuda_version < 100000;
 }
 
-/* Reads "12.4" (a CUDA version) or "550.54.14" (a driver version: its first number is 3 digits). */
+/* Jetson's drivers (L4T) have numbers of their own: R540 exists only there, 540.2 and 540.3
+ * (JetPack 6.0) report CUDA 12.2, 540.4 and later (JetPack 6.1, 6.2) 12.6 (nvidia-smi on Orin,
+ * docs/research/drivers.md §4). Thor's 580.00 (JetPack 7) is R580's 13.0 by the branch table. */
+static int tegra_branch(unsigned long major, unsigned long minor)
+{
+    if (major != 540) return 0;
+    return minor >= 4 ? 12060 : 12020;
+}
+
+/* Reads "12.4" or "12.8.1" (a CUDA version, with or without its update) or "550.54.14",
+ * "410.48", "580" (a driver version or branch: its first number has 3 digits). */
 int smc_driver_parse(const char *text, int *cuda_version)
 {
     /* Up to three dot-separated decimal numbers, nothing else. */
@@ -156,20 +185,22 @@ int smc_driver_parse(const char *text, int *cuda_version)
         if (*end != '.') return 0;
         p = end + 1;
     }
-    if (v[0] < 100) { /* a CUDA version: 12.4 */
-        if (parts != 2 || v[0] == 0 || v[1] > 9) return 0;
+    if (v[0] < 100) { /* a CUDA version: 12.4, 12.8.1 (the update does not change the driver) */
+        if (parts < 2 || v[0] == 0 || v[1] > 9) return 0;
         *cuda_version = (int)(v[0] * 1000 + v[1] * 10);
         return 1;
     }
-    /* A driver version: the newest CUDA whose minimum it meets ("580" names the branch). */
-    if (parts == 1) v[1] = v[2] = 99999;
-    int found = 0;
-    for (size_t i = 0; i < N_DRIVERS; i++) {
-        unsigned long m = drivers[i].major, n = drivers[i].minor, q = drivers[i].patch;
-        if (v[0] > m || (v[0] == m && (v[1] > n || (v[1] == n && v[2] >= q))))
-            found = drivers[i].cuda / 10 * 1000 + drivers[i].cuda % 10 * 10;
+    /* A driver version: the CUDA its branch reports. */
+    int tegra = tegra_branch(v[0], v[1]);
+    if (tegra) {
+        *cuda_version = tegra;
+        return 1;
     }
-    if (!found) return 0;
-    *cuda_version = found;
-    return 1;
+    if (v[0] < branches[0].branch) return 0; /* before CUDA 9.0: not in the tables */
+    size_t at = 0;
+    for (size_t i = 0; i < N_BRANCHES; i++)
+        if (branches[i].branch <= v[0]) at = i;
+    *cuda_version = branches[at].cuda / 10 * 1000 + branches[at].cuda % 10 * 10;
+    /* Past the newest branch known: at least what that one supports, said as such. */
+    return v[0] > branches[N_BRANCHES - 1].branch ? 2 : 1;
 }
