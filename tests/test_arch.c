@@ -150,10 +150,26 @@ static void test_tokens(void)
     want("8.6", 8, 6, "");
     want("12.1", 12, 1, "");
     want("12.0", 12, 0, "");
-    /* Not in the table, but plausible: GPUs newer than the table. */
-    want("sm_99", 9, 9, "");
-    want("4.2", 4, 2, "");
+    /* Known to CUDA though in no table row (sm_88 came with CUDA 13.0). */
     want("8.8", 8, 8, "");
+    /* A capability no table and no CUDA release knows is a typo, not a GPU: refused with the
+     * closest known ones. */
+    refuse("sm_99", "unknown arch token 'sm_99': no GPU table row or CUDA release has compute "
+                    "capability 9.9 (closest: 10.0, 10.1, 10.3",
+           true);
+    refuse("4.2", "unknown compute capability '4.2'", true);
+    refuse("sm_200", "unknown arch token 'sm_200': no GPU table row or CUDA release has compute "
+                     "capability 20.0 (closest: 12.1, 12.0, 11.0",
+           true);
+    /* Unless a --gpu-table defines it. */
+    smc_gpu_table *future = NULL;
+    char err[256];
+    const char text[] = "20.0\tFuture GPU\tFuture\trep\n";
+    CHECK(smc_gpu_table_parse(text, sizeof text - 1, &future, err, sizeof err) == 1);
+    smc_target tg;
+    CHECK(future && smc_target_parse(future, "sm_200", &tg, err, sizeof err) == 1 &&
+          tg.cc_major == 20 && tg.cc_minor == 0);
+    smc_gpu_table_free(future);
 
     refuse("sm_", "bad arch token 'sm_'", true);
     refuse("sm_8", "bad arch token 'sm_8'", true);

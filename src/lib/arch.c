@@ -3,6 +3,7 @@
  * typed: every field is length- and range-checked, lines are read within (pointer, length), and a
  * bad line or item is reported with a one-line message. Facts: reference/cuda-compat.md §1. */
 #include "util.h"
+#include "rules.h"
 
 #include <smcheck/targets.h>
 
@@ -403,10 +404,39 @@ static bool has_prefix_ci(const char *s, size_t n, const char *prefix)
     return true;
 }
 
+/* Whether a compute capability is one a table knows: a row of the GPU table t, or an
+ * architecture of CUDA's (versions.c). Otherwise an error naming the closest known ones: a typo
+ * (sm_200, 12.5) must not be judged as a GPU that does not exist. */
+static int known_cc(const smc_gpu_table *t, unsigned major, unsigned minor, const char *what,
+                    const char *q, char *err, size_t errlen)
+{
+    unsigned cc = major * 10 + minor;
+    if (smc_cuda_for_arch(cc)) return 1;
+    for (size_t i = 0; t && i < t->count; i++)
+        if (t->models[i].cc_major == major && t->models[i].cc_minor == minor) return 1;
+    unsigned near[3] = {0, 0, 0};
+    for (unsigned k = 10; k < 1000; k++) { /* the three nearest, nearest first */
+        if (!smc_cuda_for_arch(k)) continue;
+        unsigned d = k > cc ? k - cc : cc - k;
+        for (size_t s = 0; s < 3; s++) {
+            unsigned e = near[s] > cc ? near[s] - cc : cc - near[s];
+            if (near[s] && e <= d) continue;
+            memmove(near + s + 1, near + s, (2 - s) * sizeof *near);
+            near[s] = k;
+            break;
+        }
+    }
+    return fail(err, errlen,
+                "unknown %s '%s': no GPU table row or CUDA release has compute capability %u.%u "
+                "(closest: %u.%u, %u.%u, %u.%u; --gpu-table can define a newer GPU)",
+                what, q, major, minor, near[0] / 10, near[0] % 10, near[1] / 10, near[1] % 10,
+                near[2] / 10, near[2] % 10);
+}
+
 /* "sm_86", "sm_90a", "compute_120f": 2 or 3 digits, the last one the minor (sm_121 is 12.1, the
  * numbering of nvcc's -arch), then at most one a/f suffix, which names the same GPU (§1.2). */
-static int parse_token(const char *s, size_t n, size_t plen, smc_target *out, const char *q,
-                       char *err, size_t errlen)
+static int parse_token(const smc_gpu_table *t, const char *s, size_t n, size_t plen,
+                       smc_target *out, const char *q, char *err, size_t errlen)
 {
     size_t i = plen;
     unsigned v = 0;
@@ -420,6 +450,7 @@ static int parse_token(const char *s, size_t n, size_t plen, smc_target *out, co
                     "optional a or f: sm_86, sm_90a, compute_120f)",
                     q);
     if (!cc_plausible(v / 10, v % 10)) return fail(err, errlen, "implausible arch token '%s'", q);
+    if (!known_cc(t, v / 10, v % 10, "arch token", q, err, errlen)) return 0;
     out->cc_major = v / 10;
     out->cc_minor = v % 10;
     return 1;
@@ -675,8 +706,8 @@ static int parse_item(const smc_gpu_table *t, const char *s, size_t n, smc_targe
     if (n == 0) return fail(err, errlen, "empty GPU name");
     if (n >= NAME_CAP) return fail(err, errlen, "GPU name too long (%zu bytes): '%s...'", n, q);
 
-    if (has_prefix_ci(s, n, "sm_")) return parse_token(s, n, 3, out, q, err, errlen);
-    if (has_prefix_ci(s, n, "compute_")) return parse_token(s, n, 8, out, q, err, errlen);
+    if (has_prefix_ci(s, n, "sm_")) return parse_token(t, s, n, 3, out, q, err, errlen);
+    if (has_prefix_ci(s, n, "compute_")) return parse_token(t, s, n, 8, out, q, err, errlen);
     if (is_digit(s[0]) && memchr(s, '.', n)) {
         unsigned major, minor;
         if (!parse_cc(s, n, &major, &minor))
@@ -684,6 +715,7 @@ static int parse_item(const smc_gpu_table *t, const char *s, size_t n, smc_targe
                         q);
         if (!cc_plausible(major, minor))
             return fail(err, errlen, "implausible compute capability '%s'", q);
+        if (!known_cc(t, major, minor, "compute capability", q, err, errlen)) return 0;
         out->cc_major = major;
         out->cc_minor = minor;
         return 1;

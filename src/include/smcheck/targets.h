@@ -62,8 +62,9 @@ typedef struct smc_target {
  * candidates are the names that hold the item from the start of one of their words ("4090",
  * "rtx4090"; not "tx2" in "RTX 2080"), or whose words start with the item's words in order ("rtx
  * 6000" finds "RTX PRO 6000 Blackwell"); if they all share one compute capability the shortest is
- * taken, else the item is ambiguous. A token or capability in no table row is accepted when
- * plausible (major 1..99, minor 0..9), for GPUs newer than the table. t may be NULL: then only
+ * taken, else the item is ambiguous. A token or capability must be one a row of t or a CUDA
+ * release knows (sm_88 is CUDA 13.0's): another (sm_200, 12.5) is refused, naming the closest
+ * known ones; a newer GPU is defined by a table row (--gpu-table). t may be NULL: then only
  * tokens and capabilities parse. Returns 1 and fills *out, or 0 with a one-line message in err,
  * such as unknown GPU 'rtx 4095' (closest: GeForce RTX 4090, GeForce RTX 4080, GeForce RTX 4070)
  *   'rtx 6000' is ambiguous: Quadro RTX 6000 (7.5), RTX 6000 Ada (8.9), RTX PRO 6000 Bl... (12.0)
