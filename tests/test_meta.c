@@ -11,7 +11,13 @@
 
 static bool cuda_is(const char *text, const char *want)
 {
-    char *got = smc_version_py_cuda(text, strlen(text));
+    bool none;
+    char *got = smc_version_py_cuda(text, strlen(text), &none);
+    if (got && none) {
+        fprintf(stderr, "version.py %.40s...: both a version and None\n", text);
+        free(got);
+        return false;
+    }
     bool ok = want ? got && strcmp(got, want) == 0 : !got;
     if (!ok) fprintf(stderr, "version.py %.40s...: got %s, want %s\n", text, got ? got : "none",
                      want ? want : "none");
@@ -24,6 +30,15 @@ int main(void)
     CHECK(cuda_is("__version__ = '2.8.0'\ndebug = False\ncuda: Optional[str] = '12.8'\n", "12.8"));
     CHECK(cuda_is("cuda = \"13.0\"\n", "13.0"));
     CHECK(cuda_is("git_version = 'abc'\ncuda = None\nhip = '6.2'\n", NULL));
+    /* A CPU-only build says None (torch 2.8.0's aarch64 and win_amd64 wheels, 2.5.1 aarch64). */
+    bool none;
+    char *v = smc_version_py_cuda("cuda: Optional[str] = None\n", 27, &none);
+    CHECK(!v && none);
+    v = smc_version_py_cuda("cuda = Nonesuch\nhip = None\n", 27, &none);
+    CHECK(!v && !none);
+    v = smc_version_py_cuda("cuda = '12.8'\n", 14, &none);
+    CHECK(v && !none);
+    free(v);
     CHECK(cuda_is("# cuda support\nversion = '1.0'\n", NULL)); /* '=' on another line */
     CHECK(cuda_is("cudart = '12.4'\nmy_cuda = '11.8'\n", NULL));  /* other words */
     CHECK(cuda_is("x = 1; cuda = '12.1'\n", "12.1"));

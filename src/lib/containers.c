@@ -824,10 +824,20 @@ static bool on_header(void *ctx, size_t i, int which)
 }
 
 
-/* "libcudart.so." at file offset off: the N of libcudart.so.N (as DT_NEEDED names it: N, then
- * NUL or a dot), NEEDED_C10 for PyTorch's libc10 (libc10.so, libc10_cuda.so: the library was
- * built against PyTorch), or 0. */
-unsigned fnd_cudart_major(const uint8_t *p, size_t n)
+/* "libcudart.so." at file offset off: the runtime version of libcudart.so.N[.M] (as DT_NEEDED
+ * names it: N, then NUL or a dot; CUDA 10 and before name the minor too, libcudart.so.10.1) or of
+ * a DLL's cudart64_NN.dll (cudart64_101.dll is 10.1, cudart64_12.dll 12), as N*100 + M;
+ * NEEDED_C10 for PyTorch's libc10 (libc10.so, libc10_cuda.so: the library was built against
+ * PyTorch), or 0. */
+static unsigned digits(const uint8_t *p, size_t n, size_t *i)
+{
+    unsigned v = 0;
+    while (*i < n && p[*i] >= '0' && p[*i] <= '9' && v < 1000)
+        v = v * 10 + (unsigned)(p[(*i)++] - '0');
+    return v;
+}
+
+unsigned fnd_cudart_version(const uint8_t *p, size_t n)
 {
     static const char *const c10[] = {"libc10.so", "libc10_cuda.so"};
     for (size_t k = 0; k < 2; k++) {
@@ -838,28 +848,30 @@ unsigned fnd_cudart_major(const uint8_t *p, size_t n)
     static const char dll[] = "cudart64_";
     const size_t d = sizeof dll - 1;
     if (n >= d + 6 && memcmp(p, dll, d) == 0) { /* a DLL import: cudart64_12.dll, _110.dll */
-        unsigned v = 0;
         size_t i = d;
-        while (i < n && p[i] >= '0' && p[i] <= '9' && v < 1000)
-            v = v * 10 + (unsigned)(p[i++] - '0');
+        unsigned v = digits(p, n, &i);
         if (i == d || n - i < 5 || memcmp(p + i, ".dll", 4) != 0 || p[i + 4] != 0) return 0;
-        return v >= 50 ? v / 10 : v; /* 110 is 11.0, 92 is 9.2, 12 is 12 */
+        return v >= 50 ? v / 10 * 100 + v % 10 : v * 100; /* 110 is 11.0, 92 is 9.2, 12 is 12 */
     }
     static const char key[] = "libcudart.so.";
     const size_t k = sizeof key - 1;
     if (n < k + 2 || memcmp(p, key, k) != 0) return 0;
-    unsigned major = 0;
     size_t i = k;
-    while (i < n && p[i] >= '0' && p[i] <= '9' && major < 1000)
-        major = major * 10 + (unsigned)(p[i++] - '0');
-    return i > k && i < n && (p[i] == 0 || p[i] == '.') ? major : 0;
+    unsigned major = digits(p, n, &i), minor = 0;
+    if (i == k || i >= n || (p[i] != 0 && p[i] != '.')) return 0;
+    if (p[i] == '.' && major <= 10) { /* libcudart.so.10.1: the minor is the runtime's */
+        size_t j = ++i;
+        minor = digits(p, n, &i);
+        if (i == j || minor > 9 || i >= n || (p[i] != 0 && p[i] != '.')) minor = 0;
+    }
+    return major * 100 + minor;
 }
 
 /* Remembers every libcudart.so.N string: DT_NEEDED names one by its offset in .dynstr, which
  * goes by before .dynamic says where it is. p holds n bytes from file offset at on. */
 static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t n)
 {
-    unsigned major = fnd_cudart_major(p, n);
+    unsigned major = fnd_cudart_version(p, n);
     if (!major || (f->cudart_count && f->cudart[f->cudart_count - 1].offset >= at)) return;
     if (f->cudart_count >= CUDART_MAX) {
         f->cudart_over = true;

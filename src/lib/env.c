@@ -157,7 +157,7 @@ static smc_status name_version(smc_input *in, const source *src, const char *dir
     d->version = md.version;
     md.name = md.version = NULL;
     const char *which = NULL;
-    if (!d->cuda && (d->cuda = smc_requires_cuda(md.requires, md.requires_count, &which)) &&
+    if (!d->cuda && (d->cuda = smc_requires_cuda(md.requires, md.requires_count, NULL, &which)) &&
         !(d->cuda_source = smc_asprintf("Requires-Dist: %s", which)))
         st = SMC_ERR_NOMEM;
     smc_metadata_free(&md);
@@ -176,7 +176,43 @@ static smc_status name_version(smc_input *in, const source *src, const char *dir
     }
     const char *plus = d->version ? strchr(d->version, '+') : NULL;
     if (st == SMC_OK && plus && !(d->local_version = smc_strdup(plus + 1))) st = SMC_ERR_NOMEM;
+    if (st == SMC_OK && plus && strcmp(plus, "+cpu") == 0 &&
+        !(d->cpu_build = smc_asprintf("version %s", d->version)))
+        st = SMC_ERR_NOMEM;
     return st;
+}
+
+/* What a package's own version.py (torch/version.py, listed by its RECORD) says of its CUDA: it
+ * is the package's statement, and wins over what its dependencies' names say. */
+static smc_status version_py(const source *src, const char *base,
+                             const smc_record_row *rows, size_t n, smc_distribution *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = rows[i].path, *slash = strchr(p, '/');
+        if (!slash || strcmp(slash, "/version.py") != 0) continue;
+        char *path = smc_path_normalize(base, p);
+        if (!path) return SMC_ERR_NOMEM;
+        size_t len;
+        int err;
+        char *text = slurp(src, path, &len, &err);
+        free(path);
+        if (!text) { /* a package without its version.py reads as one that says nothing */
+            if (err == ENOMEM) return SMC_ERR_NOMEM;
+            continue;
+        }
+        bool none = false;
+        char *cuda = smc_version_py_cuda(text, len, &none);
+        free(text);
+        if (none && !d->cpu_build && !(d->cpu_build = smc_asprintf("%s: cuda = None", p)))
+            return SMC_ERR_NOMEM;
+        if (!cuda) continue;
+        free(d->cuda);
+        free(d->cuda_source);
+        d->cuda = cuda;
+        if (!(d->cuda_source = smc_strdup(p))) return SMC_ERR_NOMEM;
+        break;
+    }
+    return SMC_OK;
 }
 
 static smc_status add_owners(smc_env *env, const char *base, const smc_record_row *rows, size_t n,
@@ -242,6 +278,8 @@ static smc_status read_one(smc_input *in, smc_env *env, const source *src, const
          * from the egg-info itself. */
         base = kind == META_DIST_INFO ? dir_of(dir) : smc_strdup(dir);
         d.source = smc_strdup(kind == META_DIST_INFO ? "dist-info" : "egg-info");
+        if (st == SMC_OK && kind == META_DIST_INFO && base)
+            st = version_py(src, base, rows, n, &d);
     }
     free(text);
     if (st == SMC_OK && (!base || !d.source || !(d.location = smc_strdup(dir)))) st = SMC_ERR_NOMEM;
@@ -373,11 +411,35 @@ smc_status smc_distributions_finish(smc_input *in)
         if (!slot) return SMC_ERR_NOMEM;
         *slot = i;
         d->library_count++;
-        /* No other word on the CUDA runtime: a library that needs libcudart.so.N says N. */
-        if (!d->cuda && lib->cudart_major &&
-            (!(d->cuda = smc_asprintf("%u", lib->cudart_major)) ||
-             !(d->cuda_source = smc_asprintf("DT_NEEDED libcudart.so.%u", lib->cudart_major))))
-            return SMC_ERR_NOMEM;
+    }
+    /* No other word on the CUDA runtime: the runtimes its libraries need say it, as the range
+     * from the oldest to the newest (libcudart.so.N of an ELF file, cudart64_N.dll of a DLL). */
+    for (size_t k = 0; k < in->distribution_count; k++) {
+        smc_distribution *d = &in->distributions[k];
+        const smc_library *lo = NULL, *hi = NULL;
+        size_t nlo = 0, nhi = 0;
+        for (size_t i = 0; !d->cuda && i < d->library_count; i++) {
+            const smc_library *lib = &in->libraries[d->libraries[i]];
+            if (!lib->cudart_major) continue;
+            if (!lo || lib->cudart_major < lo->cudart_major) lo = lib, nlo = 0;
+            if (!hi || lib->cudart_major > hi->cudart_major) hi = lib, nhi = 0;
+            nlo += lib->cudart_major == lo->cudart_major;
+            nhi += lib->cudart_major == hi->cudart_major;
+        }
+        if (!lo) continue;
+        char a[40], b[40];
+        smc_cudart_name(a, sizeof a, lo);
+        smc_cudart_name(b, sizeof b, hi);
+        const char *how = lo->windows ? "imports" : "DT_NEEDED";
+        if (lo->cudart_major == hi->cudart_major) {
+            d->cuda = smc_asprintf("%u", lo->cudart_major);
+            d->cuda_source = smc_asprintf("%s %s", how, a);
+        } else {
+            d->cuda = smc_asprintf("%u to %u", lo->cudart_major, hi->cudart_major);
+            d->cuda_source = smc_asprintf("%s %s in %zu of its libraries, %s in %zu", how, a, nlo, b,
+                                          nhi);
+        }
+        if (!d->cuda || !d->cuda_source) return SMC_ERR_NOMEM;
     }
     return SMC_OK;
 }

@@ -60,9 +60,10 @@ smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_ro
                                      size_t *n);
 void smc_record_free(smc_record_row *rows, size_t n);
 /* The CUDA version a version.py states (cuda = '12.8'), or NULL. */
-char *smc_version_py_cuda(const char *text, size_t len);
+char *smc_version_py_cuda(const char *text, size_t len, bool *none);
 /* The CUDA runtime a wheel requires (nvidia-cuda-runtime...), or NULL; *which names the line. */
-char *smc_requires_cuda(char *const *requires, size_t n, const char **which);
+char *smc_requires_cuda(char *const *requires, size_t n, const char *platform,
+                        const char **which);
 /* A conda-meta JSON file: the package's name, version and files (relative to the prefix). */
 smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char **version,
                                 smc_record_row **files, size_t *n);

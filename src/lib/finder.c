@@ -768,10 +768,10 @@ static unsigned needed_cudart(smc_finder *f, bool *unknown, bool *c10)
         unsigned m = 0;
         const capture *c = &f->needed;
         if (f->whole) {
-            m = fnd_cudart_major(f->window + at[i],
+            m = fnd_cudart_version(f->window + at[i],
                              (size_t)(f->len - at[i] < 64 ? f->len - at[i] : 64));
         } else if (fnd_captured(c) && at[i] >= c->from && at[i] - c->from < c->len) {
-            m = fnd_cudart_major(c->bytes + (at[i] - c->from), (size_t)(c->len - (at[i] - c->from)));
+            m = fnd_cudart_version(c->bytes + (at[i] - c->from), (size_t)(c->len - (at[i] - c->from)));
         } else {
             for (size_t k = 0; k < f->cudart_count; k++)
                 if (f->cudart[k].offset == at[i]) m = f->cudart[k].major;
@@ -869,7 +869,9 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
     st = resolve_sections(f, lib, secs, nsecs, st);
     if (st == SMC_OK && lib->container_count) {
         bool unknown, c10;
-        lib->cudart_major = needed_cudart(f, &unknown, &c10);
+        unsigned v = needed_cudart(f, &unknown, &c10);
+        lib->cudart_major = v / 100;
+        lib->cudart_minor = v % 100;
         lib->links_torch = c10;
         if (f->elf_ok) lib->machine = f->eh.machine;
         if (unknown)
@@ -904,7 +906,7 @@ static unsigned imported_cudart(smc_finder *f)
         if (name == SMC_PE_NOWHERE || name >= f->len) continue;
         unsigned m = 0;
         if (f->whole)
-            m = fnd_cudart_major(f->window + name, (size_t)(f->len - name < 64 ? f->len - name : 64));
+            m = fnd_cudart_version(f->window + name, (size_t)(f->len - name < 64 ? f->len - name : 64));
         for (size_t k = 0; !f->whole && k < f->cudart_count; k++)
             if (f->cudart[k].offset == name) m = f->cudart[k].major;
         if (m != NEEDED_C10 && m > major) major = m;
@@ -941,8 +943,11 @@ static smc_status resolve_pe(smc_finder *f, smc_library *lib)
         qsort(secs, nsecs, sizeof *secs, by_offset);
     }
     st = resolve_sections(f, lib, secs, nsecs, st);
+    if (st == SMC_OK && lib->container_count) lib->windows = true; /* loads where DLLs do */
     if (st == SMC_OK && lib->container_count && f->pe_ok == 1) {
-        lib->cudart_major = imported_cudart(f);
+        unsigned v = imported_cudart(f);
+        lib->cudart_major = v / 100;
+        lib->cudart_minor = v % 100;
         lib->machine = f->pe.machine == 0x8664 ? 62 : f->pe.machine == 0xAA64 ? 183 : 0;
     }
     smc_sections_free(secs, nsecs);

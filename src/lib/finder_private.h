@@ -39,7 +39,7 @@
 #define NAME_GUESSES 4                /* places kept so, at most */
 #define ARCHIVE_DEPTH_MAX 4           /* archives inside archives: real ones have none */
 #define NOWHERE UINT64_MAX
-#define NEEDED_C10 100000u /* not a CUDA major: the name is libc10.so or libc10_cuda.so */
+#define NEEDED_C10 0xffffffffu /* not a runtime version: the name is libc10.so or libc10_cuda.so */
 
 #define RELFATBIN "__nv_relfatbin"
 
@@ -259,10 +259,9 @@ hit *fnd_parse_at(smc_finder *f, uint64_t off);
  * (images, facts) only by take_whole. */
 hit *fnd_probe_at(smc_finder *f, uint64_t off);
 
-/* "libcudart.so." at file offset off: the N of libcudart.so.N (as DT_NEEDED names it: N, then
- * NUL or a dot), NEEDED_C10 for PyTorch's libc10 (libc10.so, libc10_cuda.so: the library was
- * built against PyTorch), or 0. */
-unsigned fnd_cudart_major(const uint8_t *p, size_t n);
+/* The runtime version a DT_NEEDED libcudart.so.N[.M] or a DLL's cudart64_NN.dll names, as
+ * N*100 + M; NEEDED_C10 for PyTorch's libc10; 0 for any other name (containers.c). */
+unsigned fnd_cudart_version(const uint8_t *p, size_t n);
 
 /* A stream: the window [base, base+n), every container header in it followed as it passes. */
 void fnd_stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t n);

@@ -233,9 +233,11 @@ void smc_record_free(smc_record_row *rows, size_t n)
     free(rows);
 }
 
-/* A quoted version after "cuda" in a version.py: cuda = '12.8' or cuda: Optional[str] = "12.8". */
-char *smc_version_py_cuda(const char *text, size_t len)
+/* A quoted version after "cuda" in a version.py: cuda = '12.8' or cuda: Optional[str] = "12.8";
+ * *none (when not NULL) says whether it assigns None instead (a CPU-only build). */
+char *smc_version_py_cuda(const char *text, size_t len, bool *none)
 {
+    if (none) *none = false;
     /* One pass: a "cuda" word marks the line until its next '='; then the quoted version that
      * follows that '=' ("cuda = '12.8'", "cuda: Optional[str] = '12.8'"). Linear in the text,
      * however many "cuda" words it holds. */
@@ -249,6 +251,9 @@ char *smc_version_py_cuda(const char *text, size_t len)
             size_t j = i + 1;
             while (j < len && (text[j] == ' ' || text[j] == '\t'))
                 j++;
+            if (none && len - j >= 4 && memcmp(text + j, "None", 4) == 0 &&
+                (len - j == 4 || !(isalnum((unsigned char)text[j + 4]) || text[j + 4] == '_')))
+                *none = true;
             if (j >= len || (text[j] != '\'' && text[j] != '"')) continue;
             char q = text[j++];
             size_t k = j;
@@ -265,14 +270,75 @@ char *smc_version_py_cuda(const char *text, size_t len)
     return NULL;
 }
 
+/* One clause of an environment marker, `name op "value"`, on platform (NULL: not known): whether
+ * it can hold. Extras are asked for, not installed by default: never. What the platform does not
+ * decide (python_version, ...) can. */
+static bool clause_may_hold(const char *c, size_t n, const char *platform)
+{
+    while (n && (*c == ' ' || *c == '(')) c++, n--;
+    while (n && (c[n - 1] == ' ' || c[n - 1] == ')')) n--;
+    static const struct {
+        const char *name, *values[3]; /* on linux-x86_64, linux-aarch64, windows-amd64 */
+    } vars[] = {
+        {"platform_machine", {"x86_64", "aarch64", "AMD64"}},
+        {"platform_system", {"Linux", "Linux", "Windows"}},
+        {"sys_platform", {"linux", "linux", "win32"}},
+    };
+    bool eq = memmem(c, n, "==", 2) != NULL, ne = memmem(c, n, "!=", 2) != NULL;
+    if (n >= 5 && memcmp(c, "extra", 5) == 0 && eq) return false;
+    int p = !platform ? -1
+            : strcmp(platform, "linux-x86_64") == 0  ? 0
+            : strcmp(platform, "linux-aarch64") == 0 ? 1
+                                                     : 2;
+    const char *q = memchr(c, '"', n);
+    if (!q) q = memchr(c, '\'', n);
+    if (p < 0 || !q || !(eq || ne)) return true;
+    size_t vlen = n - (size_t)(q + 1 - c);
+    const char *end = memchr(q + 1, *q, vlen);
+    if (!end) return true;
+    vlen = (size_t)(end - q - 1);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        size_t k = strlen(vars[i].name);
+        if (n < k || memcmp(c, vars[i].name, k) != 0) continue;
+        const char *here = vars[i].values[p];
+        bool same = strlen(here) == vlen && strncasecmp(here, q + 1, vlen) == 0;
+        return eq ? same : !same;
+    }
+    return true;
+}
+
+/* Whether a Requires-Dist line's environment marker (after ';') can hold on platform: "or" of
+ * "and"s of clauses (parentheses are dropped, which is exact for the forms wheels use). */
+static bool marker_may_hold(const char *r, const char *platform)
+{
+    const char *m = strchr(r, ';');
+    if (!m) return true;
+    m++;
+    for (;;) { /* each alternative */
+        const char *or = strstr(m, " or ");
+        size_t alen = or ? (size_t)(or - m) : strlen(m);
+        bool holds = true;
+        for (const char *a = m; holds && a < m + alen;) { /* each clause */
+            const char *and = memmem(a, (size_t)(m + alen - a), " and ", 5);
+            size_t clen = and ? (size_t)(and - a) : (size_t)(m + alen - a);
+            holds = clause_may_hold(a, clen, platform);
+            a += clen + (and ? 5 : 0);
+        }
+        if (holds) return true;
+        if (!or) return false;
+        m = or + 4;
+    }
+}
+
 /* Requires-Dist: nvidia-cuda-runtime-cu12==12.8.57 (CUDA 12 wheels) or nvidia-cuda-runtime==13.0.48
- * (CUDA 13): the CUDA version, "12.8" or "13.0", or just the major from the name. */
-char *smc_requires_cuda(char *const *requires, size_t n, const char **which)
+ * (CUDA 13) whose marker can hold on platform (NULL: not known): the CUDA version, "12.8" or
+ * "13.0", or just the major from the name. */
+char *smc_requires_cuda(char *const *requires, size_t n, const char *platform, const char **which)
 {
     static const char name[] = "nvidia-cuda-runtime";
     for (size_t i = 0; i < n; i++) {
         const char *r = requires[i];
-        if (strncasecmp(r, name, sizeof name - 1) != 0) continue;
+        if (strncasecmp(r, name, sizeof name - 1) != 0 || !marker_may_hold(r, platform)) continue;
         const char *rest = r + sizeof name - 1;
         unsigned major = 0;
         if (rest[0] == '-' && (rest[1] == 'c' || rest[1] == 'C') &&

@@ -218,7 +218,7 @@ smc_library *smc_library_new(const char *path)
 void smc_distribution_sanitize(smc_distribution *d)
 {
     char *fields[] = {d->name, d->version,  d->local_version, d->source,     d->location,
-                      d->tag,  d->platform, d->cuda,          d->cuda_source};
+                      d->tag,  d->platform, d->cuda,          d->cuda_source, d->cpu_build};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         smc_sanitize(fields[i]);
 }
@@ -234,6 +234,8 @@ void smc_distribution_clear(smc_distribution *d)
     free(d->platform);
     free(d->cuda);
     free(d->cuda_source);
+    free(d->cpu_only);
+    free(d->cpu_build);
     free(d->libraries);
     smc_rollups_free(d->verdicts, d->verdict_count);
     free(d->variant_label);
@@ -323,9 +325,27 @@ static void library_clear(smc_library *lib)
     free(lib->layer);
 }
 
+const char *smc_cudart_name(char *buf, size_t n, const smc_library *lib)
+{
+    unsigned major = lib->cudart_major, minor = lib->cudart_minor;
+    if (!major)
+        snprintf(buf, n, "%s", "");
+    else if (lib->windows && major <= 11) /* cudart64_101.dll, cudart64_110.dll */
+        snprintf(buf, n, "cudart64_%u%u.dll", major, minor);
+    else if (lib->windows)
+        snprintf(buf, n, "cudart64_%u.dll", major);
+    else if (major <= 10 && minor)
+        snprintf(buf, n, "libcudart.so.%u.%u", major, minor);
+    else
+        snprintf(buf, n, "libcudart.so.%u", major);
+    return buf;
+}
+
 smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char *path)
 {
     *dst = (smc_library){.cudart_major = src->cudart_major,
+                         .cudart_minor = src->cudart_minor,
+                         .windows = src->windows,
                          .links_torch = src->links_torch,
                          .machine = src->machine,
                          .release = src->release,
@@ -534,7 +554,11 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
             return SMC_ERR_NOMEM;
     }
     dst->findings_more += src->findings_more;
-    if (src->cudart_major > dst->cudart_major) dst->cudart_major = src->cudart_major;
+    if (src->cudart_major * 100 + src->cudart_minor > dst->cudart_major * 100 + dst->cudart_minor) {
+        dst->cudart_major = src->cudart_major;
+        dst->cudart_minor = src->cudart_minor;
+    }
+    dst->windows |= src->windows;
     dst->links_torch |= src->links_torch;
     if (src->release > dst->release) dst->release = src->release;
     if (!dst->machine) dst->machine = src->machine;
@@ -556,7 +580,7 @@ const char *smc_cause_str(smc_cause c)
     static const char *const names[SMC_CAUSE_COUNT] = {
         "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
         "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "few",
-        "gated",       "driver-gpu",
+        "gated",       "driver-gpu",       "runtime-newer", "platform",
     };
     return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
 }
@@ -574,6 +598,8 @@ const char *smc_lib_status_str(smc_lib_status s)
         return "gated";
     case SMC_STATUS_NONE:
         return "none";
+    case SMC_STATUS_CPU_ONLY:
+        return "cpu-only";
     case SMC_STATUS_NO_CODE:
         return "no-device-code";
     }

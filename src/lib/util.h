@@ -51,6 +51,9 @@ static inline bool smc_ends_with(const char *s, const char *tail)
 
 /* The last part of a path: after its last '/' or, inside an archive, its '!'. */
 const char *smc_base_name(const char *path);
+/* The runtime a library needs, as its file names it: "libcudart.so.12", "libcudart.so.10.1",
+ * "cudart64_12.dll", "cudart64_110.dll"; "" when none. */
+const char *smc_cudart_name(char *buf, size_t n, const smc_library *lib);
 
 /* Replaces C0 and C1 control characters with '?' in place (names from untrusted files); bytes
  * that are not UTF-8 are left for the printers (JSON: \udcXX, text: \xHH). Returns s. */

@@ -12,6 +12,8 @@
 #include "inflate.h"
 #include "env.h"
 
+#include <smcheck/builds.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -150,12 +152,10 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
         md.name = md.version = NULL;
         const char *plus = d->version ? strchr(d->version, '+') : NULL;
         if (plus && !(d->local_version = smc_strdup(plus + 1))) st = SMC_ERR_NOMEM;
-        const char *which = NULL;
-        if (st == SMC_OK && (d->cuda = smc_requires_cuda(md.requires, md.requires_count, &which)) &&
-            !(d->cuda_source = smc_asprintf("Requires-Dist: %s", which)))
+        if (st == SMC_OK && plus && strcmp(plus, "+cpu") == 0 &&
+            !(d->cpu_build = smc_asprintf("version %s", d->version)))
             st = SMC_ERR_NOMEM;
     }
-    smc_metadata_free(&md);
     /* Without METADATA's name, the dist-info's: NAME-VERSION.dist-info/ */
     const char *dash = memchr(prefix, '-', info_len - 11);
     if (st == SMC_OK && !d->name && dash &&
@@ -171,6 +171,14 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     if (!text && at >= 0 && st == SMC_OK) st = metadata_unread(in, path, name, over);
     free(text);
     free(name);
+    /* The CUDA runtime its dependencies name, on the platform its tag is for (markers). */
+    const char *which = NULL;
+    if (st == SMC_OK &&
+        (d->cuda = smc_requires_cuda(md.requires, md.requires_count, smc_platform_name(d->platform),
+                                     &which)) &&
+        !(d->cuda_source = smc_asprintf("Requires-Dist: %s", which)))
+        st = SMC_ERR_NOMEM;
+    smc_metadata_free(&md);
     /* A wheel variant's properties (PEP 825 draft), for its label: the file name's last field. */
     name = st == SMC_OK ? smc_asprintf("%svariant.json", prefix) : NULL;
     at = name ? zip_name_locate(za, name, 0) : -1;
@@ -193,8 +201,11 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
         const char *slash = m ? strchr(m, '/') : NULL;
         if (!slash || strcmp(slash, "/version.py") != 0) continue;
         text = read_member(za, (zip_uint64_t)i, &len, &over);
-        char *cuda = text ? smc_version_py_cuda(text, len) : NULL;
+        bool none = false;
+        char *cuda = text ? smc_version_py_cuda(text, len, &none) : NULL;
         free(text);
+        if (none && !d->cpu_build && !(d->cpu_build = smc_asprintf("%s: cuda = None", m)))
+            st = SMC_ERR_NOMEM;
         if (!cuda) continue;
         free(d->cuda);
         free(d->cuda_source);
@@ -242,6 +253,14 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
             if (reported++ < REPORT_MAX)
                 st = smc_input_add_error(in, path, "RECORD lists %s, which the wheel does not hold",
                                          rows[i].path);
+        } else if (rows[i].size >= 0 && zip_stat_index(za, (zip_uint64_t)m, 0, &zs) == 0 &&
+                   (zs.valid & ZIP_STAT_SIZE) && zs.size != (zip_uint64_t)rows[i].size &&
+                   strncmp(rows[i].path, info_prefix, strlen(info_prefix)) == 0) {
+            /* Its own metadata, rewritten after RECORD was (PyPI's torch 1.12.1 METADATA):
+             * nothing it holds is unread, so a note, not an error. */
+            st = smc_input_add_note(in, "%s: RECORD says %s has %lld bytes; the wheel's has %llu",
+                                    path, rows[i].path, (long long)rows[i].size,
+                                    (unsigned long long)zs.size);
         } else if (rows[i].size >= 0 && zip_stat_index(za, (zip_uint64_t)m, 0, &zs) == 0 &&
                    (zs.valid & ZIP_STAT_SIZE) && zs.size != (zip_uint64_t)rows[i].size) {
             if (reported++ < REPORT_MAX)

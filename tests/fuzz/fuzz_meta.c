@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         smc_metadata md;
         if (smc_metadata_parse(text, len, &md) == SMC_OK) {
             const char *which;
-            free(smc_requires_cuda(md.requires, md.requires_count, &which));
+            free(smc_requires_cuda(md.requires, md.requires_count, "linux-aarch64", &which));
             smc_metadata_free(&md);
         }
         break;
@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 4:
-        free(smc_version_py_cuda(text, len));
+        bool none;
+        free(smc_version_py_cuda(text, len, &none));
         break;
     default: {
         char *name, *version;
