@@ -45,7 +45,10 @@ run_case judge_matrix.txt --gpu $targets nvcc gen
 run_case judge_matrix_12.8.txt --gpu $targets --driver 12.8 nvcc gen
 run_case judge_matrix_13.0.txt --gpu $targets --driver 13.0 nvcc gen
 run_case judge_rtx5090.txt --gpu "RTX 5090" nvcc gen
-run_case judge_orin_detail.txt --gpu orin --driver 13.0 --detail nvcc gen
+# Orin: JetPack 6.2's driver (540.4.0, CUDA 12.6) runs exact cubins only; JetPack 7.2's CUDA 13
+# driver runs lower-minor ones too, with a caution.
+run_case judge_orin_detail.txt --gpu orin --driver 540.4.0 --detail nvcc gen
+run_case judge_orin_jp72.txt --gpu orin --driver 13.2 nvcc
 run_case judge_h100.json --gpu h100,sm_120 --driver 12.8 --format json --detail nvcc/multi.so nvcc/plain.o gen/old_arches.so
 run_case judge_default.txt nvcc/multi.so gen/sm90a_v1.so
 

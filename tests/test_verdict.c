@@ -406,14 +406,38 @@ static void test_versions(void)
     CHECK(smc_driver_parse("12.4", &v) == 1 && v == 12040);
     CHECK(smc_driver_parse("13.0", &v) == 1 && v == 13000);
     CHECK(smc_driver_parse("550.54.14", &v) == 1 && v == 12040);
-    CHECK(smc_driver_parse("550.54.13", &v) == 1 && v == 12030);
+    /* A driver reports its branch's CUDA, betas and release candidates too (550.40.07). */
+    CHECK(smc_driver_parse("550.54.13", &v) == 1 && v == 12040);
+    CHECK(smc_driver_parse("450.36.06", &v) == 1 && v == 11000);
+    /* Every branch back to CUDA 9.0's R384, two-part versions too. */
+    CHECK(smc_driver_parse("384.81", &v) == 1 && v == 9000);
+    CHECK(smc_driver_parse("384.130", &v) == 1 && v == 9000);
+    CHECK(smc_driver_parse("390.46", &v) == 1 && v == 9010);
+    CHECK(smc_driver_parse("396.37", &v) == 1 && v == 9020);
+    CHECK(smc_driver_parse("410.48", &v) == 1 && v == 10000);
+    CHECK(smc_driver_parse("418.67", &v) == 1 && v == 10010);
+    CHECK(smc_driver_parse("430.50", &v) == 1 && v == 10010);
+    CHECK(smc_driver_parse("440.33.01", &v) == 1 && v == 10020);
+    CHECK(smc_driver_parse("565.57.01", &v) == 1 && v == 12070);
+    CHECK(smc_driver_parse("383.1", &v) == 0); /* before CUDA 9.0: not in the tables */
+    /* Jetson's: JetPack 6.0 (540.3.0) and 6.1/6.2 (540.4.0); Thor's 580.00 (JetPack 7). */
+    CHECK(smc_driver_parse("540.3.0", &v) == 1 && v == 12020);
+    CHECK(smc_driver_parse("540.4.0", &v) == 1 && v == 12060);
+    CHECK(smc_driver_parse("580.00", &v) == 1 && v == 13000);
+    /* A CUDA version with its update, as images write CUDA_VERSION. */
+    CHECK(smc_driver_parse("12.8.1", &v) == 1 && v == 12080);
+    CHECK(smc_driver_parse("10.0", &v) == 1 && v == 10000);
+    /* A branch past the tables: the newest they know, said as such. */
+    CHECK(smc_driver_parse("999", &v) == 2 && v == 13040);
+    CHECK(smc_driver_parse("620.10", &v) == 2 && v == 13040);
+    CHECK(smc_driver_parse("616.00", &v) == 1 && v == 13040);
     CHECK(smc_driver_parse("570.26", &v) == 1 && v == 12080);
     CHECK(smc_driver_parse("580.65.06", &v) == 1 && v == 13000);
     CHECK(smc_driver_parse("580", &v) == 1 && v == 13000);
     CHECK(smc_driver_parse("535.104.05", &v) == 1 && v == 12020);
     CHECK(smc_driver_parse("12", &v) == 0 && smc_driver_parse("12.", &v) == 0);
     CHECK(smc_driver_parse("abc", &v) == 0 && smc_driver_parse("12.4x", &v) == 0);
-    CHECK(smc_driver_parse("400.1", &v) == 0 && smc_driver_parse("", &v) == 0);
+    CHECK(smc_driver_parse("", &v) == 0);
     CHECK(smc_driver_parse("1.2.3.4", &v) == 0);
     unsigned M, m;
     CHECK(smc_ptx_isa_for_cuda(12080, &M, &m) && M == 8 && m == 7);

@@ -106,7 +106,7 @@ def wheels(out):
     rc, inp, _ = scan_json("demo_win-1.0-cp312-cp312-win_amd64.whl", cwd=out)
     libs = {l["path"].split("!")[1]: l for l in inp["libraries"]}
     check(rc == 0 and sorted(libs) == ["demo_win/kern_cuda.dll"] and
-          libs["demo_win/kern_cuda.dll"]["cudart_soname"] == "libcudart.so.12" and
+          libs["demo_win/kern_cuda.dll"]["cudart_soname"] == "cudart64_12.dll" and
           counts(libs["demo_win/kern_cuda.dll"]) == {"sm_75": 1, "sm_80": 2, "sm_90": 1,
                                                        "compute_90": 1},
           "Windows wheel: its DLLs are read (PE): device code, and cudart64_12.dll imported; a "
@@ -396,7 +396,9 @@ def rollups(out):
     rc, doc = judged(os.path.join(out, "alt-1.0-%s.whl" % tag), "9.0,6.1")
     st, vs = dist_status(doc, "alt")
     check(st == ["ok", "none"] and vs[0]["alternatives"] == {"choices": 2, "serving": 1,
-                                                                   "chosen_by_torch": False},
+                                                                   "chosen_by_torch": False,
+                                                                   "chosen_by_gpu": None,
+                                                                   "chosen_for_machine": False},
           "alternatives in a lone wheel: the best that serves the GPU (%s)" % st)
     rc, doc = judged(os.path.join(out, "rollup_env"), "9.0")
     st, vs = dist_status(doc, "alt")

@@ -90,7 +90,9 @@ typedef struct config {
     int driver_cuda;
     const char *driver_source;
     const char *default_reason;
-    bool json, sarif, list, have_driver, quiet, fail_never;
+    bool json, sarif, list, have_driver, driver_newer, quiet, fail_never;
+    bool one_machine; /* the targets are one machine's GPUs: local, or joined with '+' */
+    bool local;       /* they are this machine's GPUs */
     const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
     smc_lib_status fail_on;
@@ -214,10 +216,18 @@ static int parse_args(int argc, char **argv, config *cfg)
                                    optarg);
             break;
         case OPT_DRIVER:
-            if (!smc_driver_parse(optarg, &cfg->driver_cuda))
-                return usage_error("--driver wants a CUDA version (12.8) or a driver version "
-                                   "(570.124.06), not '%s'",
+            switch (smc_driver_parse(optarg, &cfg->driver_cuda)) {
+            case 0:
+                return usage_error("--driver wants a CUDA version (12.8, 12.8.1) or a driver "
+                                   "version of CUDA 9.0's R384 or later (570.124.06, 410.48), "
+                                   "not '%s'",
                                    optarg);
+            case 2: /* said in the report, where the driver's source is */
+                cfg->driver_newer = true;
+                break;
+            default:
+                cfg->driver_newer = false;
+            }
             cfg->have_driver = true;
             break;
         case OPT_FAIL_ON:
@@ -432,8 +442,21 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
     *n = 0;
     *informational = false;
     if (cfg->gpus && strcmp(cfg->gpus, "auto") != 0) {
-        char err[512];
-        int rc = smc_target_parse_list(table, cfg->gpus, targets, n, err, sizeof err);
+        /* "7.0+7.5": the GPUs of one machine, in the driver's order (a loader chooses once for
+         * all of them); "7.0,7.5": GPUs judged each on its own. */
+        char err[512], *list = strdup(cfg->gpus);
+        if (!list) return usage_error("%s", "out of memory");
+        cfg->one_machine = strchr(list, '+') != NULL;
+        if (cfg->one_machine && strchr(list, ',')) {
+            free(list);
+            return usage_error("--gpu: '+' joins the GPUs of one machine, ',' lists GPUs judged "
+                               "apart: use one or the other, not '%s'",
+                               cfg->gpus);
+        }
+        for (char *p = list; *p; p++)
+            if (*p == '+') *p = ',';
+        int rc = smc_target_parse_list(table, list, targets, n, err, sizeof err);
+        free(list);
         if (rc == 1) return -1;
         if (rc < 0) return usage_error("%s", "out of memory");
         return usage_error("--gpu: %s", err);
@@ -448,6 +471,7 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         cfg->driver_cuda = d.cuda_version;
         cfg->driver_source = "the local driver";
     }
+    cfg->one_machine = cfg->local = *n > 0; /* the local GPUs: this machine's, on its platform */
     if (!*n && (cfg->gpus || cfg->mode == MODE_ADVISE)) { /* the local GPUs: there are none */
         char why[400];
         if (cfg->gpus)
@@ -528,6 +552,14 @@ static bool diagnose(smc_input *const *inputs, size_t n)
         }
     }
     return any;
+}
+
+/* How the report names a --driver: a branch newer than the tables is judged as the newest. */
+static const char *driver_source(const config *cfg)
+{
+    return cfg->driver_newer ? "--driver, a branch newer than any smcheck knows: judged as the "
+                               "newest it knows"
+                             : "--driver";
 }
 
 /* The exit status the overall verdicts call for, and the warning that partial always gets. */
@@ -627,7 +659,7 @@ static int advise(config *cfg, const char *env)
         smc_builds_free(builds);
         return stop;
     }
-    if (cfg->have_driver) cfg->driver_source = "--driver";
+    if (cfg->have_driver) cfg->driver_source = driver_source(cfg);
     const char *platform = cfg->platform ? cfg->platform
                            : arm_only(targets, n) ? "linux-aarch64"
                                                   : smc_platform_here();
@@ -722,7 +754,7 @@ int main(int argc, char **argv)
     if (cfg.mode == MODE_JUDGE) {
         stop = choose_targets(&cfg, table, &targets, &ntargets, &informational);
         if (stop < 0) stop = load_builds(&cfg, &builds);
-        if (cfg.have_driver) cfg.driver_source = "--driver";
+        if (cfg.have_driver) cfg.driver_source = driver_source(&cfg);
     } else if (smc_targets_representative(table, &serving, &nserving) != SMC_OK) {
         stop = usage_error("%s", "out of memory"); /* scan: what each library serves */
     }
@@ -744,7 +776,10 @@ int main(int argc, char **argv)
                        .serving_count = nserving,
                        .kernel_names = cfg.display.detail,
                        .builds = builds,
-                       .default_reason = cfg.default_reason};
+                       .default_reason = cfg.default_reason,
+                       .platform = cfg.platform,
+                       .one_machine = cfg.one_machine,
+                       .local = cfg.local};
     smc_result *r = NULL;
     smc_status st = smc_check(&req, &r);
     if (ps.shown) fputs("\r\033[K", diag); /* the progress line goes */

@@ -613,6 +613,10 @@ static smc_status advice_derive(smc_advice *a)
         return add_note(a, smc_strdup("Jetson GPUs before Thor need NVIDIA's PyTorch builds for "
                                       "their JetPack; the aarch64 wheels on PyPI and "
                                       "download.pytorch.org are server (SBSA) builds"));
+    if (jetson)
+        return add_note(a, smc_strdup("on Orin these server (SBSA) builds run by JetPack 7.2's "
+                                      "CUDA 13 driver, as users report; NVIDIA's PyTorch builds "
+                                      "for its JetPack are the ones it supports"));
     return SMC_OK;
 }
 

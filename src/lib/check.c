@@ -2,16 +2,18 @@
  * facts the request needs, judges them, and derives everything a report shows (sentences, roll-
  * ups, serving lists, variant claims not backed, next steps), so that the printers only read.
  * Every next step is checked by judging again with it applied: one that would not make the
- * library ok or jit is not offered. */
+ * library run (ok, jit, or partial) is not offered. */
 #include "judge.h"
 
 #include <smcheck/builds.h>
 
 #include <stdlib.h>
 
+/* What a next step must bring a library to: it runs (partial: all but modules built only for
+ * other GPUs, as a vendor library normally is). */
 static bool runs(smc_lib_status s)
 {
-    return s == SMC_STATUS_OK || s == SMC_STATUS_JIT;
+    return s == SMC_STATUS_OK || s == SMC_STATUS_JIT || s == SMC_STATUS_PARTIAL;
 }
 
 /* Whether lib, judged again for t with a driver of CUDA need, runs. */
@@ -52,6 +54,10 @@ static smc_status next_step(const smc_input *in, const smc_library *lib, const s
 {
     *out = NULL;
     if (j->status != SMC_STATUS_NONE || j->unused) return SMC_OK;
+    if (j->cause == SMC_CAUSE_PLATFORM) { /* no driver or GPU changes what a loader loads */
+        *out = smc_asprintf("a build of it for %s", j->platform ? j->platform : "this platform");
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
     bool yes = false;
     smc_status st = SMC_OK;
     int need = smc_next_driver(j);
@@ -149,6 +155,11 @@ static smc_status derive_input(const smc_result *r, smc_input *in, const smc_bui
             smc_rollup *v = &d->verdicts[t];
             v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
             if (!v->next) st = alternatives_next(in, k, v, &r->targets[t], t, &v->next);
+            smc_cpu_rule rule;
+            if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
+                smc_cpu_rule_for(d->name, &rule)) {
+                if (!(v->next = smc_strdup(rule.instead))) st = SMC_ERR_NOMEM;
+            }
         }
     }
     if (st == SMC_OK) st = derive_rollups(in, in->verdicts, in->verdict_count, r->target_count);
@@ -244,12 +255,25 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
     smc_status st = r->inputs && r->targets && r->overall && (!req->serving || r->serving)
                         ? SMC_OK
                         : SMC_ERR_NOMEM;
+    /* The situation: where the libraries must load (an image's platform is the one read from
+     * it), and whether the targets are one machine's GPUs. What is served is said of the code
+     * alone, for any platform. */
+    for (size_t i = 0; st == SMC_OK && i < n; i++) {
+        smc_input *in = r->inputs[i];
+        in->platform = req->platform ? smc_platform_name(req->platform)
+                       : in->kind == SMC_INPUT_IMAGE ? smc_platform_here()
+                                                     : NULL;
+        in->one_machine = req->one_machine;
+        in->assume_host = false;
+    }
     /* The representative matrix and the serving GPUs follow the inputs' platform. */
     if (st == SMC_OK && r->informational)
         r->arm_left_out = smc_targets_for_platform(r->inputs, n, r->targets, &r->target_count);
     if (st == SMC_OK && r->serving)
         smc_targets_for_platform(r->inputs, n, r->serving, &r->serving_count);
     if (st == SMC_OK && r->serving) st = derive_serving(r);
+    for (size_t i = 0; st == SMC_OK && i < n; i++)
+        r->inputs[i]->assume_host = req->local;
     if (st == SMC_OK)
         st = smc_judge(r->inputs, n, r->targets, r->target_count, r->driver_cuda, r->overall);
     if (st == SMC_OK) st = smc_derive(r, req->builds);

@@ -20,9 +20,12 @@ static void cuda_str(char *buf, size_t n, int cuda)
     snprintf(buf, n, "%d.%d", cuda / 1000, cuda % 1000 / 10);
 }
 
-/* "needs a driver for CUDA 13.0 (R580) or newer". */
-static void needs_driver(char *buf, size_t n, int cuda)
+/* "needs a driver for CUDA 13.0 (R580) or newer": the highest of what the code needs (cuda) and
+ * what the GPU itself needs (no driver before the first CUDA for its architecture runs it). */
+static void needs_driver(char *buf, size_t n, int cuda, const smc_target *t)
 {
+    int gpu = t ? smc_cuda_for_arch(t->cc_major * 10 + t->cc_minor) : 0;
+    if (gpu > cuda) cuda = gpu;
     int branch = smc_driver_branch_for_cuda(cuda);
     char v[16];
     cuda_str(v, sizeof v, cuda);
@@ -34,14 +37,14 @@ static void needs_driver(char *buf, size_t n, int cuda)
 
 /* Why some or all counted containers fail, beyond "built for other GPUs". */
 static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgement *j,
-                   int driver_cuda)
+                   const smc_target *t, int driver_cuda)
 {
     char drv[16], need[96];
     cuda_str(drv, sizeof drv, driver_cuda);
     buf[0] = '\0';
     switch (j->cause) {
     case SMC_CAUSE_BUILT_NEWER: {
-        char evidence[64];
+        char evidence[64], rt[40];
         switch (j->built_by) {
         case SMC_EVIDENCE_TKINFO:
             snprintf(evidence, sizeof evidence, "its cubins' ptxas: release %d.%d",
@@ -54,39 +57,62 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
             snprintf(evidence, sizeof evidence, "PTX ISA 9.x");
             break;
         case SMC_EVIDENCE_CUDART:
-            snprintf(evidence, sizeof evidence, "it needs libcudart.so.%u", lib->cudart_major);
+            snprintf(evidence, sizeof evidence, "it needs %s",
+                     smc_cudart_name(rt, sizeof rt, lib));
             break;
         default:
             snprintf(evidence, sizeof evidence, "its distribution says so");
             break;
         }
-        needs_driver(need, sizeof need, (int)j->built_major * 1000);
+        needs_driver(need, sizeof need, (int)j->built_major * 1000, t);
         snprintf(buf, n, "built by CUDA %u (%s); the driver supports %s; %s", j->built_major,
                  evidence, drv, need);
         break;
     }
     case SMC_CAUSE_CUBIN_ABI:
-        needs_driver(need, sizeof need, 13000);
+        needs_driver(need, sizeof need, 13000, t);
         snprintf(buf, n, "built by CUDA 13 (cubin ABI 1.8); the driver supports %s; %s", drv, need);
         break;
     case SMC_CAUSE_PTX_ISA:
-        needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10));
+        needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10), t);
         snprintf(buf, n, "its PTX (ISA %u.%u) is newer than a driver for CUDA %s can compile; %s",
                  j->isa / 10, j->isa % 10, drv, need);
         break;
     case SMC_CAUSE_DRIVER_GPU: {
         char first[16];
         cuda_str(first, sizeof first, j->gpu_cuda);
-        needs_driver(need, sizeof need, j->gpu_cuda);
+        needs_driver(need, sizeof need, j->gpu_cuda, t);
         snprintf(buf, n, "no driver before CUDA %s runs this GPU: the driver supports %s; %s",
                  first, drv, need);
         break;
     }
     case SMC_CAUSE_TEGRA:
         snprintf(buf, n,
-                 "a cubin for a lower minor does not run on Jetson (no binary compatibility on "
-                 "Tegra; JetPack 7 users report otherwise)");
+                 "a cubin for a lower minor does not run on Jetson with its L4T driver (CUDA 12 "
+                 "or older: no binary compatibility on Tegra); on Orin with JetPack 7.2's CUDA 13 "
+                 "driver users report that it does (--driver 13.2 judges so)");
         break;
+    case SMC_CAUSE_RUNTIME: {
+        char rt[16];
+        cuda_str(rt, sizeof rt, j->runtime_cuda);
+        needs_driver(need, sizeof need, j->runtime_cuda, t);
+        snprintf(buf, n,
+                 "its CUDA %s runtime is newer than the driver (CUDA %s): before CUDA 11.1 a "
+                 "runtime stops at start-up on an older driver (\"CUDA driver version is "
+                 "insufficient for CUDA runtime version\"); %s",
+                 rt, drv, need);
+        break;
+    }
+    case SMC_CAUSE_PLATFORM: {
+        char rt[40] = "";
+        if (lib->windows) snprintf(rt, sizeof rt, "a Windows DLL");
+        else if (lib->machine == 62) snprintf(rt, sizeof rt, "an x86-64 ELF library");
+        else if (lib->machine == 183) snprintf(rt, sizeof rt, "an AArch64 ELF library");
+        else snprintf(rt, sizeof rt, "an ELF library for machine %u", lib->machine);
+        snprintf(buf, n, "%s: it cannot load on %s, whatever its device code", rt,
+                 j->platform ? j->platform : "this platform");
+        break;
+    }
     default:
         break;
     }
@@ -152,11 +178,12 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
                            int driver_cuda)
 {
     const size_t *by = j->containers_by_verdict;
-    char who[192], because[256], need[96];
+    char who[192], because[512], need[96];
     label(who, sizeof who, t);
-    clause(because, sizeof because, lib, j, driver_cuda);
+    clause(because, sizeof because, lib, j, t, driver_cuda);
     bool driver = j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI ||
-                  j->cause == SMC_CAUSE_PTX_ISA || j->cause == SMC_CAUSE_DRIVER_GPU;
+                  j->cause == SMC_CAUSE_PTX_ISA || j->cause == SMC_CAUSE_DRIVER_GPU ||
+                  j->cause == SMC_CAUSE_RUNTIME || j->cause == SMC_CAUSE_PLATFORM;
     bool ptx;
     char *toks, *out = NULL;
     switch (j->status) {
@@ -174,7 +201,7 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
             cuda_str(drv, sizeof drv, driver_cuda);
             snprintf(need, sizeof need, "the driver (CUDA %s) can compile it", drv);
         } else {
-            needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10));
+            needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10), t);
         }
         return smc_asprintf("%zu of %zu %s %s on PTX (up to ISA %u.%u), compiled by the "
                             "driver at first launch; %s",
@@ -197,6 +224,7 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
     case SMC_STATUS_GATED:
         return gated_reason(lib, t);
     case SMC_STATUS_NO_CODE:
+    case SMC_STATUS_CPU_ONLY: /* a distribution's, never a library's */
         return smc_strdup("no device code");
     case SMC_STATUS_NONE:
         if (j->cause == SMC_CAUSE_MAIN_ARCH) {
@@ -246,6 +274,16 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
     } while (0)
     if (j->warnings & SMC_WARN_THOR)
         ADD("sm_101 images count on Thor (11.0) as PyTorch's table says; NVIDIA does not say so");
+    if (j->warnings & SMC_WARN_TEGRA_SBSA)
+        ADD("lower-minor cubins counted on Orin with a CUDA 13 driver (JetPack 7.2), as users "
+            "report (conda-forge's pytorch, ollama, nixpkgs) and NVIDIA does not document; to "
+            "confirm, run one kernel with CUDA_FORCE_PTX_JIT=0 and CUDA_DISABLE_PTX_JIT=1");
+    if (j->warnings & SMC_WARN_JIT_LARGE)
+        ADD("the driver compiles %.0f MiB of PTX (%zu containers) at first launch on this GPU: "
+            "minutes or more, which look like a hang; later runs reuse the JIT cache "
+            "(~/.nv/ComputeCache) only if CUDA_CACHE_MAXSIZE (default 1 GiB, 256 MiB on "
+            "Jetson) holds the result",
+            (double)j->jit_bytes / 1048576.0, j->jit_containers);
     if (j->warnings & SMC_WARN_NEWER_MINOR) {
         char b[16];
         cuda_str(b, sizeof b, j->built_cuda);
@@ -272,9 +310,13 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
 char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
 {
     if (r->status == SMC_STATUS_NO_CODE) return smc_strdup("no device code");
+    if (r->status == SMC_STATUS_CPU_ONLY)
+        return smc_asprintf("a CPU-only build (%s): it installs and imports, and the GPU will "
+                            "not be used",
+                            r->cpu_only ? r->cpu_only : "no device code");
     if (r->requires) {
         char need[96], compat[160] = "";
-        needs_driver(need, sizeof need, r->requires);
+        needs_driver(need, sizeof need, r->requires, NULL);
         if (r->compat)
             snprintf(compat, sizeof compat,
                      "; its forward-compatibility package (CUDA %d.%d) works on data-center GPUs "
@@ -307,6 +349,12 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
                             name, r->choices, torch->version ? torch->version : "", which,
                             smc_lib_status_str(own), r->serving);
     }
+    if (r->choices && r->machine_choice)
+        return smc_asprintf("one of %zu alternatives is loaded, once for the whole machine, by "
+                            "the loader's rule for its GPU of compute capability %u.%u: %s, "
+                            "which is %s on this GPU (%zu of them serve it)",
+                            r->choices, r->chooser_cc / 10, r->chooser_cc % 10, name,
+                            smc_lib_status_str(own), r->serving);
     if (r->choices)
         return smc_asprintf("one of %zu alternatives is loaded at run time; %zu serve this GPU "
                             "(%s is %s)%s",
@@ -329,6 +377,8 @@ int smc_next_driver(const smc_judgement *j)
         return smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10);
     case SMC_CAUSE_DRIVER_GPU:
         return j->gpu_cuda;
+    case SMC_CAUSE_RUNTIME:
+        return j->runtime_cuda;
     default:
         return 0;
     }

@@ -19,6 +19,41 @@ char *smc_distribution_next(const smc_input *in, const smc_distribution *d, cons
 smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const smc_target *t,
                              int driver_cuda, smc_judgement *out);
 
+/* packages.c: the tables of data/cpu-builds.tsv and data/loaders.tsv. */
+typedef enum smc_cpu_how {
+    SMC_CPU_NO_CODE, /* a build without device code (nor any in its companions) */
+    SMC_CPU_NAMED,   /* the name is the CPU-only build's */
+    SMC_CPU_SAYS,    /* only its own word (version.py, +cpu) */
+} smc_cpu_how;
+
+typedef struct smc_cpu_rule {
+    smc_cpu_how how;
+    char companions[320]; /* comma-separated names that bring its GPU code */
+    char instead[320];    /* what to install instead, and the source */
+} smc_cpu_rule;
+
+/* The row of a distribution that exists to use the GPU; false when it is not one. */
+bool smc_cpu_rule_for(const char *name, smc_cpu_rule *out);
+/* Whether a distribution of this name brings the GPU code of rule's. */
+bool smc_cpu_companion(const smc_cpu_rule *rule, const char *name);
+
+typedef enum smc_choose { SMC_CHOOSE_LAST, SMC_CHOOSE_HIGHEST, SMC_CHOOSE_SORTED } smc_choose;
+
+typedef struct smc_loader_rule {
+    smc_choose by;             /* which GPU of the machine the choice is made by */
+    unsigned nocublaslt_below; /* major*10+minor below which _nocublaslt is loaded; 0 never */
+    bool torch_cuda;           /* the installed torch's CUDA names the file (else the system's
+                                * libcudart, which smcheck cannot know) */
+    char source[320];
+} smc_loader_rule;
+
+/* The loader rule of a release of a distribution; false when the table has none. */
+bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule *out);
+/* The compute capability (major*10+minor) the loader chooses by for target t of n: that GPU's
+ * own, or with one_machine the rule's pick among all of them (in the driver's order). */
+unsigned smc_loader_chooser(const smc_loader_rule *rule, const smc_target *targets, size_t n,
+                            size_t t, bool one_machine);
+
 /* check.c: what the reports show, derived once from a judged model. */
 /* The result's targets, judged; fills every derived field of the model (smc_judgement.reason
  * ...), the roll-ups' sentences, serving lists (when r->serving), next steps (verified). */

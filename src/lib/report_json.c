@@ -150,6 +150,13 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", j->warning ? json_text(j->warning) : cJSON_CreateNull());
     add(b, o, "next", j->next ? json_text(j->next) : cJSON_CreateNull());
     add(b, o, "unused", cJSON_CreateBool(j->unused));
+    /* What the driver compiles at first launch on this GPU. */
+    cJSON *jit = add(b, o, "jit", cJSON_CreateObject());
+    if (jit) {
+        add(b, jit, "containers", cJSON_CreateNumber((double)j->jit_containers));
+        add(b, jit, "ptx_bytes", cJSON_CreateNumber((double)j->jit_bytes));
+        add(b, jit, "large", cJSON_CreateBool(j->warnings & SMC_WARN_JIT_LARGE));
+    }
     cJSON *fails = add(b, o, "failing_containers",
                        opt->detail ? cJSON_CreateArray() : cJSON_CreateNull());
     for (size_t i = 0; opt->detail && fails && i < j->failing_count; i++) {
@@ -214,8 +221,8 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_view *o
         add(b, o, "layer", lib->layer ? json_text(lib->layer) : cJSON_CreateNull());
         add(b, o, "role", json_text(roles[lib->role % 3]));
         add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
-        char soname[32];
-        snprintf(soname, sizeof soname, "libcudart.so.%u", lib->cudart_major);
+        char soname[40];
+        smc_cudart_name(soname, sizeof soname, lib);
         add(b, o, "cudart_soname", lib->cudart_major ? json_text(soname) : cJSON_CreateNull());
         add(b, o, "release",
             lib->release ? version_json(lib->release / 1000, lib->release % 1000 / 10)
@@ -278,12 +285,17 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
     snprintf(c, sizeof c, "%d.%d", r->compat / 1000, r->compat % 1000 / 10);
     add(b, v, "compat_cuda", r->compat ? json_text(c) : cJSON_CreateNull());
     add(b, v, "all_gated", cJSON_CreateBool(r->all_gated));
+    add(b, v, "cpu_only", r->cpu_only ? json_text(r->cpu_only) : cJSON_CreateNull());
     if (r->choices) {
         cJSON *alt = add(b, v, "alternatives", cJSON_CreateObject());
         if (alt) {
             add(b, alt, "choices", cJSON_CreateNumber((double)r->choices));
             add(b, alt, "serving", cJSON_CreateNumber((double)r->serving));
             add(b, alt, "chosen_by_torch", cJSON_CreateBool(r->chosen));
+            char by[16];
+            snprintf(by, sizeof by, "%u.%u", r->chooser_cc / 10, r->chooser_cc % 10);
+            add(b, alt, "chosen_by_gpu", r->chooser_cc ? json_text(by) : cJSON_CreateNull());
+            add(b, alt, "chosen_for_machine", cJSON_CreateBool(r->machine_choice));
         }
     } else {
         add(b, v, "alternatives", cJSON_CreateNull());

@@ -99,7 +99,12 @@ smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda
         fits = true;
     } else if (cubin) {
         fits = smc_arch_major(cc) == smc_arch_major(a) && cc >= a;
-        if (fits && cc != a && smc_tegra(cc)) {
+        /* Orin under JetPack 7.2 runs CUDA 13's SBSA driver stack, where users report that
+         * lower-minor cubins run (sm_80 on 8.7: conda-forge's pytorch, ollama, nixpkgs);
+         * NVIDIA does not say so. Under older (L4T) drivers, and an unknown one, no. */
+        if (fits && cc != a && cc == 87 && driver_cuda >= 13000) {
+            *cause = SMC_WHY_TEGRA_SBSA;
+        } else if (fits && cc != a && smc_tegra(cc)) {
             *cause = SMC_WHY_TEGRA;
             return SMC_VERDICT_NONE;
         }

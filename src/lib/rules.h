@@ -27,7 +27,9 @@ enum {
     SMC_WHY_CUDA13,      /* a CUDA 13 cubin (ABI v2) on a driver older than 13.0 */
     SMC_WHY_PTX_ISA,     /* PTX newer than the driver can compile */
     SMC_WHY_LTO,         /* LTO IR: never loadable */
-    SMC_WHY_THOR_RENAMED /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
+    SMC_WHY_THOR_RENAMED, /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
+    SMC_WHY_TEGRA_SBSA    /* a lower-minor cubin on Orin with a CUDA 13 driver: runs, as users
+                           * report, unconfirmed */
 };
 /* rules.c: an image's facts as the rules read them. */
 unsigned smc_arch_major(unsigned arch);

@@ -13,7 +13,8 @@
 
 /* What judging one container found, beyond its verdict. */
 typedef struct seen {
-    bool cuda13, tegra, ptx_isa, thor;
+    bool cuda13, tegra, ptx_isa, thor, sbsa;
+    uint64_t jit_bytes;   /* the PTX a jit container would have the driver compile */
     unsigned jit_isa;     /* the newest PTX ISA a jit container relies on */
     unsigned blocked_isa; /* the newest PTX ISA the driver cannot compile */
 } seen;
@@ -26,6 +27,7 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
     smc_verdict best = SMC_VERDICT_NONE;
     bool any = false, all_variants = true, only_arch = true, has_ptx = false;
     seen here = {0};
+    const smc_image *jit = NULL;
     for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
         const smc_image *img = &lib->images[i];
         if (img->kind == SMC_IMAGE_LTO) continue;
@@ -41,17 +43,22 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
         if (why == SMC_WHY_PTX_ISA && smc_image_isa(img) > here.blocked_isa)
             here.blocked_isa = smc_image_isa(img);
         here.thor |= why == SMC_WHY_THOR_RENAMED && v != SMC_VERDICT_NONE;
+        here.sbsa |= why == SMC_WHY_TEGRA_SBSA && v != SMC_VERDICT_NONE;
         if (v == SMC_VERDICT_JIT && smc_image_isa(img) > here.jit_isa) here.jit_isa = smc_image_isa(img);
+        /* The PTX the driver compiles: the newest it can for the GPU, one a container. */
+        if (v == SMC_VERDICT_JIT && (!jit || smc_image_arch(img) > smc_image_arch(jit))) jit = img;
         if (v < best) best = v;
     }
     if (!any) return SMC_VERDICT_NO_KERNELS; /* empty, or LTO IR only */
     if (best <= SMC_VERDICT_COMPATIBLE) {
         s->thor |= here.thor;
+        s->sbsa |= here.sbsa;
         return best;
     }
     if (best == SMC_VERDICT_JIT) {
         s->thor |= here.thor;
         if (here.jit_isa > s->jit_isa) s->jit_isa = here.jit_isa;
+        s->jit_bytes = jit->size;
         return best;
     }
     /* It would fail. Only 'a'/'f' images for other GPUs: the host code dispatches. */
@@ -154,9 +161,9 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
  * in its cubins' .note.nv.tkinfo; CUDA 13 for cubins in its format (ABI v2 below sm_100) or PTX
  * ISA 9.x; DT_NEEDED libcudart.so.N for CUDA N; what its distribution says. The newest major any
  * of them names wins; *cuda is the full version when known (else major.0, or from the PTX ISA). */
-static unsigned built_by(const smc_library *lib, unsigned wheel_major, smc_evidence *why,
-                         int *cuda)
+static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *why, int *cuda)
 {
+    unsigned wheel_major = (unsigned)(wheel_cuda / 1000);
     unsigned major = 0, isa = 0;
     *why = SMC_EVIDENCE_NONE;
     if (lib->release) {
@@ -198,7 +205,7 @@ static unsigned built_by(const smc_library *lib, unsigned wheel_major, smc_evide
 static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen *s, int built,
                             unsigned *newest)
 {
-    unsigned w = s->thor ? SMC_WARN_THOR : 0;
+    unsigned w = (s->thor ? SMC_WARN_THOR : 0) | (s->sbsa ? SMC_WARN_TEGRA_SBSA : 0);
     unsigned isa = 0;
     bool zstd = false, lz4 = false;
     for (size_t i = 0; i < lib->image_count; i++) {
@@ -209,7 +216,9 @@ static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen 
     }
     *newest = isa;
     if (driver_cuda <= 0) return w;
-    if (built > driver_cuda && built / 1000 == driver_cuda / 1000) w |= SMC_WARN_NEWER_MINOR;
+    /* Minor-version compatibility exists from CUDA 11.1 on; before, the runtime rule is none. */
+    if (built > driver_cuda && built / 1000 == driver_cuda / 1000 && built >= 11010)
+        w |= SMC_WARN_NEWER_MINOR;
     bool writer_newer = !built || built > driver_cuda;
     if (zstd && driver_cuda < 12040 && writer_newer)
         w |= SMC_WARN_ZSTD;
@@ -301,26 +310,96 @@ static int effective_driver(const smc_input *in, const smc_target *t, int driver
                                                                           : driver_cuda;
 }
 
+/* Where a library loads, by its header: an ELF file's machine, a DLL's; "" for a raw fat binary
+ * or cubin, which any machine's process loads. */
+static const char *library_platform(const smc_library *lib)
+{
+    if (lib->windows) /* a DLL whose header could not be read is taken as the usual one */
+        return lib->machine == 62 || !lib->machine ? "windows-amd64" : "windows (another machine)";
+    switch (lib->machine) {
+    case 0:
+        return "";
+    case 62:
+        return "linux-x86_64";
+    case 183:
+        return "linux-aarch64";
+    case 3:
+        return "linux-i686";
+    case 40:
+        return "linux-armv7l";
+    case 21:
+        return "linux-ppc64le";
+    default:
+        return "linux (another machine)";
+    }
+}
+
+/* Whether a library can load on platform (NULL: not known). A platform only assumed (the host's,
+ * machine_only) is compared by machine: a DLL read on Linux is judged for Windows. */
+static bool loads_on(const smc_library *lib, const char *platform, bool machine_only)
+{
+    const char *mine = library_platform(lib);
+    if (!platform || !*mine) return true;
+    if (!machine_only) return strcmp(mine, platform) == 0;
+    const char *a = strchr(mine, '-'), *b = strchr(platform, '-');
+    bool x86a = a && (strcmp(a, "-x86_64") == 0 || strcmp(a, "-amd64") == 0);
+    bool x86b = b && (strcmp(b, "-x86_64") == 0 || strcmp(b, "-amd64") == 0);
+    return a && b && (x86a == x86b) && (x86a || strcmp(a, b) == 0);
+}
+
+/* The runtime version a library runs with when its bytes or its distribution say it before
+ * CUDA 11.1 (where it must not be newer than the driver): libcudart.so.10.1, a CUDA 10 ptxas,
+ * version.py's "10.2"; 0 otherwise. */
+static int old_runtime(const smc_library *lib, int wheel_cuda)
+{
+    if (lib->cudart_major && lib->cudart_major <= 10 && (lib->cudart_minor || lib->windows))
+        return (int)(lib->cudart_major * 1000 + lib->cudart_minor * 10);
+    if (lib->release && lib->release < 11010) return (int)lib->release;
+    if (wheel_cuda && wheel_cuda < 11010 && wheel_cuda % 1000) return wheel_cuda;
+    return 0;
+}
+
+/* Above this many bytes of PTX to compile for one GPU, a first launch waits long enough for
+ * users to call it a hang. Measured (docs/compatibility.md §2.10): ptxas -O3 compiles 2 MB of
+ * faiss-gpu 1.7.2's PTX in 2.8 s and 12.8 MB in 198 s on one core, so 32 MiB is a minute at the
+ * very least; faiss-gpu 1.7.2 on an A100 ("stuck forever") has 119 MiB to compile, cuSPARSE 12
+ * on a GB10 7 MiB. */
+#define JIT_LARGE_BYTES (32ull << 20)
+
 static smc_status judge_one(const smc_library *lib, const smc_target *t, int driver_cuda,
-                            unsigned wheel_major, const lists *sets, smc_judgement *r)
+                            int wheel_cuda, const char *platform, bool machine_only,
+                            const lists *sets, smc_judgement *r)
 {
     unsigned cc = t->cc_major * 10 + t->cc_minor;
     seen s = {0};
     *r = (smc_judgement){0};
     /* Built by a newer CUDA major than the driver supports: its runtime stops before any kernel
      * loads, even with cudart linked statically (cuda-compat.md §5.2, §11). No driver older than
-     * the first CUDA for the GPU runs it at all (§3.1, §5.1). */
-    unsigned built = built_by(lib, wheel_major, &r->built_by, &r->built_cuda);
+     * the first CUDA for the GPU runs it at all (§3.1, §5.1). Before CUDA 11.1 a runtime newer
+     * than the driver stops at start-up, minor versions too (error 35, "CUDA driver version is
+     * insufficient for CUDA runtime version"). A library for another machine never loads. */
+    unsigned built = built_by(lib, wheel_cuda, &r->built_by, &r->built_cuda);
     r->built_major = built;
     bool too_new = built && driver_cuda > 0 && (int)built * 1000 > driver_cuda;
+    int runtime = old_runtime(lib, wheel_cuda);
+    bool runtime_new = !too_new && runtime && driver_cuda > 0 && runtime > driver_cuda;
+    if (runtime_new) r->runtime_cuda = runtime;
+    bool foreign = !loads_on(lib, platform, machine_only);
+    if (foreign) r->platform = platform;
     int gpu_cuda = smc_cuda_for_arch(cc);
     bool driver_old = driver_cuda > 0 && gpu_cuda > driver_cuda;
     smc_verdict *verdicts = malloc((lib->container_count ? lib->container_count : 1) *
                                    sizeof *verdicts);
     if (!verdicts) return SMC_ERR_NOMEM;
     for (size_t i = 0; i < lib->container_count; i++) {
+        s.jit_bytes = 0;
         smc_verdict v = container_verdict(lib, i, cc, driver_cuda, &s);
-        if ((too_new || driver_old) && v <= SMC_VERDICT_NONE) v = SMC_VERDICT_NONE;
+        if ((too_new || driver_old || runtime_new || foreign) && v <= SMC_VERDICT_NONE)
+            v = SMC_VERDICT_NONE;
+        if (v == SMC_VERDICT_JIT) {
+            r->jit_containers++;
+            r->jit_bytes += s.jit_bytes;
+        }
         verdicts[i] = v;
         r->containers_by_verdict[v]++;
         if (v == SMC_VERDICT_NONE || v == SMC_VERDICT_JIT_BLOCKED) {
@@ -386,8 +465,10 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
         r->isa = s.jit_isa;
         break;
     default: /* what, beyond "built for other GPUs", makes containers fail */
-        r->cause = driver_old  ? SMC_CAUSE_DRIVER_GPU
-                   : too_new   ? SMC_CAUSE_BUILT_NEWER
+        r->cause = foreign       ? SMC_CAUSE_PLATFORM
+                   : driver_old  ? SMC_CAUSE_DRIVER_GPU
+                   : too_new     ? SMC_CAUSE_BUILT_NEWER
+                   : runtime_new ? SMC_CAUSE_RUNTIME
                    : s.cuda13  ? SMC_CAUSE_CUBIN_ABI
                    : s.ptx_isa ? SMC_CAUSE_PTX_ISA
                    : s.tegra   ? SMC_CAUSE_TEGRA
@@ -399,17 +480,40 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
         break;
     }
     r->warnings = warnings_of(lib, driver_cuda, &s, r->built_cuda, &r->newest_isa);
+    if (r->jit_bytes > JIT_LARGE_BYTES && r->status != SMC_STATUS_NONE)
+        r->warnings |= SMC_WARN_JIT_LARGE;
     return SMC_OK;
 }
 
-/* The CUDA major a distribution says its libraries were built for ("12.8", "13"), or 0. */
-static unsigned distribution_major(const smc_input *in, const smc_library *lib)
+/* The CUDA a distribution says its libraries were built for ("12.8" is 12080, "13" 13000), or
+ * 0. What its metadata says; the runtimes its libraries need say nothing of the others. */
+static int distribution_cuda(const smc_input *in, const smc_library *lib)
 {
     if (lib->distribution >= in->distribution_count) return 0;
     const smc_distribution *d = &in->distributions[lib->distribution];
-    /* What its metadata says; a DT_NEEDED of one library says nothing of the others. */
-    if (!d->cuda || (d->cuda_source && strncmp(d->cuda_source, "DT_NEEDED", 9) == 0)) return 0;
-    return (unsigned)strtoul(d->cuda, NULL, 10);
+    if (!d->cuda || (d->cuda_source && (strncmp(d->cuda_source, "DT_NEEDED", 9) == 0 ||
+                                        strncmp(d->cuda_source, "imports", 7) == 0)))
+        return 0;
+    unsigned major = 0, minor = 0;
+    if (sscanf(d->cuda, "%u.%u", &major, &minor) < 1 || major > 99 || minor > 9) return 0;
+    return (int)(major * 1000 + minor * 10);
+}
+
+/* The platform a library of in must load on for target t: its wheel's tag, else the input's
+ * (--platform, an image's), else the host's (*assumed: compared by machine only), except for a
+ * GPU only Arm machines have, where an assumed host says nothing. NULL: not known. */
+static const char *load_platform(const smc_input *in, const smc_library *lib, const smc_target *t,
+                                 bool *assumed)
+{
+    *assumed = false;
+    const char *tag = lib->distribution < in->distribution_count
+                          ? smc_platform_name(in->distributions[lib->distribution].platform)
+                          : NULL;
+    if (tag) return tag;
+    if (in->platform) return in->platform;
+    if (!in->assume_host || smc_gpu_arm_only(t)) return NULL;
+    *assumed = true;
+    return smc_platform_here();
 }
 
 /* Roll-up ------------------------------------------------------------------------------------ */
@@ -428,8 +532,10 @@ static int rank(smc_lib_status s)
         return 3;
     case SMC_STATUS_GATED:
         return 4;
-    case SMC_STATUS_NONE:
+    case SMC_STATUS_CPU_ONLY:
         return 5;
+    case SMC_STATUS_NONE:
+        return 6;
     }
     return 0;
 }
@@ -563,14 +669,31 @@ static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *a
     }
 }
 
-/* A group of libraries (a distribution's, or one unowned library) for target t: the worst of
- * its own code and of each choice of alternatives, vendored libraries counting as partial at
- * worst, gated ones not at all, unless every library is gated: then it cannot run (none). */
-static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t)
+/* Whether an alternative is a _nocublaslt twin (libbitsandbytes_cuda118_nocublaslt.so). */
+static bool nocublaslt(const char *path)
+{
+    size_t k;
+    const char *rest;
+    return alternative_cuda(path, &k, &rest) && strncmp(rest, "_nocublaslt", 11) == 0;
+}
+
+/* A group of libraries (a distribution's, or one unowned library) for target t of n: the worst
+ * of its own code and of each choice of alternatives, vendored libraries counting as partial at
+ * worst, gated ones not at all, unless every library is gated: then it cannot run (none). The
+ * choice among alternatives is the loader's (data/loaders.tsv), made once for the machine when
+ * the targets are one machine's GPUs. */
+static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_target *targets,
+                       size_t n, size_t t)
 {
     smc_rollup r = {.status = SMC_STATUS_OK, .library = SMC_NONE, .torch = SMC_NONE};
     size_t chooser = only == SMC_NONE ? torch_for(in, dist, &r.torches) : SMC_NONE;
     unsigned torch = torch_cuda(in, chooser);
+    smc_loader_rule rule;
+    const smc_distribution *dd = dist < in->distribution_count ? &in->distributions[dist] : NULL;
+    bool loader = dd && dd->name && smc_loader_rule_for(dd->name, dd->version, &rule);
+    unsigned by = loader ? smc_loader_chooser(&rule, targets, n, t, in->one_machine) : 0;
+    bool want_twin = loader && rule.nocublaslt_below && by < rule.nocublaslt_below;
+    if (loader && !rule.torch_cuda) torch = 0; /* the system's libcudart names the file */
     bool any = false, gated = true;
     bool *done = calloc(in->library_count ? in->library_count : 1, sizeof *done);
     for (size_t l = 0; done && l < in->library_count; l++) {
@@ -579,6 +702,18 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t)
         done[l] = true;
         if (lib->role != SMC_ROLE_ALTERNATIVE || only != SMC_NONE) {
             fold(&r, in, l, t, &any, &gated);
+            continue;
+        }
+        /* The loader's rule picks the _nocublaslt twins or the others, by one GPU of the
+         * machine: the set it does not pick is never loaded. */
+        if (loader && rule.nocublaslt_below && nocublaslt(lib->path) != want_twin) {
+            for (size_t o = l; o < in->library_count; o++) {
+                smc_library *alt = &in->libraries[o];
+                if (alt->distribution != dist || (o != l && !same_choice(lib->path, alt->path)))
+                    continue;
+                done[o] = true;
+                if (t < alt->judgement_count) alt->judgements[t].unused = true;
+            }
             continue;
         }
         /* One choice: the alternative torch's CUDA picks, else the best of them. */
@@ -611,6 +746,9 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t)
             r.choices = choices;
             r.chosen = pick != SMC_NONE;
             r.torch = r.chosen ? chooser : SMC_NONE;
+            r.machine_choice = loader && rule.nocublaslt_below &&
+                               by != targets[t].cc_major * 10 + targets[t].cc_minor;
+            r.chooser_cc = loader && rule.nocublaslt_below ? by : 0;
         }
     }
     free(done);
@@ -620,6 +758,40 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, size_t t)
         r.all_gated = true;
     }
     return r;
+}
+
+/* Whether distribution k of in holds device code, or brings it by a companion of rule's. */
+static bool has_device_code(const smc_input *in, size_t k, const smc_cpu_rule *rule)
+{
+    for (size_t l = 0; l < in->library_count; l++) {
+        size_t d = in->libraries[l].distribution;
+        if (d == SMC_NONE || !in->libraries[l].container_count) continue;
+        if (d == k || (rule && in->distributions[d].name &&
+                       smc_cpu_companion(rule, in->distributions[d].name)))
+            return true;
+    }
+    return false;
+}
+
+/* What makes distribution k a CPU-only build of a package that exists to use the GPU
+ * (data/cpu-builds.tsv), in new memory; NULL when it is none (or memory ran out: *st). */
+static char *cpu_only_of(const smc_input *in, size_t k, smc_status *st)
+{
+    const smc_distribution *d = &in->distributions[k];
+    smc_cpu_rule rule;
+    if (!d->name || !smc_cpu_rule_for(d->name, &rule) || has_device_code(in, k, NULL)) return NULL;
+    char *out = NULL;
+    if (d->cpu_build)
+        out = smc_strdup(d->cpu_build);
+    else if (rule.how == SMC_CPU_NAMED)
+        out = smc_asprintf("%s is the name of the CPU-only build", d->name);
+    else if (rule.how == SMC_CPU_NO_CODE && !has_device_code(in, k, &rule))
+        out = smc_asprintf("no device code in it%s%s", rule.companions[0] ? ", nor beside it in " : "",
+                           rule.companions);
+    else
+        return NULL;
+    if (!out) *st = SMC_ERR_NOMEM;
+    return out;
 }
 
 static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n,
@@ -642,10 +814,13 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         if (st == SMC_OK && !(lib->judgements = calloc(n, sizeof *lib->judgements)))
             st = SMC_ERR_NOMEM;
         if (st == SMC_OK) lib->judgement_count = n;
-        unsigned wheel = distribution_major(in, lib);
-        for (size_t t = 0; t < n && st == SMC_OK; t++)
+        int wheel = distribution_cuda(in, lib);
+        for (size_t t = 0; t < n && st == SMC_OK; t++) {
+            bool assumed;
+            const char *platform = load_platform(in, lib, &targets[t], &assumed);
             st = judge_one(lib, &targets[t], effective_driver(in, &targets[t], driver_cuda), wheel,
-                           &sets, &lib->judgements[t]);
+                           platform, assumed, &sets, &lib->judgements[t]);
+        }
         free(sets.group);
         if (st != SMC_OK) return st;
     }
@@ -656,8 +831,18 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         d->verdict_count = 0;
         if (!(d->verdicts = calloc(n ? n : 1, sizeof *d->verdicts))) return SMC_ERR_NOMEM;
         d->verdict_count = n;
-        for (size_t t = 0; t < n; t++)
-            d->verdicts[t] = roll(in, k, SMC_NONE, t);
+        smc_status st = SMC_OK;
+        free(d->cpu_only);
+        d->cpu_only = cpu_only_of(in, k, &st);
+        if (st != SMC_OK) return st;
+        for (size_t t = 0; t < n; t++) {
+            d->verdicts[t] = roll(in, k, SMC_NONE, targets, n, t);
+            if (d->cpu_only) /* no device code, and it exists to use the GPU */
+                d->verdicts[t] = (smc_rollup){.status = SMC_STATUS_CPU_ONLY,
+                                              .library = SMC_NONE,
+                                              .torch = SMC_NONE,
+                                              .cpu_only = d->cpu_only};
+        }
     }
     /* An input: the worst of its distributions and of the libraries none claims; none when
      * nothing could be read at all. */
@@ -675,7 +860,7 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
                 *r = in->distributions[k].verdicts[t];
         for (size_t l = 0; l < in->library_count; l++) {
             if (in->libraries[l].distribution != SMC_NONE) continue;
-            smc_rollup one = roll(in, SMC_NONE, l, t);
+            smc_rollup one = roll(in, SMC_NONE, l, targets, n, t);
             if (rank(one.status) > rank(r->status)) *r = one;
         }
         /* An image that asks for a newer CUDA than the driver supports does not start
@@ -699,9 +884,11 @@ smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const 
     lists sets;
     *out = (smc_judgement){0};
     smc_status st = lists_of(lib, &sets);
+    bool assumed;
+    const char *platform = load_platform(in, lib, t, &assumed);
     if (st == SMC_OK)
-        st = judge_one(lib, t, effective_driver(in, t, driver_cuda), distribution_major(in, lib),
-                       &sets, out);
+        st = judge_one(lib, t, effective_driver(in, t, driver_cuda), distribution_cuda(in, lib),
+                       platform, assumed, &sets, out);
     free(sets.group);
     return st;
 }
@@ -724,7 +911,7 @@ smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targe
 
 bool smc_status_fails(smc_lib_status s, smc_lib_status gate)
 {
-    return s != SMC_STATUS_NO_CODE && rank(s) >= rank(gate);
+    return s != SMC_STATUS_NO_CODE && (s == SMC_STATUS_CPU_ONLY || rank(s) >= rank(gate));
 }
 
 

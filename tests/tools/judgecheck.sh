@@ -24,12 +24,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 targets=${JUDGECHECK_TARGETS:-7.5,8.6,8.9,9.0,10.0,10.3,11.0,12.0,12.1}
 drivers=${JUDGECHECK_DRIVERS:-none 12.8 13.0}
+popt=()
+[ -z "${JUDGECHECK_PLATFORM:-}" ] || popt=(--platform "$JUDGECHECK_PLATFORM")
 
 for d in $drivers; do
     dopt=()
     [ "$d" = none ] || dopt=(--driver "$d")
     rc=0
-    SMCHECK_LIBCUDA=/nonexistent "$smcheck" --gpu "$targets" "${dopt[@]}" --format json "$@" \
+    SMCHECK_LIBCUDA=/nonexistent "$smcheck" --gpu "$targets" "${dopt[@]}" "${popt[@]}" \
+        --format json "$@" \
         >"$tmp/smcheck.$d.json" 2>"$tmp/smcheck.$d.err" || rc=$?
     # 0 and 1 are verdicts; 2 means some input had malformed device code
     echo "$rc" >"$tmp/smcheck.$d.rc"
@@ -37,7 +40,7 @@ for d in $drivers; do
         echo "note: $smcheck exited with status $rc (driver $d)" >&2
         sed 's/^/  smcheck: /' "$tmp/smcheck.$d.err" | head -20 >&2
     fi
-    python3 "$here/verdict_ref.py" --gpu "$targets" "${dopt[@]}" "$@" \
+    python3 "$here/verdict_ref.py" --gpu "$targets" "${dopt[@]}" "${popt[@]}" "$@" \
         >"$tmp/ref.$d.json" 2>"$tmp/ref.$d.err"
 done
 

@@ -7,10 +7,13 @@ only (not from src/), to cross-check smcheck's verdicts.
 Trusts nothing in its inputs: every read is bounds-checked; a file that cannot
 be parsed is skipped with a message on stderr.
 
-Usage: verdict_ref.py --gpu CC[,CC...] [--driver X.Y] [--no-search] PATH...
+Usage: verdict_ref.py --gpu CC[,CC...] [--driver X.Y] [--platform P] [--no-search] PATH...
   --gpu      compute capabilities to judge against, e.g. 7.5,8.6,12.1
-  --driver   the CUDA version the driver supports (12.8), or a Linux driver
-             version (570.124.06); omitted: driver unknown.
+  --driver   the CUDA version the driver supports (12.8, 12.8.1), or a Linux
+             driver version (570.124.06, 410.48, Jetson's 540.4.0): the CUDA its
+             branch reports (docs/research/drivers.md §3, §4); omitted: unknown.
+  --platform linux-x86_64, linux-aarch64 or windows-amd64: where the
+             libraries must load; omitted: not checked.
   --no-search  only walk .nv_fatbin / __nv_relfatbin (no whole-file search).
 
 Output (stdout): {"libraries": [{"path", "verdicts": [{"target": index,
@@ -32,6 +35,12 @@ The rules, as applied here:
   notes; no driver older than the first CUDA for the GPU runs it (all counted none); a library
   of gated containers only is "gated"; more than half of the counted containers sharing one
   failing architecture list, or fewer than 1 in 20 of them serving the GPU, make it "none".
+* issue 24 (docs/research/drivers.md): on Orin (8.7) with a CUDA 13 driver a
+  lower-minor cubin of the same major runs (JetPack 7.2, users' reports); a
+  runtime before CUDA 11.1 (DT_NEEDED libcudart.so.10.1, a CUDA 10.x ptxas)
+  newer than the driver makes every counted container none; so does a library
+  for another machine than --platform (ELF e_machine 62 x86-64, 183 AArch64;
+  a DLL is windows-amd64).
 * container: best of its images (native > compatible > jit > jit-blocked >
   none); __nv_relfatbin -> relocatable; no images or only LTO IR ->
   no-kernels; failing and every non-LTO image an a/f variant that fails only
@@ -95,6 +104,17 @@ ISA_BY_CUDA = [
     ((12, 5), (8, 5)), ((12, 6), (8, 5)), ((12, 8), (8, 7)), ((12, 9), (8, 8)),
     ((13, 0), (9, 0)), ((13, 1), (9, 1)), ((13, 2), (9, 2)), ((13, 3), (9, 3)),
     ((13, 4), (9, 4)), ((13, 5), (9, 5)),
+]
+# docs/research/drivers.md §3: the CUDA version each Linux driver branch reports; a branch between
+# two rows reports the older's; R540 is Jetson's (§4: 540.2/540.3 12.2, 540.4 on 12.6).
+BRANCH_CUDA = [
+    (384, (9, 0)), (387, (9, 1)), (390, (9, 1)), (396, (9, 2)), (410, (10, 0)), (418, (10, 1)),
+    (430, (10, 1)), (440, (10, 2)), (450, (11, 0)), (455, (11, 1)), (460, (11, 2)),
+    (465, (11, 3)), (470, (11, 4)), (495, (11, 5)), (510, (11, 6)), (515, (11, 7)),
+    (520, (11, 8)), (525, (12, 0)), (530, (12, 1)), (535, (12, 2)), (545, (12, 3)),
+    (550, (12, 4)), (555, (12, 5)), (560, (12, 6)), (565, (12, 7)), (570, (12, 8)),
+    (575, (12, 9)), (580, (13, 0)), (590, (13, 1)), (595, (13, 2)), (610, (13, 3)),
+    (616, (13, 4)),
 ]
 # cuda-compat §5.1: minimum Linux x86_64 driver per CUDA version
 DRIVER_MIN = [
@@ -196,6 +216,8 @@ def dt_needed(buf, base, size, elf):
     for name, t, o, s, link in secs:
         if t != SHT_DYNAMIC or o + s > base + size or o < base:
             continue
+        if not (0 < link < len(secs)):  # no sh_link: the string table by its name
+            link = next((i for i, sec in enumerate(secs) if sec[0] == ".dynstr"), -1)
         if not (0 <= link < len(secs)):
             continue
         _, st, so, ss, _ = secs[link]
@@ -294,6 +316,7 @@ class Library:
         self.containers = []
         self.needed = []
         self.intervals = []
+        self.platform = None  # where it loads, by its header; None: anywhere (a raw fatbin)
 
     def add(self, c, end):
         self.containers.append(c)
@@ -393,6 +416,7 @@ def scan_elf(buf, base, size, path, do_search):
         search(lib, base, end, section_of)
     try:
         lib.needed = dt_needed(buf, base, size, elf)
+        lib.platform = PLATFORM_OF_MACHINE.get(elf["machine"], "machine %d" % elf["machine"])
     except struct.error:
         pass
     return lib
@@ -402,6 +426,7 @@ def scan_pe(buf, size, path, do_search):
     """A PE/COFF image (Windows DLL), read on its own terms: the section table after the optional
     header, .nv_fatb walked, the rest searched; the import descriptors' DLL names as `needed`."""
     lib = Library(path, buf)
+    lib.platform = "windows-amd64"
     lfanew = struct.unpack_from("<I", buf, 0x3C)[0]
     if buf[lfanew:lfanew + 4] != b"PE\0\0":
         raise ParseError("no PE signature")
@@ -687,7 +712,9 @@ def arch_runs(en, cc):
     elif v == "f":
         ok = cc in FAMILY.get(en.arch, {(X, Y)})
     elif en.kind == KIND_ELF:
-        if cc in TEGRA:
+        if cc == (8, 7) and DRIVER[0] is not None and DRIVER[0] >= (13, 0):
+            ok = X == M and N >= Y  # Orin under JetPack 7.2's CUDA 13 driver (reported)
+        elif cc in TEGRA:
             ok = (X, Y) == (M, N)
         elif en.arch == 101 and cc == (11, 0):
             ok = True  # PyTorch's table (cuda-compat §2.5, §11): a special case
@@ -801,12 +828,40 @@ FIRST_CUDA = {(3, 0): (7, 0), (3, 2): (7, 0), (3, 5): (7, 0), (3, 7): (7, 0), (5
               (11, 0): (13, 0), (12, 0): (12, 8), (12, 1): (12, 9)}
 
 
+def old_runtime(lib, entries):
+    """A runtime before CUDA 11.1 that the library runs with: libcudart.so.X.Y (X <= 10, CUDA
+    10 and before name the minor), cudart64_XY.dll (X <= 10), or its cubins' ptxas; else None."""
+    for n in lib.needed:
+        m = re.match(r"^libcudart\.so\.(\d+)\.(\d)(?:\.|$)", n)
+        if m and int(m.group(1)) <= 10:
+            return int(m.group(1)), int(m.group(2))
+        m = re.match(r"^cudart64_(\d)(\d)\.dll$", n)
+        if m and int(m.group(1)) <= 10:
+            return int(m.group(1)), int(m.group(2))
+        m = re.match(r"^cudart64_(10)(\d)\.dll$", n)
+        if m:
+            return 10, int(m.group(2))
+    cubin_release(lib, entries)
+    rel = [en.release for en in entries if en.kind == KIND_ELF and en.release]
+    old = [r for r in rel if r < (11, 1)]
+    return max(old) if old else None
+
+
+PLATFORM_OF_MACHINE = {62: "linux-x86_64", 183: "linux-aarch64"}
+
+
 def judge(lib, targets, driver):
+    DRIVER[0] = driver
     read_ptx_text(lib)
     pre = [[prelim(lib, c, cc, driver) for c in lib.containers] for cc in targets]
     need = {i for row in pre for i, v in enumerate(row) if v.startswith("?")}
     check_kernel_free(lib, [lib.containers[i] for i in sorted(need)])
     too_new = built_too_new(lib, driver)
+    if driver is not None and not too_new:
+        rt = old_runtime(lib, [en for c in lib.containers for en in c.entries])
+        too_new = rt is not None and rt > driver
+    if PLATFORM[0] and lib.platform and lib.platform != PLATFORM[0]:
+        too_new = True  # it cannot load there at all
     out = []
     for t, row in enumerate(pre):
         old_gpu = driver is not None and FIRST_CUDA.get(targets[t], (0, 0)) > driver
@@ -861,6 +916,7 @@ def scan_file(path, do_search, handle):
                                 continue
                             whole.containers.extend(lib.containers)
                             whole.needed.extend(lib.needed)
+                            whole.platform = whole.platform or lib.platform
                     if whole.containers:
                         handle(whole)
                 elif head[:4] == FATBIN_MAGIC:
@@ -892,16 +948,21 @@ def parse_cc(s):
 
 def parse_driver(s):
     parts = [int(x) for x in s.strip().split(".")]
-    if parts[0] >= 100:  # a Linux driver version: §5.1 inverse lookup
-        v = tuple(parts + [0, 0])[:3]
+    if parts[0] >= 100:  # a Linux driver version: the CUDA its branch reports
+        if parts[0] == 540:
+            return (12, 6) if len(parts) > 1 and parts[1] >= 4 else (12, 2)
         best = None
-        for mn, cuda in DRIVER_MIN:
-            if mn <= v:
+        for branch, cuda in BRANCH_CUDA:
+            if branch <= parts[0]:
                 best = cuda
         if best is None:
-            raise ValueError("driver %s is older than CUDA 11.0" % s)
+            raise ValueError("driver %s is older than CUDA 9.0" % s)
         return best
     return parts[0], (parts[1] if len(parts) > 1 else 0)
+
+
+DRIVER = [None]    # the driver of the judge in progress (for the Orin rule)
+PLATFORM = [None]  # --platform
 
 
 def main(argv):
@@ -917,6 +978,8 @@ def main(argv):
                 driver = parse_driver(next(it))
             elif a.startswith("--driver="):
                 driver = parse_driver(a[9:])
+            elif a == "--platform":
+                PLATFORM[0] = next(it)
             elif a == "--no-search":
                 do_search = False
             elif a.startswith("-") and a != "-":

@@ -74,11 +74,14 @@ typedef enum smc_lib_status {
     SMC_STATUS_PARTIAL, /* it runs, but some modules built only for other GPUs do not */
     SMC_STATUS_GATED,   /* a library of only 'a'/'f' code for other GPUs: runs only on those */
     SMC_STATUS_NONE,    /* it has no code for the GPU, or the driver cannot run it */
+    SMC_STATUS_CPU_ONLY, /* a distribution that exists to use the GPU, in a build without device
+                          * code (torch +cpu, onnxruntime): the GPU will not be used */
     SMC_STATUS_NO_CODE, /* an input or distribution without device code: nothing judged */
 } smc_lib_status;
 
 const char *smc_lib_status_str(smc_lib_status s);
-/* Whether a status fails a gate (--fail-on): as bad as gate or worse; no device code never. */
+/* Whether a status fails a gate (--fail-on): as bad as gate or worse; no device code never; a
+ * CPU-only build at every gate (a caller that allows it leaves it out itself). */
 bool smc_status_fails(smc_lib_status s, smc_lib_status gate);
 
 /* Why a library has its status for a target: a stable code, with the numbers in smc_judgement
@@ -96,6 +99,10 @@ typedef enum smc_cause {
     SMC_CAUSE_FEW,         /* none: fewer than 1 in 20 of its containers serve the GPU */
     SMC_CAUSE_GATED,       /* gated: only 'a'/'f' code for other GPUs */
     SMC_CAUSE_DRIVER_GPU,  /* none: the driver is older than the first CUDA for the GPU */
+    SMC_CAUSE_RUNTIME,     /* none: a runtime before CUDA 11.1, newer than the driver: it stops at
+                            * start-up (no minor-version compatibility before 11.1) */
+    SMC_CAUSE_PLATFORM,    /* none: a binary for another machine (an x86-64 library where
+                            * aarch64 ones load): it cannot load at all */
     SMC_CAUSE_COUNT
 } smc_cause;
 
@@ -118,6 +125,9 @@ enum {
     SMC_WARN_NEWER_MINOR = 2, /* built by a newer minor toolkit than the driver (built_cuda) */
     SMC_WARN_ZSTD = 4,        /* Zstandard payloads and a driver older than 12.4 */
     SMC_WARN_LZ4 = 8,         /* LZ4 payloads and a driver older than 12.0 */
+    SMC_WARN_TEGRA_SBSA = 16, /* lower-minor cubins counted on Orin with a CUDA 13 driver, as
+                               * users report (JetPack 7.2) and NVIDIA does not document */
+    SMC_WARN_JIT_LARGE = 32,  /* much PTX to compile at first launch (jit_bytes) */
 };
 
 /* A library judged against one target: filled by smc_judge() from the model alone. */
@@ -139,6 +149,13 @@ typedef struct smc_judgement {
     size_t main_example;    /* and one of them */
     int gpu_cuda;           /* SMC_CAUSE_DRIVER_GPU: the first CUDA for the GPU's architecture */
     bool unused;            /* one of alternatives that is not the one loaded: it fails nothing */
+    int runtime_cuda;       /* SMC_CAUSE_RUNTIME: the runtime's CUDA version (10020) */
+    const char *platform;   /* SMC_CAUSE_PLATFORM: where it must load ("linux-aarch64") */
+    /* What the driver compiles at first launch on this GPU (jit and partial): the containers
+     * that run only through PTX, and the bytes of the PTX each would compile (the newest ISA
+     * the driver takes, one image a container), decompressed. */
+    size_t jit_containers;
+    uint64_t jit_bytes;
     /* Derived by smc_check (smc_derive) for the reports, which only read them; NULL before: */
     char *reason;           /* the sentence of smc_judgement_reason */
     char *warning;          /* its cautions (smc_judgement_warnings), NULL when none */
@@ -223,9 +240,15 @@ typedef struct smc_rollup {
                       * driver: none whatever its libraries say; else 0 */
     int compat;      /* an image's: the CUDA of its forward-compatibility package, by which it
                       * runs on this GPU (a compat target) with an older driver; else 0 */
+    const char *cpu_only; /* SMC_STATUS_CPU_ONLY: what says the build is CPU-only (the
+                           * distribution's cpu_only), else NULL */
+    bool machine_choice;  /* the loader chose one alternative for every GPU of the machine, by
+                           * another GPU than this one (chooser_cc) */
+    unsigned chooser_cc;  /* the compute capability the loader chose by (major*10+minor), 0 */
     /* Derived by smc_check for the reports; NULL before: */
     char *reason;    /* smc_rollup_reason's sentence */
-    char *next;      /* a distribution of the torch family that is none: the build to install */
+    char *next;      /* what to install instead: for a distribution of the torch family that is
+                      * none, the build; for a CPU-only build, the GPU one */
 } smc_rollup;
 
 /* An ELF file (or static archive, raw fatbin, bare cubin) that holds device code. A static
@@ -239,7 +262,11 @@ typedef struct smc_library {
     smc_finding *findings;   /* the first SMC_FINDINGS_KEPT */
     size_t finding_count;
     size_t findings_more;    /* past those: counted, not kept */
-    unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N; 0 when none */
+    unsigned cudart_major;     /* N of a DT_NEEDED libcudart.so.N (a DLL: cudart64_N.dll); 0
+                                * when none */
+    unsigned cudart_minor;     /* M of libcudart.so.N.M (CUDA 10 and before name their minor;
+                                * cudart64_101.dll too); 0 when not named */
+    bool windows;              /* a Windows DLL (PE), not an ELF file */
     bool links_torch;          /* DT_NEEDED libc10.so or libc10_cuda.so: built against PyTorch
                                 * (torch itself, or an extension that TORCH_CUDA_ARCH_LIST builds) */
     unsigned machine;          /* the host ELF's e_machine (62 x86-64, 183 AArch64); 0 none */
@@ -271,6 +298,8 @@ typedef struct smc_distribution {
     char *platform;      /* a wheel's platform tag ("manylinux_2_28_x86_64", "win_amd64", "any") */
     char *cuda;          /* the CUDA runtime it was built for ("12.8", "13"), NULL when unknown */
     char *cuda_source;   /* what says so */
+    char *cpu_build;     /* what the package says of itself that makes it a CPU-only build
+                          * ("torch/version.py: cuda = None"); NULL when it says nothing so */
     size_t *libraries;   /* indices into its input's libraries */
     size_t library_count;
     smc_rollup *verdicts; /* per target, from smc_judge() */
@@ -280,6 +309,10 @@ typedef struct smc_distribution {
     char *variant_label;
     char **variant_claims;
     size_t variant_claim_count;
+    /* A build of a package that exists to use the GPU, without device code (torch's version.py
+     * cuda = None, "+cpu", onnxruntime rather than onnxruntime-gpu): what says so, set by the
+     * judge from its table (data/cpu-builds.tsv); NULL when not one. */
+    char *cpu_only;
     /* Derived by smc_check for the reports; NULL and 0 before: */
     struct smc_serving *serving; /* what it serves, when the check asked (scan) */
     char **unbacked;             /* its variant claims that no main library backs (sentences) */
@@ -336,6 +369,13 @@ typedef struct smc_input {
     /* Whether the facts the judge needs were read from the payloads (smc_options.inspect): the
      * judge refuses a model without them (an assertion, in debug builds). */
     bool inspected;
+    /* The situation it is judged in, set by smc_check from the request: the platform its
+     * libraries must load on where no wheel tag names one ("linux-aarch64": --platform, or the
+     * host's for the local GPUs; NULL: not known), and whether the targets are the GPUs of one
+     * machine, among which a loader chooses once (bitsandbytes by the highest). */
+    const char *platform;
+    bool assume_host; /* without a platform, the host's, compared by machine only */
+    bool one_machine;
 } smc_input;
 
 /* What one library or input keeps of its findings, errors and notes: the output stays small
@@ -536,8 +576,10 @@ bool smc_targets_for_platform(smc_input *const *inputs, size_t n, smc_target *ta
 /* The newest PTX ISA a driver of this CUDA version (1000*major + 10*minor) can compile. */
 bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
 
-/* Reads --driver: a CUDA version ("12.4") or a Linux driver version ("550.54.14", or a branch
- * "580"), into the CUDA version the driver supports. Returns 1, or 0 when text is neither. */
+/* Reads --driver: a CUDA version ("12.4", "12.8.1") or a Linux driver version ("550.54.14",
+ * "410.48", a branch "580"; Jetson's "540.4.0") of CUDA 9.0's R384 or later, into the CUDA
+ * version the driver supports: the one its branch reports. Returns 1; 2 for a branch newer than
+ * any the tables know (*cuda_version is then the newest they know); 0 when text is neither. */
 int smc_driver_parse(const char *text, int *cuda_version);
 
 /* The check: one pipeline for the command and the API. ------------------------------------ */
@@ -567,6 +609,13 @@ typedef struct smc_request {
      * target is told which build to install instead. NULL: no such advice. */
     const struct smc_builds *builds;
     const char *default_reason; /* why these inputs, when the user named none */
+    /* The platform the libraries must load on where no wheel tag names one (--platform; NULL:
+     * the host's when the targets are the local GPUs, else not checked), whether the targets
+     * are one machine's GPUs (the local ones, or a --gpu list joined with '+'), and whether
+     * they are this machine's own (local). */
+    const char *platform;
+    bool one_machine;
+    bool local;
 } smc_request;
 
 /* What a check found: the model, judged, with everything the reports show derived once. */

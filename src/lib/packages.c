@@ -1,0 +1,133 @@
+/* packages.c: what smcheck knows of Python packages beyond their device code, as data compiled in
+ * from data/cpu-builds.tsv (which packages exist to use the GPU, and how their CPU-only builds
+ * show) and data/loaders.tsv (how a package's loader picks one of its alternative libraries).
+ * Rows are looked up in the table text itself: a few dozen lines, read without allocating. */
+#include "judge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+extern const char smc_builtin_cpu_builds[];
+extern const size_t smc_builtin_cpu_builds_len;
+extern const char smc_builtin_loaders[];
+extern const size_t smc_builtin_loaders_len;
+
+/* A distribution name as the tables write it: lower case, '-' for '_' and '.' (PEP 503). */
+static void normalize(const char *name, char *out, size_t n)
+{
+    size_t k = 0;
+    for (; name && *name && k + 1 < n; name++)
+        out[k++] = *name == '_' || *name == '.' ? '-'
+                   : *name >= 'A' && *name <= 'Z' ? (char)(*name - 'A' + 'a')
+                                                  : *name;
+    out[k] = '\0';
+}
+
+/* The row of a table whose first field is name, from *at on: its fields (up to max, each cut
+ * to fit) in f; advances *at past it. Returns the number of fields, 0 at the end. */
+static size_t next_row(const char *text, size_t len, size_t *at, const char *name,
+                       char f[][320], size_t max)
+{
+    while (*at < len) {
+        const char *line = text + *at, *nl = memchr(line, '\n', len - *at);
+        size_t n = nl ? (size_t)(nl - line) : len - *at;
+        *at += n + 1;
+        if (!n || line[0] == '#') continue;
+        size_t k = 0;
+        for (const char *p = line; k < max && p <= line + n;) {
+            const char *tab = memchr(p, '\t', (size_t)(line + n - p));
+            size_t fl = tab ? (size_t)(tab - p) : (size_t)(line + n - p);
+            snprintf(f[k++], 320, "%.*s", (int)fl, p);
+            if (!tab) break;
+            p = tab + 1;
+        }
+        if (strcmp(f[0], name) == 0) return k;
+    }
+    return 0;
+}
+
+bool smc_cpu_rule_for(const char *name, smc_cpu_rule *out)
+{
+    char key[128], f[5][320];
+    normalize(name, key, sizeof key);
+    size_t at = 0;
+    if (next_row(smc_builtin_cpu_builds, smc_builtin_cpu_builds_len, &at, key, f, 5) != 5)
+        return false;
+    *out = (smc_cpu_rule){.how = strcmp(f[1], "named") == 0  ? SMC_CPU_NAMED
+                                 : strcmp(f[1], "says") == 0 ? SMC_CPU_SAYS
+                                                             : SMC_CPU_NO_CODE};
+    snprintf(out->companions, sizeof out->companions, "%s", strcmp(f[2], "-") ? f[2] : "");
+    snprintf(out->instead, sizeof out->instead, "%s", f[3]);
+    return true;
+}
+
+bool smc_cpu_companion(const smc_cpu_rule *rule, const char *name)
+{
+    char key[128];
+    normalize(name, key, sizeof key);
+    size_t k = strlen(key);
+    for (const char *p = rule->companions; k && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == k && memcmp(p, key, k) == 0) return true;
+        p += n + (comma != NULL);
+    }
+    return false;
+}
+
+/* Compares two versions by their dotted numbers ("0.40.0.post4" is 0.40.0): <0, 0, >0. */
+static int version_cmp(const char *a, const char *b)
+{
+    for (;;) {
+        bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
+        if (!da && !db) return 0;
+        unsigned long x = da ? strtoul(a, (char **)&a, 10) : 0;
+        unsigned long y = db ? strtoul(b, (char **)&b, 10) : 0;
+        if (x != y) return x < y ? -1 : 1;
+        if (*a == '.' && a[1] >= '0' && a[1] <= '9') a++;
+        else a = "";
+        if (*b == '.' && b[1] >= '0' && b[1] <= '9') b++;
+        else b = "";
+    }
+}
+
+bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule *out)
+{
+    char key[128], f[7][320];
+    normalize(name, key, sizeof key);
+    if (!version) return false;
+    size_t at = 0;
+    while (next_row(smc_builtin_loaders, smc_builtin_loaders_len, &at, key, f, 7) == 7) {
+        if (version_cmp(version, f[1]) < 0 || (strcmp(f[2], "-") && version_cmp(version, f[2]) >= 0))
+            continue;
+        unsigned major = 0, minor = 0;
+        *out = (smc_loader_rule){
+            .by = strcmp(f[3], "last") == 0     ? SMC_CHOOSE_LAST
+                  : strcmp(f[3], "sorted") == 0 ? SMC_CHOOSE_SORTED
+                                                : SMC_CHOOSE_HIGHEST,
+            .nocublaslt_below = sscanf(f[4], "%u.%u", &major, &minor) == 2 ? major * 10 + minor : 0,
+            .torch_cuda = strcmp(f[5], "torch") == 0,
+        };
+        snprintf(out->source, sizeof out->source, "%s", f[6]);
+        return true;
+    }
+    return false;
+}
+
+unsigned smc_loader_chooser(const smc_loader_rule *rule, const smc_target *targets, size_t n,
+                            size_t t, bool one_machine)
+{
+    if (!one_machine) return targets[t].cc_major * 10 + targets[t].cc_minor;
+    unsigned best = 0;
+    char best_s[16] = "", s[16];
+    for (size_t i = 0; i < n; i++) {
+        unsigned cc = targets[i].cc_major * 10 + targets[i].cc_minor;
+        snprintf(s, sizeof s, "%u.%u", targets[i].cc_major, targets[i].cc_minor);
+        if (rule->by == SMC_CHOOSE_LAST || (rule->by == SMC_CHOOSE_HIGHEST && cc > best) ||
+            (rule->by == SMC_CHOOSE_SORTED && strcmp(s, best_s) > 0)) {
+            best = cc;
+            memcpy(best_s, s, sizeof s);
+        }
+    }
+    return best;
+}
