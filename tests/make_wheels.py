@@ -551,6 +551,63 @@ def make_rollup_wheels(out, emit):
     emit(p)
 
 
+def make_situation_wheels(out, emit):
+    """Issue 24: wheels whose answer lies around their device code, in situation/."""
+    out = os.path.join(out, "situation")
+    os.makedirs(out)
+    cuda_marker = ('Requires-Dist: nvidia-cuda-runtime-cu12==12.8.90; platform_system == "Linux" '
+                   'and platform_machine == "x86_64"',)
+    # torch's CPU-only aarch64 wheel (PyPI before 2.11): version.py says cuda = None, no device
+    # code, and the CUDA dependency's marker excludes aarch64. Its x86_64 twin is a CUDA build.
+    cpu_py = b"__version__ = '2.8.0+cpu'\ndebug = False\ncuda: Optional[str] = None\nhip = None\n"
+    for tag, files in (("cp311-cp311-manylinux_2_28_aarch64",
+                        {"torch/__init__.py": b"", "torch/version.py": cpu_py}),
+                       ("cp311-cp311-manylinux_2_28_x86_64",
+                        {"torch/__init__.py": b"",
+                         "torch/version.py": b"__version__ = '2.8.0+cu128'\ncuda = '12.8'\n",
+                         "torch/lib/libtorch_cuda.so": fixture("gen/cuda128.so")})):
+        p = os.path.join(out, "torch-2.8.0-%s.whl" % tag)
+        wheel(p, "torch", "2.8.0", tag, files, metadata_extra=cuda_marker)
+        emit(p)
+    # onnxruntime is the CPU build by its name; onnxruntime-gpu the GPU one; a package that never
+    # uses a GPU is never called CPU-only.
+    tag = "cp311-cp311-manylinux_2_28_x86_64"
+    for dist, files in (("onnxruntime", {"onnxruntime/__init__.py": b""}),
+                        ("onnxruntime_gpu", {"onnxruntime/__init__.py": b"",
+                                             "onnxruntime/capi/libonnxruntime_providers_cuda.so":
+                                                 fixture("gen/cuda128.so")}),
+                        ("plainpkg", {"plainpkg/__init__.py": b""})):
+        p = os.path.join(out, "%s-1.20.1-%s.whl" % (dist, tag))
+        wheel(p, dist.replace("_", "-"), "1.20.1", tag, files)
+        emit(p)
+    # bitsandbytes 0.39.1's shape (py3-none-any, x86-64 libraries): one library per CUDA, and a
+    # _nocublaslt twin the loader takes when the last GPU it enumerates is below 7.5. Plain:
+    # an sm_75 cubin (gen/long_kernel.so); twin: an sm_70 cubin (gen/cudart101.so).
+    files = {"bitsandbytes/__init__.py": b"",
+             "bitsandbytes/libbitsandbytes_cuda118.so": fixture("gen/long_kernel.so"),
+             "bitsandbytes/libbitsandbytes_cuda118_nocublaslt.so": fixture("gen/cudart101.so")}
+    p = os.path.join(out, "bitsandbytes-0.39.1-py3-none-any.whl")
+    wheel(p, "bitsandbytes", "0.39.1", "py3-none-any", files)
+    emit(p)
+    # bitsandbytes 0.45.5's shape (no _nocublaslt twins), two CUDAs: cuda118 for sm_75, cuda121
+    # for sm_70 (and 7.5); BNB_CUDA_VERSION=118 where it runs makes it load cuda118.
+    files = {"bitsandbytes/__init__.py": b"",
+             "bitsandbytes/libbitsandbytes_cuda118.so": fixture("gen/long_kernel.so"),
+             "bitsandbytes/libbitsandbytes_cuda121.so": fixture("gen/cudart101.so")}
+    p = os.path.join(out, "bitsandbytes-0.45.5-py3-none-manylinux_2_24_x86_64.whl")
+    wheel(p, "bitsandbytes", "0.45.5", "py3-none-manylinux_2_24_x86_64", files)
+    emit(p)
+    # The same files as 0.44.1: its loader wants a _nocublaslt twin below 7.5, which is missing.
+    p = os.path.join(out, "bitsandbytes-0.44.1-py3-none-manylinux_2_24_x86_64.whl")
+    wheel(p, "bitsandbytes", "0.44.1", "py3-none-manylinux_2_24_x86_64", files)
+    emit(p)
+    # A wheel tagged for aarch64 that ships an x86-64 library.
+    p = os.path.join(out, "mixed-1.0-cp311-cp311-manylinux_2_28_aarch64.whl")
+    wheel(p, "mixed", "1.0", "cp311-cp311-manylinux_2_28_aarch64",
+          {"mixed/_C.so": fixture("gen/cuda128.so"), "mixed/_arm.so": fixture("gen/aarch64.so")})
+    emit(p)
+
+
 def remove_tree(path):
     if not os.path.lexists(path):
         return
@@ -830,6 +887,7 @@ def main(argv):
 
     make_wheels(out, emit)
     make_rollup_wheels(out, emit)
+    make_situation_wheels(out, emit)
     make_envs(out, emit)
     make_conda(out, emit)
     make_images(out, emit)

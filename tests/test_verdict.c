@@ -400,6 +400,71 @@ static void test_statuses(void)
     smc_library_free(lib);
 }
 
+/* Issue 24: what the driver compiles at first launch, runtimes before 11.1, Orin with a CUDA 13
+ * driver, and a library for another platform. */
+static void test_situation(void)
+{
+    /* Two containers only through PTX (the newest PTX each: compute_80 of 40 MiB, compute_75 of
+     * 1 MiB); one with a cubin. */
+    smc_library *lib = library("sm_70:1.7 compute_70:7.0 compute_80:7.8|compute_75:7.8|sm_86:1.7");
+    lib->images[1].size = 5u << 20;  /* compute_70: not the one compiled on 8.6 */
+    lib->images[2].size = 40u << 20; /* compute_80 */
+    lib->images[3].size = 1u << 20;  /* compute_75 */
+    smc_judgement j = judge(lib, "", 86, 0);
+    CHECK(j.status == SMC_STATUS_JIT && j.jit_containers == 2 && j.jit_bytes == (41u << 20));
+    CHECK((j.warnings & SMC_WARN_JIT_LARGE) && strstr(cautions, "compiles 41 MiB of PTX (2 "
+                                                                "containers) at first launch"));
+    lib->images[2].size = 20u << 20;
+    j = judge(lib, "", 86, 0);
+    CHECK(j.jit_bytes == (21u << 20) && !(j.warnings & SMC_WARN_JIT_LARGE));
+    j = judge(lib, "", 70, 0); /* its own cubin: nothing to compile */
+    CHECK(j.status == SMC_STATUS_PARTIAL && j.jit_containers == 0 && j.jit_bytes == 0);
+    smc_library_free(lib);
+
+    /* libcudart.so.10.1 on a driver for 10.0: none before any kernel; on 10.1 it runs. A CUDA
+     * 11.8 runtime on an 11.4 driver only warns (minor-version compatibility from 11.1). */
+    lib = library("sm_70:1.7");
+    lib->cudart_major = 10;
+    lib->cudart_minor = 1;
+    j = judge(lib, "", 70, 10000);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_RUNTIME && j.runtime_cuda == 10010 &&
+          says(&j, "its CUDA 10.1 runtime is newer than the driver (CUDA 10.0)") &&
+          smc_next_driver(&j) == 10010);
+    j = judge(lib, "", 70, 10010);
+    CHECK(j.status == SMC_STATUS_OK);
+    lib->cudart_major = 11;
+    lib->cudart_minor = 0;
+    lib->release = 11080;
+    j = judge(lib, "", 70, 11040);
+    CHECK(j.status == SMC_STATUS_OK && (j.warnings & SMC_WARN_NEWER_MINOR));
+    lib->release = 10020; /* a CUDA 10.2 ptxas: the same rule as the soname */
+    lib->cudart_major = 0;
+    j = judge(lib, "", 70, 10010);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_RUNTIME);
+    smc_library_free(lib);
+
+    /* Orin: an sm_80 cubin with JetPack 6's CUDA 12.6 driver is none; with a CUDA 13 driver it
+     * counts, with the caution; with no driver known, the strict rule. */
+    lib = library("sm_80:1.7");
+    j = judge(lib, "Jetson AGX Orin", 87, 12060);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_TEGRA);
+    j = judge(lib, "Jetson AGX Orin", 87, 13020);
+    CHECK(j.status == SMC_STATUS_OK && j.containers_by_verdict[SMC_VERDICT_COMPATIBLE] == 1 &&
+          (j.warnings & SMC_WARN_TEGRA_SBSA) && strstr(cautions, "CUDA_FORCE_PTX_JIT=0"));
+    j = judge(lib, "Jetson AGX Orin", 87, 0);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_TEGRA);
+    j = judge(lib, "Jetson AGX Xavier", 72, 13020); /* not Orin: no report says so */
+    CHECK(j.status == SMC_STATUS_NONE);
+    smc_library_free(lib);
+
+    /* A GPU's own minimum is part of the driver a reason asks for: PTX of ISA 7.8 (CUDA 11.8) on
+     * an RTX 5090, which no driver before CUDA 12.8 runs. */
+    lib = library("compute_80:7.8");
+    j = judge(lib, "GeForce RTX 5090", 120, 0);
+    CHECK(j.status == SMC_STATUS_JIT && says(&j, "needs a driver for CUDA 12.8 (R570) or newer"));
+    smc_library_free(lib);
+}
+
 static void test_versions(void)
 {
     int v = 0;
@@ -579,5 +644,6 @@ int main(void)
     test_facts_matter();
     test_statuses();
     test_versions();
+    test_situation();
     return check_report();
 }

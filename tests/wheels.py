@@ -61,6 +61,7 @@ def main():
         wheels(out)
         environments(out)
         rollups(out)
+        situation(out)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", out])
         shutil.rmtree(out, ignore_errors=True)
@@ -366,6 +367,130 @@ def environments(out):
           "venv text report: grouped by distribution, then the unowned")
     rc, text, err = run("scan", os.path.join(out, "conda"))
     check("[cudatoolkit 12.4.1] conda" in text, "conda text report names the conda package")
+
+
+def situation(out):
+    """Issue 24: the answer lies around the device code (tests/make_wheels.py, situation/)."""
+    s = os.path.join(out, "situation")
+    arm = os.path.join(s, "torch-2.8.0-cp311-cp311-manylinux_2_28_aarch64.whl")
+    rc, doc = judged(arm, "gb10")
+    st, vs = dist_status(doc, "torch")
+    d = doc["inputs"][0]["distributions"][0]
+    check(st == ["cpu-only"] and rc == 1 and vs[0]["cpu_only"] == "torch/version.py: cuda = None"
+          and "the GPU will not be used" in vs[0]["reason"] and vs[0]["next"] and
+          d["cuda"] is None and doc["overall"][0]["status"] == "cpu-only",
+          "a CPU-only torch (version.py cuda = None) on a GB10: cpu-only, exit 1, and no CUDA from "
+          "a Requires-Dist whose marker is for x86_64 (%s, %s, cuda %s)" % (st, rc, d["cuda"]))
+    rc2, _ = judged(arm, "gb10", "--fail-on", "none,allow-cpu-only")
+    rc3, _ = judged(arm, "gb10", "--fail-on", "never")
+    check(rc2 == 0 and rc3 == 0, "--fail-on none,allow-cpu-only and never let it pass (%s, %s)"
+          % (rc2, rc3))
+    rc, doc = judged(os.path.join(s, "torch-2.8.0-cp311-cp311-manylinux_2_28_x86_64.whl"), "9.0")
+    st, _ = dist_status(doc, "torch")
+    d = doc["inputs"][0]["distributions"][0]
+    check(st == ["ok"] and rc == 0 and d["cuda"] == "12.8" and d["cuda_source"] == "torch/version.py",
+          "its x86_64 twin, a CUDA build: ok, CUDA 12.8 by its own version.py (%s, %s)"
+          % (st, d["cuda_source"]))
+    rc, text, _ = run("--gpu", "gb10", "--format", "sarif", arm)
+    results = json.loads(text)["runs"][0]["results"]
+    check([r["ruleId"] for r in results] == ["cpu-only"] and results[0]["level"] == "error",
+          "SARIF: one cpu-only result, an error (%s)" % [r["ruleId"] for r in results])
+    tag = "cp311-cp311-manylinux_2_28_x86_64"
+    got = {}
+    for dist in ("onnxruntime", "onnxruntime_gpu", "plainpkg"):
+        rc, doc = judged(os.path.join(s, "%s-1.20.1-%s.whl" % (dist, tag)), "8.6")
+        got[dist] = (doc["inputs"][0]["distributions"][0]["verdicts"][0]["status"], rc)
+    check(got == {"onnxruntime": ("cpu-only", 1), "onnxruntime_gpu": ("ok", 0),
+                  "plainpkg": ("no-device-code", 0)},
+          "onnxruntime is the CPU build by name, onnxruntime-gpu runs, a package that never uses "
+          "the GPU is not flagged (%s)" % got)
+    # bitsandbytes 0.39.1: the loader takes the _nocublaslt twin when the last GPU it enumerates
+    # is below 7.5, once for the whole process.
+    bnb = os.path.join(s, "bitsandbytes-0.39.1-py3-none-any.whl")
+    seen = {}
+    for gpus in ("7.0", "7.0+7.5", "7.5+7.0", "7.0,7.5"):
+        rc, doc = judged(bnb, gpus)
+        st, vs = dist_status(doc, "bitsandbytes")
+        seen[gpus] = (st, rc, vs[0]["reason"])
+    check(seen["7.0"][:2] == (["ok"], 0) and seen["7.0+7.5"][:2] == (["none", "ok"], 1) and
+          "once for the whole machine" in seen["7.0+7.5"][2] and
+          "compute capability 7.5" in seen["7.0+7.5"][2] and
+          seen["7.5+7.0"][:2] == (["ok", "ok"], 0) and seen["7.0,7.5"][:2] == (["ok", "ok"], 0),
+          "bitsandbytes 0.39.1: ok on a V100 alone; with a T4 enumerated last the machine loads "
+          "the cuBLASLt library, none on the V100, and the reason says so (%s)"
+          % {k: v[:2] for k, v in seen.items()})
+    rc, doc = judged(bnb, "7.0", "--platform", "linux-aarch64")
+    libs = doc["inputs"][0]["libraries"]
+    causes = {l["verdicts"][0]["cause"] for l in libs}
+    st, _ = dist_status(doc, "bitsandbytes")
+    check(st == ["none"] and rc == 1 and causes == {"platform"} and
+          any(l["verdicts"][0]["next"] == "a build of it for linux-aarch64" for l in libs),
+          "its x86-64 libraries in a py3-none-any wheel, judged for linux-aarch64: none, cause "
+          "platform (%s, %s)" % (st, causes))
+    rc, doc = judged(bnb, "7.0", "--platform", "linux-x86_64")
+    check(dist_status(doc, "bitsandbytes")[0] == ["ok"] and rc == 0,
+          "the same for linux-x86_64: ok")
+    mixed = os.path.join(s, "mixed-1.0-cp311-cp311-manylinux_2_28_aarch64.whl")
+    rc, doc = judged(mixed, "8.7")
+    inp = doc["inputs"][0]
+    lib = {l["path"].split("!")[1]: l["verdicts"][0] for l in inp["libraries"]}
+    check(lib["mixed/_C.so"]["cause"] == "platform" and lib["mixed/_arm.so"]["status"] == "ok" and
+          any("mixed/_C.so: a linux-x86_64 library in a wheel tagged manylinux_2_28_aarch64" in n
+              for n in inp["notes"]),
+          "a wheel tagged aarch64 that ships an x86-64 library: a note, and that library cannot "
+          "load (%s)" % inp["notes"])
+    # --driver of every era; a branch newer than the tables is said.
+    plain = os.path.join(s, "plainpkg-1.20.1-%s.whl" % tag)
+    rc, doc = judged(plain, "7.0", "--driver", "410.48")
+    check(rc == 0 and doc["driver"]["cuda_version"] == "10.0", "--driver 410.48 is CUDA 10.0 (%s)"
+          % doc["driver"])
+    rc, doc = judged(plain, "7.0", "--driver", "999")
+    check(rc == 0 and "newer than any smcheck knows" in doc["driver"]["source"] and
+          doc["driver"]["cuda_version"] == "13.4",
+          "--driver 999: accepted, and the report says it is newer than the tables (%s)"
+          % doc["driver"])
+    rc, doc = judged(bnb, "7.0", "--driver", "10.0")
+    lib = {l["path"].split("!")[1]: l["verdicts"][0] for l in doc["inputs"][0]["libraries"]}
+    twin = lib["bitsandbytes/libbitsandbytes_cuda118_nocublaslt.so"]
+    check(twin["cause"] == "runtime-newer" and rc == 1 and
+          twin["next"] == "a driver of 418.39 or newer (CUDA 10.1)",
+          "a CUDA 10.1 runtime on a CUDA 10.0 driver: none before start-up, the next step the "
+          "10.1 driver (%s, %s)" % (twin["cause"], twin["next"]))
+    # The local GPUs are one machine: a V100 and a T4, enumerated in that order (the stub driver),
+    # and the environment's BNB_CUDA_VERSION where the loader reads it.
+    stub = sys.argv[3] if len(sys.argv) > 3 else ""
+    check(os.path.exists(stub), "the stub driver is given (%r)" % stub)
+    env = dict(os.environ, SMCHECK_LIBCUDA=stub, STUB_DRIVER_VERSION="12080",
+               STUB_DEVICES="Tesla V100-SXM2-16GB|7.0|0;Tesla T4|7.5|0")
+    env.pop("BNB_CUDA_VERSION", None)
+    p = subprocess.run([SMCHECK, "--format", "json", bnb], capture_output=True, text=True, env=env)
+    doc = json.loads(p.stdout) if p.stdout else {"inputs": [{"distributions": []}]}
+    st, vs = dist_status(doc, "bitsandbytes")
+    check(st == ["none", "ok"] and p.returncode == 1 and vs[0]["alternatives"]["chosen_for_machine"],
+          "the local V100 and T4: one choice for the machine, by the T4, none on the V100 (%s)" % st)
+    bnb44 = os.path.join(s, "bitsandbytes-0.45.5-py3-none-manylinux_2_24_x86_64.whl")
+    env["STUB_DEVICES"] = "Tesla V100-SXM2-16GB|7.0|0"
+    seen = []
+    for over in (None, "118"):
+        e = dict(env, BNB_CUDA_VERSION=over) if over else env
+        for gpu in ([], ["--gpu", "7.0"]):
+            p = subprocess.run([SMCHECK, *gpu, "--format", "json", bnb44], capture_output=True,
+                               text=True, env=e)
+            st, vs = dist_status(json.loads(p.stdout), "bitsandbytes")
+            seen.append((st, vs[0]["reason"]))
+    check([x[0] for x in seen] == [["ok"], ["ok"], ["none"], ["ok"]] and
+          "BNB_CUDA_VERSION=118 picks" in seen[2][1],
+          "BNB_CUDA_VERSION=118 where it runs (the local V100) loads cuda118, none there; named "
+          "GPUs do not read this machine's environment (%s)" % seen)
+    rc, doc = judged(os.path.join(s, "bitsandbytes-0.44.1-py3-none-manylinux_2_24_x86_64.whl"),
+                     "7.0,7.5")
+    st, vs = dist_status(doc, "bitsandbytes")
+    check(st == ["none", "ok"] and rc == 1 and "ships none" in vs[0]["reason"],
+          "bitsandbytes 0.44.1 without its _nocublaslt twins on a 7.0 GPU: the file its loader wants "
+          "is not there: none (%s, %s)" % (st, vs[0]["reason"]))
+    rc, _, err = run("--gpu", "sm_200", bnb)
+    check(rc == 64 and "closest: 12.1, 12.0, 11.0" in err, "--gpu sm_200: refused, naming the "
+          "closest known (%s)" % err.strip())
 
 
 def judged(path, gpus, *extra):

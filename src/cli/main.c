@@ -92,6 +92,7 @@ typedef struct config {
     const char *default_reason;
     bool json, sarif, list, have_driver, driver_newer, quiet, fail_never;
     bool one_machine; /* the targets are one machine's GPUs: local, or joined with '+' */
+    bool allow_cpu_only; /* --fail-on ...,allow-cpu-only: CPU-only builds do not fail */
     bool local;       /* they are this machine's GPUs */
     const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
@@ -230,20 +231,30 @@ static int parse_args(int argc, char **argv, config *cfg)
             }
             cfg->have_driver = true;
             break;
-        case OPT_FAIL_ON:
-            if (strcmp(optarg, "none") == 0)
+        case OPT_FAIL_ON: { /* LEVEL, or LEVEL,allow-cpu-only */
+            const char *comma = strchr(optarg, ',');
+            size_t n = comma ? (size_t)(comma - optarg) : strlen(optarg);
+            cfg->fail_never = false;
+            cfg->fail_on = SMC_STATUS_NONE;
+            if (n == 4 && strncmp(optarg, "none", 4) == 0)
                 cfg->fail_on = SMC_STATUS_NONE;
-            else if (strcmp(optarg, "partial") == 0)
+            else if (n == 7 && strncmp(optarg, "partial", 7) == 0)
                 cfg->fail_on = SMC_STATUS_PARTIAL;
-            else if (strcmp(optarg, "jit") == 0)
+            else if (n == 3 && strncmp(optarg, "jit", 3) == 0)
                 cfg->fail_on = SMC_STATUS_JIT;
-            else if (strcmp(optarg, "never") == 0)
+            else if (n == 5 && strncmp(optarg, "never", 5) == 0)
                 cfg->fail_never = true;
-            else
-                return usage_error("--fail-on wants none, partial, jit or never, not '%s'",
+            else if (!(n == 14 && strncmp(optarg, "allow-cpu-only", 14) == 0 && !comma))
+                return usage_error("--fail-on wants none, partial, jit or never, optionally "
+                                   "followed by ,allow-cpu-only; not '%s'",
                                    optarg);
-            if (strcmp(optarg, "never") != 0) cfg->fail_never = false;
+            cfg->allow_cpu_only = strcmp(optarg + (comma ? n + 1 : 0), "allow-cpu-only") == 0;
+            if (comma && !cfg->allow_cpu_only)
+                return usage_error("--fail-on wants none, partial, jit or never, optionally "
+                                   "followed by ,allow-cpu-only; not '%s'",
+                                   optarg);
             break;
+        }
         case OPT_SARIF:
             cfg->sarif_file = optarg;
             break;
@@ -566,8 +577,15 @@ static const char *driver_source(const config *cfg)
 static int gate(const config *cfg, const smc_result *r)
 {
     bool fail = false;
-    for (size_t t = 0; t < r->target_count; t++)
-        fail |= !cfg->fail_never && smc_status_fails(r->overall[t], cfg->fail_on);
+    for (size_t t = 0; t < r->target_count; t++) {
+        if (!cfg->allow_cpu_only) {
+            fail |= !cfg->fail_never && smc_status_fails(r->overall[t], cfg->fail_on);
+            continue;
+        }
+        for (size_t i = 0; i < r->input_count; i++) /* each input with its CPU-only builds out */
+            fail |= !cfg->fail_never && t < r->inputs[i]->verdict_count &&
+                    smc_status_fails(r->inputs[i]->verdicts[t].but_cpu_only, cfg->fail_on);
+    }
     if (r->partial && !cfg->quiet)
         fprintf(diag,
                 "smcheck: warning: %zu librar%s partial: some containers have no usable image "
@@ -779,7 +797,9 @@ int main(int argc, char **argv)
                        .default_reason = cfg.default_reason,
                        .platform = cfg.platform,
                        .one_machine = cfg.one_machine,
-                       .local = cfg.local};
+                       .local = cfg.local,
+                       /* the local GPUs: the packages run here, in this environment */
+                       .environment = cfg.local ? (const char *const *)environ : NULL};
     smc_result *r = NULL;
     smc_status st = smc_check(&req, &r);
     if (ps.shown) fputs("\r\033[K", diag); /* the progress line goes */

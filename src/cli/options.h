@@ -55,14 +55,19 @@ typedef struct option_row {
 static const option_row option_rows[] = {
     {"gpu", OPT_GPU, "LIST",
      "judge against these GPUs: arch tokens (sm_86), compute capabilities (8.6), product names "
-     "(h100, rtx-4090, gb10), comma-separated; 'auto' for the local GPUs",
+     "(h100, rtx-4090, gb10), comma-separated; joined with '+' instead (v100+t4) they are one "
+     "machine's, in the driver's order, where a package's loader chooses once for all of them; "
+     "'auto' for the local GPUs (one machine)",
      M_JUDGE | M_ADVISE},
     {"driver", OPT_DRIVER, "VERSION",
-     "the driver to judge with: a CUDA version (12.8) or a driver version (570.124.06)",
+     "the driver to judge with: a CUDA version (12.8, 12.8.1) or a driver version of R384 (CUDA "
+     "9.0) or later (570.124.06, 410.48, Jetson's 540.4.0)",
      M_JUDGE | M_ADVISE},
     {"fail-on", OPT_FAIL_ON, "LEVEL",
      "exit 1 when a library is this bad or worse: none (default), partial, jit; or never (the "
-     "verdicts never fail; an unreadable input still exits 2)",
+     "verdicts never fail; an unreadable input still exits 2). A CPU-only build of a GPU package "
+     "(cpu-only: torch +cpu, onnxruntime) fails at every level: add ',allow-cpu-only' (none,allow-"
+     "cpu-only) to let it pass",
      M_JUDGE},
     {"format", OPT_FORMAT, "FMT",
      "report format: text (default), json, or sarif (SARIF 2.1.0 for code scanning: a result per "
@@ -87,9 +92,11 @@ static const option_row option_rows[] = {
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table",
      M_ALL},
     {"platform", OPT_PLATFORM, "PLATFORM",
-     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: the image to read "
-     "from a multi-platform image, and with 'advise' the platform to install for (default: this "
-     "machine's; for advise linux-aarch64 when every GPU is one only Arm machines have)",
+     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: where the "
+     "libraries must load when no wheel tag says (a library for another machine is none), the "
+     "image to read from a multi-platform image, and with 'advise' the platform to install for "
+     "(default: this machine's for the local GPUs and images, else not checked; for advise "
+     "linux-aarch64 when every GPU is one only Arm machines have)",
      M_JUDGE | M_SCAN | M_ADVISE},
     {"builds-table", OPT_BUILDS_TABLE, "FILE",
      "read the PyTorch builds from FILE instead of the built-in table (data/builds.tsv)",
@@ -165,7 +172,8 @@ static const char usage_description[] =
 /* The exit statuses: "  N   meaning" lines, continued lines indented further. */
 static const char usage_exit_status[] =
     "  0   nothing fails the gate (always, when judging the representative matrix)\n"
-    "  1   some input is 'none' for some target (or worse than --fail-on allows);\n"
+    "  1   some input is 'none' or 'cpu-only' for some target (or worse than --fail-on\n"
+    "      allows);\n"
     "      advise: no build runs on the GPUs\n"
     "  2   some input could not be read, or a library holds malformed device code\n"
     "  64  usage error\n";

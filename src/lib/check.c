@@ -264,6 +264,7 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
                        : in->kind == SMC_INPUT_IMAGE ? smc_platform_here()
                                                      : NULL;
         in->one_machine = req->one_machine;
+        in->environment = req->environment;
         in->assume_host = false;
     }
     /* The representative matrix and the serving GPUs follow the inputs' platform. */

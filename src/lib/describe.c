@@ -327,6 +327,12 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
                             in->require_cuda ? in->require_cuda : "NVIDIA_REQUIRE_CUDA", need,
                             compat);
     }
+    if (r->chooser_cc && r->library >= in->library_count)
+        return smc_asprintf("its loader picks %s library by its GPU of compute capability %u.%u "
+                            "(data/loaders.tsv), and it ships none: nothing with device code is "
+                            "loaded",
+                            r->twin_missing ? "a _nocublaslt" : "a cuBLASLt (not _nocublaslt)",
+                            r->chooser_cc / 10, r->chooser_cc % 10);
     if (r->all_gated)
         return smc_strdup("every library with device code is gated: only arch-specific code for "
                           "other GPUs, so nothing in it runs here");
@@ -349,12 +355,16 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
                             name, r->choices, torch->version ? torch->version : "", which,
                             smc_lib_status_str(own), r->serving);
     }
+    if (r->choices && r->chosen && r->override)
+        return smc_asprintf("%s, the one of %zu alternatives that %s picks, is %s (%zu of them "
+                            "serve this GPU)",
+                            name, r->choices, r->override, smc_lib_status_str(own), r->serving);
     if (r->choices && r->machine_choice)
-        return smc_asprintf("one of %zu alternatives is loaded, once for the whole machine, by "
-                            "the loader's rule for its GPU of compute capability %u.%u: %s, "
-                            "which is %s on this GPU (%zu of them serve it)",
-                            r->choices, r->chooser_cc / 10, r->chooser_cc % 10, name,
-                            smc_lib_status_str(own), r->serving);
+        return smc_asprintf("its loader picks one set of alternatives once for the whole machine, "
+                            "by its GPU of compute capability %u.%u (data/loaders.tsv): one of "
+                            "%zu is loaded, and %zu of them serve this GPU (%s is %s)",
+                            r->chooser_cc / 10, r->chooser_cc % 10, r->choices, r->serving, name,
+                            smc_lib_status_str(own));
     if (r->choices)
         return smc_asprintf("one of %zu alternatives is loaded at run time; %zu serve this GPU "
                             "(%s is %s)%s",

@@ -7,6 +7,8 @@
 #include "walk.h"
 #include "env.h"
 
+#include <smcheck/builds.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -411,6 +413,18 @@ smc_status smc_distributions_finish(smc_input *in)
         if (!slot) return SMC_ERR_NOMEM;
         *slot = i;
         d->library_count++;
+    }
+    /* A wheel tagged for one platform that ships another's binaries: said, and judged so. */
+    for (size_t i = 0; i < in->library_count; i++) {
+        const smc_library *lib = &in->libraries[i];
+        const smc_distribution *d =
+            lib->distribution < in->distribution_count ? &in->distributions[lib->distribution] : NULL;
+        const char *tag = d ? smc_platform_name(d->platform) : NULL, *mine = smc_library_platform(lib);
+        if (tag && *mine && strcmp(tag, mine) != 0 &&
+            smc_input_add_note(in, "%s: a %s library in a wheel tagged %s: it cannot load where "
+                                   "the wheel installs",
+                               lib->path, mine, d->platform) != SMC_OK)
+            return SMC_ERR_NOMEM;
     }
     /* No other word on the CUDA runtime: the runtimes its libraries need say it, as the range
      * from the oldest to the newest (libcudart.so.N of an ELF file, cudart64_N.dll of a DLL). */

@@ -341,6 +341,30 @@ const char *smc_cudart_name(char *buf, size_t n, const smc_library *lib)
     return buf;
 }
 
+/* Where a library loads, by its header: an ELF file's machine, a DLL's; "" for a raw fat binary
+ * or cubin, which any machine's process loads. */
+const char *smc_library_platform(const smc_library *lib)
+{
+    if (lib->windows) /* a DLL whose header could not be read is taken as the usual one */
+        return lib->machine == 62 || !lib->machine ? "windows-amd64" : "windows (another machine)";
+    switch (lib->machine) {
+    case 0:
+        return "";
+    case 62:
+        return "linux-x86_64";
+    case 183:
+        return "linux-aarch64";
+    case 3:
+        return "linux-i686";
+    case 40:
+        return "linux-armv7l";
+    case 21:
+        return "linux-ppc64le";
+    default:
+        return "linux (another machine)";
+    }
+}
+
 smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char *path)
 {
     *dst = (smc_library){.cudart_major = src->cudart_major,

@@ -93,11 +93,11 @@ static int version_cmp(const char *a, const char *b)
 
 bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule *out)
 {
-    char key[128], f[7][320];
+    char key[128], f[8][320];
     normalize(name, key, sizeof key);
     if (!version) return false;
     size_t at = 0;
-    while (next_row(smc_builtin_loaders, smc_builtin_loaders_len, &at, key, f, 7) == 7) {
+    while (next_row(smc_builtin_loaders, smc_builtin_loaders_len, &at, key, f, 8) == 8) {
         if (version_cmp(version, f[1]) < 0 || (strcmp(f[2], "-") && version_cmp(version, f[2]) >= 0))
             continue;
         unsigned major = 0, minor = 0;
@@ -108,7 +108,8 @@ bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule 
             .nocublaslt_below = sscanf(f[4], "%u.%u", &major, &minor) == 2 ? major * 10 + minor : 0,
             .torch_cuda = strcmp(f[5], "torch") == 0,
         };
-        snprintf(out->source, sizeof out->source, "%s", f[6]);
+        snprintf(out->override, sizeof out->override, "%s", strcmp(f[6], "-") ? f[6] : "");
+        snprintf(out->source, sizeof out->source, "%s", f[7]);
         return true;
     }
     return false;

@@ -578,7 +578,7 @@ smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_disp
 /* The rules: one per cause that makes a library worse than ok, with the worst status it leads
  * to (which gives the rule's security-severity). The help points at the docs a clone carries. */
 typedef struct sarif_rule {
-    smc_cause cause;
+    smc_cause cause; /* SMC_CAUSE_COUNT: the rule of CPU-only builds, a distribution's */
     const char *name, *text;
     smc_lib_status worst;
 } sarif_rule;
@@ -604,6 +604,15 @@ static const sarif_rule sarif_rules[] = {
      "Built by a newer CUDA major version than the driver supports.", SMC_STATUS_NONE},
     {SMC_CAUSE_DRIVER_GPU, "DriverOlderThanGpu",
      "The driver is older than the first CUDA release that supports the GPU.", SMC_STATUS_NONE},
+    {SMC_CAUSE_RUNTIME, "RuntimeNewerThanDriver",
+     "A CUDA runtime from before 11.1, newer than the driver: it stops at start-up.",
+     SMC_STATUS_NONE},
+    {SMC_CAUSE_PLATFORM, "BinaryForAnotherPlatform",
+     "A library built for another machine or operating system than the one it is to load on.",
+     SMC_STATUS_NONE},
+    {SMC_CAUSE_COUNT, "CpuOnlyBuild",
+     "A build of a package that exists to use the GPU, without device code: the GPU is not used.",
+     SMC_STATUS_CPU_ONLY},
     {SMC_CAUSE_GATED, "ArchSpecificCodeOnly",
      "Only arch-specific ('a' or 'f') code, for other GPUs: it runs only where host code "
      "dispatches to it.",
@@ -617,13 +626,23 @@ static const sarif_rule sarif_rules[] = {
 
 static const char *sarif_severity(smc_lib_status s)
 {
-    return s == SMC_STATUS_NONE ? "8.0" : s == SMC_STATUS_JIT ? "2.0" : "5.0";
+    return s == SMC_STATUS_NONE       ? "8.0"
+           : s == SMC_STATUS_CPU_ONLY ? "7.0"
+           : s == SMC_STATUS_JIT      ? "2.0"
+                                      : "5.0";
 }
 
 static const char *sarif_level(smc_lib_status s, bool informational)
 {
     if (informational) return "note"; /* representative GPUs: nothing was asked of them */
-    return s == SMC_STATUS_NONE ? "error" : s == SMC_STATUS_JIT ? "note" : "warning";
+    return s == SMC_STATUS_NONE || s == SMC_STATUS_CPU_ONLY ? "error"
+           : s == SMC_STATUS_JIT                            ? "note"
+                                                            : "warning";
+}
+
+static const char *sarif_rule_id(const sarif_rule *r)
+{
+    return r->cause == SMC_CAUSE_COUNT ? "cpu-only" : smc_cause_str(r->cause);
 }
 
 /* A library's result level: a none is an error, as it fails the gate, but for an alternative
@@ -649,10 +668,10 @@ static size_t sarif_rule_of(smc_cause c)
  * under it (code scanning wants paths from the repository's root), else a file: URI. A library
  * inside an archive (a wheel, a conda package, an image: "x.whl!pkg/lib.so") is located at the
  * archive, and *member is set to the path inside it. */
-static char *sarif_uri(const smc_input *in, const smc_library *lib, const char *cwd,
+static char *sarif_uri(const smc_input *in, const char *path, const char *cwd,
                        const char **member)
 {
-    const char *path = lib->path, *bang = NULL;
+    const char *bang = NULL;
     size_t n = strlen(in->path);
     if (strncmp(path, in->path, n) == 0 && path[n] == '!') bang = path + n;
     for (const char *p = path; !bang && (p = strchr(p, '!')) != NULL; p++) {
@@ -726,19 +745,24 @@ static cJSON *sarif_rules_json(builder *b)
         const sarif_rule *r = &sarif_rules[i];
         cJSON *o = add(b, rules, NULL, cJSON_CreateObject());
         if (!o) break;
-        add(b, o, "id", json_text(smc_cause_str(r->cause)));
+        add(b, o, "id", json_text(sarif_rule_id(r)));
         add(b, o, "name", json_text(r->name));
         cJSON *sd = add(b, o, "shortDescription", cJSON_CreateObject());
         if (sd) add(b, sd, "text", json_text(r->text));
         cJSON *help = add(b, o, "help", cJSON_CreateObject());
         if (help) {
             char text[512];
+            const char *fails =
+                r->cause == SMC_CAUSE_COUNT
+                    ? "The package installs and imports, and its work runs on the CPU"
+                : r->cause == SMC_CAUSE_RUNTIME || r->cause == SMC_CAUSE_PLATFORM
+                    ? "It fails before any kernel runs"
+                    : "A library with this cause fails with \"no kernel image is available for "
+                      "execution on the device\" (or runs only through PTX, for ptx-jit)";
             snprintf(text, sizeof text,
-                     "%s A library with this cause fails with \"no kernel image is available for "
-                     "execution on the device\" (or runs only through PTX, for ptx-jit) on the "
-                     "GPU named in the result. The result's message says what to install "
-                     "instead; docs/compatibility.md gives the rule and its sources.",
-                     r->text);
+                     "%s %s on the GPU named in the result. The result's message says what to "
+                     "install instead; docs/compatibility.md gives the rule and its sources.",
+                     r->text, fails);
             add(b, help, "text", json_text(text));
         }
         cJSON *conf = add(b, o, "defaultConfiguration", cJSON_CreateObject());
@@ -772,7 +796,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             char tok[16], *text = NULL;
             snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
             const char *member;
-            char *uri = sarif_uri(in, lib, cwd, &member);
+            char *uri = sarif_uri(in, lib->path, cwd, &member);
             const char *why = j->reason, *next = j->next;
             if (!uri || !why ||
                 asprintf(&text, "%s is %s on %s%s%s%s: %s.%s%s", lib->path,
@@ -812,6 +836,57 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
                     add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
                     add(b, props, "security-severity", json_text(sarif_severity(j->status)));
                     add(b, props, "next", next ? json_text(next) : cJSON_CreateNull());
+                }
+            }
+            free(text);
+            free(uri);
+        }
+    }
+    /* A CPU-only build of a GPU package: a result per target, at the distribution. */
+    size_t rule = sarif_rule_of(SMC_CAUSE_COUNT);
+    for (size_t k = 0; k < in->distribution_count; k++) {
+        const smc_distribution *d = &in->distributions[k];
+        for (size_t t = 0; t < d->verdict_count && t < opt->target_count; t++) {
+            const smc_rollup *v = &d->verdicts[t];
+            if (v->status != SMC_STATUS_CPU_ONLY || !d->location) continue;
+            const smc_target *g = &opt->targets[t];
+            char tok[16], *text = NULL;
+            snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
+            const char *member;
+            char *uri = sarif_uri(in, d->location, cwd, &member);
+            if (!uri || asprintf(&text, "%s %s is cpu-only on %s: %s.%s%s",
+                                 d->name ? d->name : "?", d->version ? d->version : "",
+                                 g->name[0] ? g->name : tok, v->reason ? v->reason : "",
+                                 v->next ? " Next: " : "", v->next ? v->next : "") < 0) {
+                text = NULL;
+                b->failed = true;
+            }
+            cJSON *r = text ? add(b, results, NULL, cJSON_CreateObject()) : NULL;
+            if (r) {
+                add(b, r, "ruleId", json_text("cpu-only"));
+                add(b, r, "ruleIndex", cJSON_CreateNumber((double)rule));
+                add(b, r, "level", json_text(sarif_level(v->status, opt->informational)));
+                cJSON *msg = add(b, r, "message", cJSON_CreateObject());
+                if (msg) add(b, msg, "text", json_text(text));
+                cJSON *locs = add(b, r, "locations", cJSON_CreateArray());
+                if (locs) add(b, locs, NULL, sarif_location(b, uri, member, d->location));
+                const char *parts[] = {uri, d->name ? d->name : "", tok, "cpu-only"};
+                char fp[17], line_hash[24];
+                sarif_fingerprint(fp, parts, 4);
+                snprintf(line_hash, sizeof line_hash, "%s:1", fp);
+                cJSON *fps = add(b, r, "partialFingerprints", cJSON_CreateObject());
+                if (fps) {
+                    add(b, fps, "smcheckLibraryTarget/v1", json_text(fp));
+                    add(b, fps, "primaryLocationLineHash", json_text(line_hash));
+                }
+                cJSON *props = add(b, r, "properties", cJSON_CreateObject());
+                if (props) {
+                    add(b, props, "status", json_text("cpu-only"));
+                    add(b, props, "role", json_text("main"));
+                    add(b, props, "target", json_text(tok));
+                    add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
+                    add(b, props, "security-severity", json_text(sarif_severity(v->status)));
+                    add(b, props, "next", v->next ? json_text(v->next) : cJSON_CreateNull());
                 }
             }
             free(text);

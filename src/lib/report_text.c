@@ -215,13 +215,13 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_vie
 }
 
 /* A status, padded to width (0: none), in colour when asked: green ok, yellow jit and partial,
- * red none. */
+ * red none and cpu-only. */
 static void print_status(FILE *out, const smc_view *opt, smc_lib_status s, int width)
 {
     static const char *const colors[] = {"\033[32m", "\033[33m", "\033[33m", "\033[33m",
-                                         "\033[31m"};
+                                         "\033[31m", "\033[31m"};
     const char *name = s == SMC_STATUS_NO_CODE ? "no device code" : smc_lib_status_str(s);
-    bool color = opt && opt->color && (unsigned)s < 5;
+    bool color = opt && opt->color && (unsigned)s < 6;
     fprintf(out, "%s%s%s%*s", color ? colors[s] : "", name, color ? "\033[0m" : "",
             width > (int)strlen(name) ? width - (int)strlen(name) : 0, "");
 }
@@ -397,8 +397,17 @@ static void print_cells(FILE *out, const smc_library *lib, const smc_view *opt)
     "not (a warning); gated: only arch-specific code for other GPUs; none cannot run (fails); "    \
     "-\037no\037device\037code"
 #define LEGEND_ALTERNATIVE "; ~\037an\037alternative\037that\037is\037not\037loaded\037there"
+#define LEGEND_CPU_ONLY "; cpu-only: a GPU package's build without device code (fails)"
 
 /* Whether some library is an alternative that is not loaded on some target. */
+static bool any_cpu_only(const smc_view *opt)
+{
+    for (size_t i = 0; i < opt->input_count; i++)
+        for (size_t k = 0; k < opt->inputs[i]->distribution_count; k++)
+            if (opt->inputs[i]->distributions[k].cpu_only) return true;
+    return false;
+}
+
 static bool any_unused(const smc_view *opt)
 {
     for (size_t i = 0; i < opt->input_count; i++)
@@ -606,8 +615,13 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
     if (judging) {
         print_targets(out, opt);
         if (opt->target_count > 1) {
-            if (!opt->detail)
-                print_wrapped(out, "legend: ", any_unused(opt) ? LEGEND LEGEND_ALTERNATIVE : LEGEND);
+            if (!opt->detail) {
+                bool alt = any_unused(opt), cpu = any_cpu_only(opt);
+                print_wrapped(out, "legend: ", alt && cpu ? LEGEND LEGEND_ALTERNATIVE LEGEND_CPU_ONLY
+                                               : alt      ? LEGEND LEGEND_ALTERNATIVE
+                                               : cpu      ? LEGEND LEGEND_CPU_ONLY
+                                                          : LEGEND);
+            }
             fputc('\n', out);
             for (size_t t = 0; t < opt->target_count; t++) {
                 char tok[16];

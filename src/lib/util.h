@@ -54,6 +54,9 @@ const char *smc_base_name(const char *path);
 /* The runtime a library needs, as its file names it: "libcudart.so.12", "libcudart.so.10.1",
  * "cudart64_12.dll", "cudart64_110.dll"; "" when none. */
 const char *smc_cudart_name(char *buf, size_t n, const smc_library *lib);
+/* Where a library loads, by its header: "linux-x86_64", "linux-aarch64", "windows-amd64", another
+ * machine's name; "" for a raw fat binary or cubin, which any machine's process loads. */
+const char *smc_library_platform(const smc_library *lib);
 
 /* Replaces C0 and C1 control characters with '?' in place (names from untrusted files); bytes
  * that are not UTF-8 are left for the printers (JSON: \udcXX, text: \xHH). Returns s. */

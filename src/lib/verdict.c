@@ -310,35 +310,11 @@ static int effective_driver(const smc_input *in, const smc_target *t, int driver
                                                                           : driver_cuda;
 }
 
-/* Where a library loads, by its header: an ELF file's machine, a DLL's; "" for a raw fat binary
- * or cubin, which any machine's process loads. */
-static const char *library_platform(const smc_library *lib)
-{
-    if (lib->windows) /* a DLL whose header could not be read is taken as the usual one */
-        return lib->machine == 62 || !lib->machine ? "windows-amd64" : "windows (another machine)";
-    switch (lib->machine) {
-    case 0:
-        return "";
-    case 62:
-        return "linux-x86_64";
-    case 183:
-        return "linux-aarch64";
-    case 3:
-        return "linux-i686";
-    case 40:
-        return "linux-armv7l";
-    case 21:
-        return "linux-ppc64le";
-    default:
-        return "linux (another machine)";
-    }
-}
-
 /* Whether a library can load on platform (NULL: not known). A platform only assumed (the host's,
  * machine_only) is compared by machine: a DLL read on Linux is judged for Windows. */
 static bool loads_on(const smc_library *lib, const char *platform, bool machine_only)
 {
-    const char *mine = library_platform(lib);
+    const char *mine = smc_library_platform(lib);
     if (!platform || !*mine) return true;
     if (!machine_only) return strcmp(mine, platform) == 0;
     const char *a = strchr(mine, '-'), *b = strchr(platform, '-');
@@ -589,10 +565,16 @@ static void assign_roles(smc_input *in)
         lib->role = SMC_ROLE_MAIN;
         if (lib->distribution == SMC_NONE) continue;
         if (alternative_cuda(lib->path, &k, &rest)) {
-            for (size_t o = 0; o < in->library_count; o++)
+            /* Another file of the same name up to its CUDA digits: one of them is loaded (a
+             * _nocublaslt twin included, which the loader's rule picks or not). */
+            for (size_t o = 0; o < in->library_count; o++) {
+                size_t ko;
+                const char *ro;
+                const char *other = in->libraries[o].path;
                 if (o != l && in->libraries[o].distribution == lib->distribution &&
-                    same_choice(lib->path, in->libraries[o].path))
+                    alternative_cuda(other, &ko, &ro) && ko == k && strncmp(other, lib->path, k) == 0)
                     lib->role = SMC_ROLE_ALTERNATIVE;
+            }
             if (lib->role == SMC_ROLE_ALTERNATIVE) continue;
         }
         if (strstr(lib->path, ".libs/") || vendor_name(smc_base_name(lib->path)))
@@ -694,7 +676,22 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
     unsigned by = loader ? smc_loader_chooser(&rule, targets, n, t, in->one_machine) : 0;
     bool want_twin = loader && rule.nocublaslt_below && by < rule.nocublaslt_below;
     if (loader && !rule.torch_cuda) torch = 0; /* the system's libcudart names the file */
+    /* An override set where the package runs names the file's CUDA instead ("122"). */
+    const char *override = NULL;
+    size_t klen = loader ? strlen(rule.override) : 0;
+    for (const char *const *e = in->environment; klen && e && *e; e++)
+        if (strncmp(*e, rule.override, klen) == 0 && (*e)[klen] == '=' &&
+            (*e)[klen + 1] >= '1' && (*e)[klen + 1] <= '9') {
+            override = *e;
+            torch = (unsigned)strtoul(*e + klen + 1, NULL, 10);
+        }
     bool any = false, gated = true;
+    size_t wanted = 0, alternatives = 0; /* of the set the loader's rule picks, and in all */
+    for (size_t l = 0; loader && rule.nocublaslt_below && l < in->library_count; l++)
+        if (in->libraries[l].distribution == dist && in->libraries[l].role == SMC_ROLE_ALTERNATIVE) {
+            alternatives++;
+            wanted += nocublaslt(in->libraries[l].path) == want_twin;
+        }
     bool *done = calloc(in->library_count ? in->library_count : 1, sizeof *done);
     for (size_t l = 0; done && l < in->library_count; l++) {
         const smc_library *lib = &in->libraries[l];
@@ -745,13 +742,22 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             r.serving = serving;
             r.choices = choices;
             r.chosen = pick != SMC_NONE;
-            r.torch = r.chosen ? chooser : SMC_NONE;
+            r.torch = r.chosen && !override ? chooser : SMC_NONE;
+            r.override = r.chosen ? override : NULL;
             r.machine_choice = loader && rule.nocublaslt_below &&
                                by != targets[t].cc_major * 10 + targets[t].cc_minor;
             r.chooser_cc = loader && rule.nocublaslt_below ? by : 0;
         }
     }
     free(done);
+    if (alternatives && !wanted) { /* the file the loader asks for is not there */
+        r.status = SMC_STATUS_NONE;
+        r.library = SMC_NONE;
+        r.twin_missing = want_twin;
+        r.chooser_cc = by;
+        r.machine_choice = by != targets[t].cc_major * 10 + targets[t].cc_minor;
+        return r;
+    }
     if (!any) r.status = SMC_STATUS_NO_CODE;
     else if (gated) {
         r.status = SMC_STATUS_NONE;
@@ -855,14 +861,19 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
     for (size_t t = 0; t < n; t++) {
         smc_rollup *r = &in->verdicts[t];
         *r = (smc_rollup){.status = SMC_STATUS_NO_CODE, .library = SMC_NONE, .torch = SMC_NONE};
-        for (size_t k = 0; k < in->distribution_count; k++)
-            if (rank(in->distributions[k].verdicts[t].status) > rank(r->status))
-                *r = in->distributions[k].verdicts[t];
+        smc_lib_status rest = SMC_STATUS_NO_CODE; /* the worst but CPU-only builds */
+        for (size_t k = 0; k < in->distribution_count; k++) {
+            smc_lib_status s = in->distributions[k].verdicts[t].status;
+            if (rank(s) > rank(r->status)) *r = in->distributions[k].verdicts[t];
+            if (s != SMC_STATUS_CPU_ONLY && rank(s) > rank(rest)) rest = s;
+        }
         for (size_t l = 0; l < in->library_count; l++) {
             if (in->libraries[l].distribution != SMC_NONE) continue;
             smc_rollup one = roll(in, SMC_NONE, l, targets, n, t);
             if (rank(one.status) > rank(r->status)) *r = one;
+            if (rank(one.status) > rank(rest)) rest = one.status;
         }
+        r->but_cpu_only = rest;
         /* An image that asks for a newer CUDA than the driver supports does not start
          * (nvidia-container-cli checks NVIDIA_REQUIRE_CUDA), whatever its libraries say. */
         int eff = effective_driver(in, &targets[t], driver_cuda);
@@ -871,7 +882,8 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
                               .library = SMC_NONE,
                               .torch = SMC_NONE,
                               .requires = in->require_cuda_version,
-                              .compat = in->compat_cuda};
+                              .compat = in->compat_cuda,
+                              .but_cpu_only = SMC_STATUS_NONE};
         else if (eff > driver_cuda && driver_cuda > 0)
             r->compat = eff; /* it runs by the image's forward-compatibility package */
     }

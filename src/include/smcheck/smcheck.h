@@ -242,9 +242,14 @@ typedef struct smc_rollup {
                       * runs on this GPU (a compat target) with an older driver; else 0 */
     const char *cpu_only; /* SMC_STATUS_CPU_ONLY: what says the build is CPU-only (the
                            * distribution's cpu_only), else NULL */
+    smc_lib_status but_cpu_only; /* an input's: its status with its CPU-only builds left out
+                                  * (--fail-on allow-cpu-only) */
     bool machine_choice;  /* the loader chose one alternative for every GPU of the machine, by
                            * another GPU than this one (chooser_cc) */
     unsigned chooser_cc;  /* the compute capability the loader chose by (major*10+minor), 0 */
+    bool twin_missing;    /* its loader wants the _nocublaslt set (chooser_cc), which it lacks */
+    const char *override; /* the environment setting that named the alternative's CUDA instead
+                           * of torch ("BNB_CUDA_VERSION=122"), or NULL */
     /* Derived by smc_check for the reports; NULL before: */
     char *reason;    /* smc_rollup_reason's sentence */
     char *next;      /* what to install instead: for a distribution of the torch family that is
@@ -375,6 +380,8 @@ typedef struct smc_input {
      * machine, among which a loader chooses once (bitsandbytes by the highest). */
     const char *platform;
     bool assume_host; /* without a platform, the host's, compared by machine only */
+    const char *const *environment; /* where the packages run ("NAME=value", NULL-terminated;
+                                     * a loader's override is read there), or NULL */
     bool one_machine;
 } smc_input;
 
@@ -616,6 +623,9 @@ typedef struct smc_request {
     const char *platform;
     bool one_machine;
     bool local;
+    /* The environment the packages run in ("NAME=value" strings, NULL-terminated, as environ):
+     * a loader's override (BNB_CUDA_VERSION) is read there. NULL: not known. */
+    const char *const *environment;
 } smc_request;
 
 /* What a check found: the model, judged, with everything the reports show derived once. */
