@@ -32,7 +32,7 @@ static size_t next_row(const char *text, size_t len, size_t *at, const char *nam
         const char *line = text + *at, *nl = memchr(line, '\n', len - *at);
         size_t n = nl ? (size_t)(nl - line) : len - *at;
         *at += n + 1;
-        if (!n || line[0] == '#') continue;
+        if (line[0] == '\n' || line[0] == '#') continue; /* blank, or a comment */
         size_t k = 0;
         for (const char *p = line; k < max && p <= line + n;) {
             const char *tab = memchr(p, '\t', (size_t)(line + n - p));

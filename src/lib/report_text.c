@@ -196,10 +196,11 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_vie
                 *sum.sets[i].tokens ? sum.sets[i].tokens : "(no images)",
                 sum.sets[i].relocatable ? "  [relocatable]" : "");
     if (lib->serving) print_serving(out, lib->serving, "  ");
-    char rt[40];
-    if (opt && opt->detail && lib->cudart_major)
+    if (opt && opt->detail && lib->cudart_major) {
+        char rt[40];
         fprintf(out, "  needs %s (%s)\n", smc_cudart_name(rt, sizeof rt, lib),
                 lib->windows ? "imported" : "DT_NEEDED");
+    }
     if (opt && opt->detail && lib->release)
         fprintf(out, "  cubins written by CUDA %u.%u (.note.nv.tkinfo)\n", lib->release / 1000,
                 lib->release % 1000 / 10);

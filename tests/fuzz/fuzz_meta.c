@@ -42,10 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         break;
     }
-    case 4:
+    case 4: {
         bool none;
         free(smc_version_py_cuda(text, len, &none));
         break;
+    }
     default: {
         char *name, *version;
         smc_record_row *rows;
