@@ -61,8 +61,9 @@ typedef enum smcheck_status {
     SMCHECK_STATUS_PARTIAL, /* it runs, but some modules built only for other GPUs do not */
     SMCHECK_STATUS_GATED,   /* only arch-specific ('a'/'f') code for other GPUs */
     SMCHECK_STATUS_NONE,    /* "no kernel image is available for execution on the device" */
-    SMCHECK_STATUS_CPU_ONLY, /* a package that exists to use the GPU, in a CPU-only build */
     SMCHECK_STATUS_NO_CODE, /* no device code: nothing judged */
+    SMCHECK_STATUS_CPU_ONLY, /* a distribution that exists to use the GPU, in a CPU-only build
+                              * (torch +cpu, onnxruntime): the GPU is not used */
 } smcheck_status;
 
 /* "ok", "jit", "partial", "gated", "none", "no-code": the words of the JSON report. */

@@ -220,9 +220,9 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_vie
 static void print_status(FILE *out, const smc_view *opt, smc_lib_status s, int width)
 {
     static const char *const colors[] = {"\033[32m", "\033[33m", "\033[33m", "\033[33m",
-                                         "\033[31m", "\033[31m"};
+                                         "\033[31m", "",         "\033[31m"};
     const char *name = s == SMC_STATUS_NO_CODE ? "no device code" : smc_lib_status_str(s);
-    bool color = opt && opt->color && (unsigned)s < 6;
+    bool color = opt && opt->color && (unsigned)s < 7 && s != SMC_STATUS_NO_CODE;
     fprintf(out, "%s%s%s%*s", color ? colors[s] : "", name, color ? "\033[0m" : "",
             width > (int)strlen(name) ? width - (int)strlen(name) : 0, "");
 }

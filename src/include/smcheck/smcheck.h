@@ -74,9 +74,11 @@ typedef enum smc_lib_status {
     SMC_STATUS_PARTIAL, /* it runs, but some modules built only for other GPUs do not */
     SMC_STATUS_GATED,   /* a library of only 'a'/'f' code for other GPUs: runs only on those */
     SMC_STATUS_NONE,    /* it has no code for the GPU, or the driver cannot run it */
-    SMC_STATUS_CPU_ONLY, /* a distribution that exists to use the GPU, in a build without device
-                          * code (torch +cpu, onnxruntime): the GPU will not be used */
     SMC_STATUS_NO_CODE, /* an input or distribution without device code: nothing judged */
+    /* A distribution that exists to use the GPU, in a build without device code (torch +cpu,
+     * onnxruntime): the GPU will not be used. After NO_CODE to keep the numbers the API has
+     * published; in the roll-up's order it is worse than gated and better than none. */
+    SMC_STATUS_CPU_ONLY,
 } smc_lib_status;
 
 const char *smc_lib_status_str(smc_lib_status s);
