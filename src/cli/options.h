@@ -95,7 +95,7 @@ static const option_row option_rows[] = {
      "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: where the "
      "libraries must load when no wheel tag says (a library for another machine is none), the "
      "image to read from a multi-platform image, and with 'advise' the platform to install for "
-     "(default: this machine's for the local GPUs and images, else not checked; for advise "
+     "(default: this machine's for the local GPUs, else not checked; for advise "
      "linux-aarch64 when every GPU is one only Arm machines have)",
      M_JUDGE | M_SCAN | M_ADVISE},
     {"builds-table", OPT_BUILDS_TABLE, "FILE",

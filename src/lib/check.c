@@ -255,14 +255,12 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
     smc_status st = r->inputs && r->targets && r->overall && (!req->serving || r->serving)
                         ? SMC_OK
                         : SMC_ERR_NOMEM;
-    /* The situation: where the libraries must load (an image's platform is the one read from
-     * it), and whether the targets are one machine's GPUs. What is served is said of the code
-     * alone, for any platform. */
+    /* The situation: where the libraries must load (--platform, which also chose an image's
+     * platform), and whether the targets are one machine's GPUs. What is served is said of the
+     * code alone, for any platform. */
     for (size_t i = 0; st == SMC_OK && i < n; i++) {
         smc_input *in = r->inputs[i];
-        in->platform = req->platform ? smc_platform_name(req->platform)
-                       : in->kind == SMC_INPUT_IMAGE ? smc_platform_here()
-                                                     : NULL;
+        in->platform = req->platform ? smc_platform_name(req->platform) : NULL;
         in->one_machine = req->one_machine;
         in->environment = req->environment;
         in->assume_host = false;
