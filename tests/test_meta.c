@@ -39,6 +39,13 @@ int main(void)
     v = smc_version_py_cuda("cuda = '12.8'\n", 14, &none);
     CHECK(v && !none);
     free(v);
+    /* torchaudio's CPU-only wheels say it only in __version__ (2.8.0 win_amd64). */
+    const char ta[] = "__version__ = '2.8.0+cpu'\ngit_version = 'abc'\n";
+    CHECK(smc_version_py_cpu(ta, sizeof ta - 1));
+    const char tc[] = "__version__: str = \"2.8.0+cu128\"\n";
+    CHECK(!smc_version_py_cpu(tc, sizeof tc - 1));
+    const char tn[] = "__version__ = '2.8.0'\nx = '+cpu'\n";
+    CHECK(!smc_version_py_cpu(tn, sizeof tn - 1));
     CHECK(cuda_is("# cuda support\nversion = '1.0'\n", NULL)); /* '=' on another line */
     CHECK(cuda_is("cudart = '12.4'\nmy_cuda = '11.8'\n", NULL));  /* other words */
     CHECK(cuda_is("x = 1; cuda = '12.1'\n", "12.1"));

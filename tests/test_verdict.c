@@ -496,6 +496,9 @@ static void test_versions(void)
     CHECK(smc_driver_parse("999", &v) == 2 && v == 13040);
     CHECK(smc_driver_parse("620.10", &v) == 2 && v == 13040);
     CHECK(smc_driver_parse("616.00", &v) == 1 && v == 13040);
+    CHECK(smc_driver_parse("14.0", &v) == 2 && v == 14000); /* a CUDA version past the tables */
+    CHECK(smc_driver_parse("99.9", &v) == 2 && v == 99090);
+    CHECK(smc_driver_parse("8.0", &v) == 0 && smc_driver_parse("2.0", &v) == 0);
     CHECK(smc_driver_parse("570.26", &v) == 1 && v == 12080);
     CHECK(smc_driver_parse("580.65.06", &v) == 1 && v == 13000);
     CHECK(smc_driver_parse("580", &v) == 1 && v == 13000);

@@ -219,9 +219,9 @@ static int parse_args(int argc, char **argv, config *cfg)
         case OPT_DRIVER:
             switch (smc_driver_parse(optarg, &cfg->driver_cuda)) {
             case 0:
-                return usage_error("--driver wants a CUDA version (12.8, 12.8.1) or a driver "
-                                   "version of CUDA 9.0's R384 or later (570.124.06, 410.48), "
-                                   "not '%s'",
+                return usage_error("--driver wants a CUDA version of 9.0 or later (12.8, "
+                                   "12.8.1) or a driver version of CUDA 9.0's R384 or later "
+                                   "(570.124.06, 410.48), not '%s'",
                                    optarg);
             case 2: /* said in the report, where the driver's source is */
                 cfg->driver_newer = true;
@@ -568,8 +568,8 @@ static bool diagnose(smc_input *const *inputs, size_t n)
 /* How the report names a --driver: a branch newer than the tables is judged as the newest. */
 static const char *driver_source(const config *cfg)
 {
-    return cfg->driver_newer ? "--driver, a branch newer than any smcheck knows: judged as the "
-                               "newest it knows"
+    return cfg->driver_newer ? "--driver, newer than any smcheck knows: a branch is judged as "
+                               "the newest it knows, a CUDA version as given"
                              : "--driver";
 }
 

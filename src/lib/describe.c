@@ -289,7 +289,9 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
         cuda_str(b, sizeof b, j->built_cuda);
         unsigned isa = j->newest_isa;
         char by[48];
-        if (isa && smc_cuda_for_ptx_isa(isa / 10, isa % 10) == j->built_cuda)
+        if (j->built_cuda_by == SMC_EVIDENCE_WHEEL)
+            snprintf(by, sizeof by, "its distribution says so");
+        else if (isa && smc_cuda_for_ptx_isa(isa / 10, isa % 10) == j->built_cuda)
             snprintf(by, sizeof by, "PTX ISA %u.%u", isa / 10, isa % 10);
         else
             snprintf(by, sizeof by, "its cubins' ptxas");

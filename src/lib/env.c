@@ -202,10 +202,11 @@ static smc_status version_py(const source *src, const char *base,
             if (err == ENOMEM) return SMC_ERR_NOMEM;
             continue;
         }
-        bool none = false;
+        bool none = false, cpu = smc_version_py_cpu(text, len);
         char *cuda = smc_version_py_cuda(text, len, &none);
         free(text);
-        if (none && !d->cpu_build && !(d->cpu_build = smc_asprintf("%s: cuda = None", p)))
+        if ((none || cpu) && !d->cpu_build &&
+            !(d->cpu_build = smc_asprintf(none ? "%s: cuda = None" : "%s: __version__ is +cpu", p)))
             return SMC_ERR_NOMEM;
         if (!cuda) continue;
         free(d->cuda);

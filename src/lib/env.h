@@ -61,6 +61,9 @@ smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_ro
 void smc_record_free(smc_record_row *rows, size_t n);
 /* The CUDA version a version.py states (cuda = '12.8'), or NULL. */
 char *smc_version_py_cuda(const char *text, size_t len, bool *none);
+/* Whether a version.py's __version__ carries the local label +cpu ('2.8.0+cpu': torchaudio's and
+ * torchvision's CPU-only builds, whose PyPI metadata cannot carry it). */
+bool smc_version_py_cpu(const char *text, size_t len);
 /* The CUDA runtime a wheel requires (nvidia-cuda-runtime...), or NULL; *which names the line. */
 char *smc_requires_cuda(char *const *requires, size_t n, const char *platform,
                         const char **which);

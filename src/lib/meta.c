@@ -330,6 +330,32 @@ static bool marker_may_hold(const char *r, const char *platform)
     }
 }
 
+bool smc_version_py_cpu(const char *text, size_t len)
+{
+    static const char key[] = "__version__";
+    const char *end = text + len;
+    for (const char *p = text; p < end;) {
+        const char *k = memmem(p, (size_t)(end - p), key, sizeof key - 1);
+        if (!k) return false;
+        p = k + sizeof key - 1;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == ':' || isalnum((unsigned char)*p) ||
+                           *p == '[' || *p == ']'))
+            p++; /* an annotation: __version__: str = ... */
+        if (p >= end || *p != '=') continue;
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p >= end || (*p != '\'' && *p != '"')) continue;
+        char q = *p++;
+        const char *close = memchr(p, q, (size_t)(end - p));
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!close || (nl && nl < close)) continue;
+        if (close - p >= 4 && memcmp(close - 4, "+cpu", 4) == 0) return true;
+        p = close + 1;
+    }
+    return false;
+}
+
 /* Requires-Dist: nvidia-cuda-runtime-cu12==12.8.57 (CUDA 12 wheels) or nvidia-cuda-runtime==13.0.48
  * (CUDA 13) whose marker can hold on platform (NULL: not known): the CUDA version, "12.8" or
  * "13.0", or just the major from the name. */

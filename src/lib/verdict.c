@@ -161,7 +161,8 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
  * in its cubins' .note.nv.tkinfo; CUDA 13 for cubins in its format (ABI v2 below sm_100) or PTX
  * ISA 9.x; DT_NEEDED libcudart.so.N for CUDA N; what its distribution says. The newest major any
  * of them names wins; *cuda is the full version when known (else major.0, or from the PTX ISA). */
-static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *why, int *cuda)
+static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *why, int *cuda,
+                         smc_evidence *minor_by)
 {
     unsigned wheel_major = (unsigned)(wheel_cuda / 1000);
     unsigned major = 0, isa = 0;
@@ -193,9 +194,16 @@ static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *w
         *why = SMC_EVIDENCE_WHEEL;
     }
     int by_isa = isa ? smc_cuda_for_ptx_isa(isa / 10, isa % 10) : 0;
-    *cuda = lib->release && lib->release / 1000 >= major ? (int)lib->release
-            : by_isa && by_isa / 1000 >= (int)major      ? by_isa
-                                                         : (int)major * 1000;
+    bool tk = lib->release && lib->release / 1000 >= major;
+    bool ptx = !tk && by_isa && by_isa / 1000 >= (int)major;
+    *cuda = tk ? (int)lib->release : ptx ? by_isa : (int)major * 1000;
+    *minor_by = tk ? SMC_EVIDENCE_TKINFO : ptx ? SMC_EVIDENCE_PTX_ISA : SMC_EVIDENCE_NONE;
+    /* The distribution's own word on its minor (torch 1.13.1's version.py: 11.7, where its PTX
+     * is ISA 7.2) is the toolkit it was built with: the newest of them in the major. */
+    if (wheel_cuda / 1000 == (int)major && wheel_cuda > *cuda) {
+        *cuda = wheel_cuda;
+        *minor_by = SMC_EVIDENCE_WHEEL;
+    }
     return major;
 }
 
@@ -331,7 +339,7 @@ static int old_runtime(const smc_library *lib, int wheel_cuda)
     if (lib->cudart_major && lib->cudart_major <= 10 && (lib->cudart_minor || lib->windows))
         return (int)(lib->cudart_major * 1000 + lib->cudart_minor * 10);
     if (lib->release && lib->release < 11010) return (int)lib->release;
-    if (wheel_cuda && wheel_cuda < 11010 && wheel_cuda % 1000) return wheel_cuda;
+    if (wheel_cuda && wheel_cuda < 11000) return wheel_cuda; /* CUDA 11.0's is a major apart */
     return 0;
 }
 
@@ -354,11 +362,11 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
      * the first CUDA for the GPU runs it at all (§3.1, §5.1). Before CUDA 11.1 a runtime newer
      * than the driver stops at start-up, minor versions too (error 35, "CUDA driver version is
      * insufficient for CUDA runtime version"). A library for another machine never loads. */
-    unsigned built = built_by(lib, wheel_cuda, &r->built_by, &r->built_cuda);
+    unsigned built = built_by(lib, wheel_cuda, &r->built_by, &r->built_cuda, &r->built_cuda_by);
     r->built_major = built;
     bool too_new = built && driver_cuda > 0 && (int)built * 1000 > driver_cuda;
     int runtime = old_runtime(lib, wheel_cuda);
-    bool runtime_new = !too_new && runtime && driver_cuda > 0 && runtime > driver_cuda;
+    bool runtime_new = runtime && driver_cuda > 0 && runtime > driver_cuda; /* says the minor */
     if (runtime_new) r->runtime_cuda = runtime;
     bool foreign = !loads_on(lib, platform, machine_only);
     if (foreign) r->platform = platform;
@@ -443,8 +451,8 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
     default: /* what, beyond "built for other GPUs", makes containers fail */
         r->cause = foreign       ? SMC_CAUSE_PLATFORM
                    : driver_old  ? SMC_CAUSE_DRIVER_GPU
-                   : too_new     ? SMC_CAUSE_BUILT_NEWER
                    : runtime_new ? SMC_CAUSE_RUNTIME
+                   : too_new     ? SMC_CAUSE_BUILT_NEWER
                    : s.cuda13  ? SMC_CAUSE_CUBIN_ABI
                    : s.ptx_isa ? SMC_CAUSE_PTX_ISA
                    : s.tegra   ? SMC_CAUSE_TEGRA

@@ -186,9 +186,11 @@ int smc_driver_parse(const char *text, int *cuda_version)
         p = end + 1;
     }
     if (v[0] < 100) { /* a CUDA version: 12.4, 12.8.1 (the update does not change the driver) */
-        if (parts < 2 || v[0] == 0 || v[1] > 9) return 0;
+        if (parts < 2 || v[0] < 9 || v[1] > 9) return 0; /* before 9.0: not in the tables */
         *cuda_version = (int)(v[0] * 1000 + v[1] * 10);
-        return 1;
+        /* Past the newest release the tables know: taken as said, and said so. */
+        int newest = branches[N_BRANCHES - 1].cuda / 10 * 1000 + branches[N_BRANCHES - 1].cuda % 10 * 10;
+        return *cuda_version > newest ? 2 : 1;
     }
     /* A driver version: the CUDA its branch reports. */
     int tegra = tegra_branch(v[0], v[1]);

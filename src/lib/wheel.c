@@ -201,10 +201,11 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
         const char *slash = m ? strchr(m, '/') : NULL;
         if (!slash || strcmp(slash, "/version.py") != 0) continue;
         text = read_member(za, (zip_uint64_t)i, &len, &over);
-        bool none = false;
+        bool none = false, cpu = text && smc_version_py_cpu(text, len);
         char *cuda = text ? smc_version_py_cuda(text, len, &none) : NULL;
         free(text);
-        if (none && !d->cpu_build && !(d->cpu_build = smc_asprintf("%s: cuda = None", m)))
+        if ((none || cpu) && !d->cpu_build &&
+            !(d->cpu_build = smc_asprintf(none ? "%s: cuda = None" : "%s: __version__ is +cpu", m)))
             st = SMC_ERR_NOMEM;
         if (!cuda) continue;
         free(d->cuda);

@@ -145,6 +145,8 @@ typedef struct smc_judgement {
     unsigned built_major;   /* the CUDA major that built it, when its bytes say; else 0 */
     smc_evidence built_by;  /* and what says so */
     int built_cuda;         /* the toolkit that built it (1000*major + 10*minor), 0 unknown */
+    smc_evidence built_cuda_by; /* what says that minor: TKINFO, PTX_ISA, WHEEL; NONE when only
+                                 * the major is known */
     unsigned warnings;      /* SMC_WARN_ bits */
     unsigned newest_isa;    /* its newest PTX ISA, major*10+minor */
     size_t main_set;        /* SMC_CAUSE_MAIN_ARCH: how many containers share the list, */
@@ -588,7 +590,8 @@ bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
 /* Reads --driver: a CUDA version ("12.4", "12.8.1") or a Linux driver version ("550.54.14",
  * "410.48", a branch "580"; Jetson's "540.4.0") of CUDA 9.0's R384 or later, into the CUDA
  * version the driver supports: the one its branch reports. Returns 1; 2 for a branch newer than
- * any the tables know (*cuda_version is then the newest they know); 0 when text is neither. */
+ * any the tables know (*cuda_version is then the newest they know) or a CUDA version newer than
+ * theirs (kept as given); 0 when text is neither, or older than CUDA 9.0. */
 int smc_driver_parse(const char *text, int *cuda_version);
 
 /* The check: one pipeline for the command and the API. ------------------------------------ */
