@@ -569,6 +569,11 @@ def make_situation_wheels(out, emit):
         p = os.path.join(out, "torch-2.8.0-%s.whl" % tag)
         wheel(p, "torch", "2.8.0", tag, files, metadata_extra=cuda_marker)
         emit(p)
+    # The same CPU-only torch installed (a venv): its version.py read from site-packages.
+    install_dist(venv(os.path.join(out, "cpu_env"), "3.11"), "torch", "2.8.0",
+                 {"torch/__init__.py": b"", "torch/version.py": cpu_py}, metadata_extra=cuda_marker,
+                 tag="cp311-cp311-manylinux_2_28_aarch64")
+    emit(os.path.join(out, "cpu_env"))
     # onnxruntime is the CPU build by its name; onnxruntime-gpu the GPU one; a package that never
     # uses a GPU is never called CPU-only.
     tag = "cp311-cp311-manylinux_2_28_x86_64"
@@ -594,13 +599,11 @@ def make_situation_wheels(out, emit):
     files = {"bitsandbytes/__init__.py": b"",
              "bitsandbytes/libbitsandbytes_cuda118.so": fixture("gen/long_kernel.so"),
              "bitsandbytes/libbitsandbytes_cuda121.so": fixture("gen/cudart101.so")}
-    p = os.path.join(out, "bitsandbytes-0.45.5-py3-none-manylinux_2_24_x86_64.whl")
-    wheel(p, "bitsandbytes", "0.45.5", "py3-none-manylinux_2_24_x86_64", files)
-    emit(p)
     # The same files as 0.44.1: its loader wants a _nocublaslt twin below 7.5, which is missing.
-    p = os.path.join(out, "bitsandbytes-0.44.1-py3-none-manylinux_2_24_x86_64.whl")
-    wheel(p, "bitsandbytes", "0.44.1", "py3-none-manylinux_2_24_x86_64", files)
-    emit(p)
+    for version in ("0.45.5", "0.44.1"):
+        p = os.path.join(out, "bitsandbytes-%s-py3-none-manylinux_2_24_x86_64.whl" % version)
+        wheel(p, "bitsandbytes", version, "py3-none-manylinux_2_24_x86_64", files)
+        emit(p)
     # A wheel tagged for aarch64 that ships an x86-64 library.
     p = os.path.join(out, "mixed-1.0-cp311-cp311-manylinux_2_28_aarch64.whl")
     wheel(p, "mixed", "1.0", "cp311-cp311-manylinux_2_28_aarch64",

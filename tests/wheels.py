@@ -381,6 +381,17 @@ def situation(out):
           d["cuda"] is None and doc["overall"][0]["status"] == "cpu-only",
           "a CPU-only torch (version.py cuda = None) on a GB10: cpu-only, exit 1, and no CUDA from "
           "a Requires-Dist whose marker is for x86_64 (%s, %s, cuda %s)" % (st, rc, d["cuda"]))
+    # Installed, the same: the environment's text report names it (it has no library), and its
+    # own "cuda = None" beats the Requires-Dist line (whose marker an environment cannot read).
+    env_dir = os.path.join(s, "cpu_env")
+    rc, doc = judged(env_dir, "gb10")
+    st, vs = dist_status(doc, "torch")
+    d = doc["inputs"][0]["distributions"][0]
+    rc_t, text, _ = run("--gpu", "gb10", env_dir)
+    check(st == ["cpu-only"] and rc == 1 and rc_t == 1 and d["cuda"] is None and
+          "[torch 2.8.0] dist-info; 0 libraries; sm_121 cpu-only" in text,
+          "a CPU-only torch installed: cpu-only, named in the text report, no CUDA line (%s, %s)"
+          % (st, d["cuda"]))
     rc2, _ = judged(arm, "gb10", "--fail-on", "none,allow-cpu-only")
     rc3, _ = judged(arm, "gb10", "--fail-on", "never")
     check(rc2 == 0 and rc3 == 0, "--fail-on none,allow-cpu-only and never let it pass (%s, %s)"

@@ -52,18 +52,6 @@ static bool is_release(const char *s, size_t n)
     return n && digits && parts <= 4;
 }
 
-/* Compares two release numbers part by part: "2.10.0" is newer than "2.9.1". */
-static int release_cmp(const char *a, const char *b)
-{
-    while (*a || *b) {
-        unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
-        if (x != y) return x < y ? -1 : 1;
-        a += *a == '.';
-        b += *b == '.';
-    }
-    return 0;
-}
-
 /* One image token of the table: sm_90, sm_90a, sm_100f, compute_120. */
 static bool parse_token(const char *s, size_t n, smc_image *img)
 {
@@ -503,7 +491,7 @@ static int newest_first(const void *x, const void *y)
 {
     const smc_build *a = &sort_table->rows[((const smc_advice_row *)x)->build];
     const smc_build *b = &sort_table->rows[((const smc_advice_row *)y)->build];
-    int c = release_cmp(b->torch, a->torch);
+    int c = smc_version_cmp(b->torch, a->torch);
     if (c) return c;
     if (a->cuda != b->cuda) return a->cuda < b->cuda ? 1 : -1;
     return strcmp(a->variant, b->variant);
@@ -676,7 +664,7 @@ smc_status smc_advise(const smc_advice_request *req, smc_advice *out)
     out->best = choose(out, b);
     /* A newer driver matters only where it gives a newer release than the one chosen. */
     if (out->newer_driver != SMC_NONE && out->best != SMC_NONE &&
-        release_cmp(b->rows[out->rows[out->newer_driver].build].torch,
+        smc_version_cmp(b->rows[out->rows[out->newer_driver].build].torch,
                     b->rows[out->rows[out->best].build].torch) <= 0)
         out->newer_driver = SMC_NONE;
     smc_status st2 = advice_derive(out);

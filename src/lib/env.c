@@ -176,12 +176,7 @@ static smc_status name_version(smc_input *in, const source *src, const char *dir
         }
         if (!d->name) st = SMC_ERR_NOMEM;
     }
-    const char *plus = d->version ? strchr(d->version, '+') : NULL;
-    if (st == SMC_OK && plus && !(d->local_version = smc_strdup(plus + 1))) st = SMC_ERR_NOMEM;
-    if (st == SMC_OK && plus && strcmp(plus, "+cpu") == 0 &&
-        !(d->cpu_build = smc_asprintf("version %s", d->version)))
-        st = SMC_ERR_NOMEM;
-    return st;
+    return st == SMC_OK ? smc_local_version(d) : st;
 }
 
 /* What a package's own version.py (torch/version.py, listed by its RECORD) says of its CUDA: it
@@ -202,18 +197,11 @@ static smc_status version_py(const source *src, const char *base,
             if (err == ENOMEM) return SMC_ERR_NOMEM;
             continue;
         }
-        bool none = false, cpu = smc_version_py_cpu(text, len);
-        char *cuda = smc_version_py_cuda(text, len, &none);
+        bool found = false;
+        smc_status st = smc_version_py_apply(d, p, text, len, &found);
         free(text);
-        if ((none || cpu) && !d->cpu_build &&
-            !(d->cpu_build = smc_asprintf(none ? "%s: cuda = None" : "%s: __version__ is +cpu", p)))
-            return SMC_ERR_NOMEM;
-        if (!cuda) continue;
-        free(d->cuda);
-        free(d->cuda_source);
-        d->cuda = cuda;
-        if (!(d->cuda_source = smc_strdup(p))) return SMC_ERR_NOMEM;
-        break;
+        if (st != SMC_OK) return st;
+        if (found) break;
     }
     return SMC_OK;
 }

@@ -64,6 +64,13 @@ char *smc_version_py_cuda(const char *text, size_t len, bool *none);
 /* Whether a version.py's __version__ carries the local label +cpu ('2.8.0+cpu': torchaudio's and
  * torchvision's CPU-only builds, whose PyPI metadata cannot carry it). */
 bool smc_version_py_cpu(const char *text, size_t len);
+/* What a package's version.py at member ("torch/version.py") says, into d: a CPU-only build
+ * (cuda = None, __version__ '...+cpu': d->cpu_build, when nothing said so before) and the CUDA it
+ * was built with (d->cuda and d->cuda_source, over what its dependencies said; *found). */
+smc_status smc_version_py_apply(smc_distribution *d, const char *member, const char *text,
+                                size_t len, bool *found);
+/* d->local_version from d->version ("cu128" of "2.7.0+cu128"), and a +cpu one as d->cpu_build. */
+smc_status smc_local_version(smc_distribution *d);
 /* The CUDA runtime a wheel requires (nvidia-cuda-runtime...), or NULL; *which names the line. */
 char *smc_requires_cuda(char *const *requires, size_t n, const char *platform,
                         const char **which);

@@ -356,6 +356,41 @@ bool smc_version_py_cpu(const char *text, size_t len)
     return false;
 }
 
+smc_status smc_version_py_apply(smc_distribution *d, const char *member, const char *text,
+                                size_t len, bool *found)
+{
+    bool none = false, cpu = smc_version_py_cpu(text, len);
+    char *cuda = smc_version_py_cuda(text, len, &none);
+    *found = cuda != NULL;
+    if ((none || cpu) && !d->cpu_build &&
+        !(d->cpu_build = smc_asprintf(none ? "%s: cuda = None" : "%s: __version__ is +cpu", member))) {
+        free(cuda);
+        return SMC_ERR_NOMEM;
+    }
+    /* "No CUDA" in its own words beats a CUDA runtime its dependencies name (an installed
+     * aarch64 torch 2.5.1 keeps the x86_64-only Requires-Dist line, whose marker nobody read). */
+    if (none && d->cuda_source && strncmp(d->cuda_source, "Requires-Dist", 13) == 0) {
+        free(d->cuda);
+        free(d->cuda_source);
+        d->cuda = d->cuda_source = NULL;
+    }
+    if (!cuda) return SMC_OK;
+    free(d->cuda);
+    free(d->cuda_source);
+    d->cuda = cuda;
+    return (d->cuda_source = smc_strdup(member)) ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+smc_status smc_local_version(smc_distribution *d)
+{
+    const char *plus = d->version ? strchr(d->version, '+') : NULL;
+    if (!plus) return SMC_OK;
+    if (!(d->local_version = smc_strdup(plus + 1))) return SMC_ERR_NOMEM;
+    if (strcmp(plus, "+cpu") == 0 && !(d->cpu_build = smc_asprintf("version %s", d->version)))
+        return SMC_ERR_NOMEM;
+    return SMC_OK;
+}
+
 /* Requires-Dist: nvidia-cuda-runtime-cu12==12.8.57 (CUDA 12 wheels) or nvidia-cuda-runtime==13.0.48
  * (CUDA 13) whose marker can hold on platform (NULL: not known): the CUDA version, "12.8" or
  * "13.0", or just the major from the name. */

@@ -42,6 +42,21 @@ char *smc_strdup(const char *s)
     return d ? memcpy(d, s, n) : NULL;
 }
 
+int smc_version_cmp(const char *a, const char *b)
+{
+    for (;;) {
+        bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
+        if (!da && !db) return 0;
+        unsigned long x = da ? strtoul(a, (char **)&a, 10) : 0;
+        unsigned long y = db ? strtoul(b, (char **)&b, 10) : 0;
+        if (x != y) return x < y ? -1 : 1;
+        if (*a == '.' && a[1] >= '0' && a[1] <= '9') a++;
+        else a = "";
+        if (*b == '.' && b[1] >= '0' && b[1] <= '9') b++;
+        else b = "";
+    }
+}
+
 const char *smc_base_name(const char *path)
 {
     const char *slash = strrchr(path, '/'), *bang = strrchr(path, '!');

@@ -75,22 +75,6 @@ bool smc_cpu_companion(const smc_cpu_rule *rule, const char *name)
     return false;
 }
 
-/* Compares two versions by their dotted numbers ("0.40.0.post4" is 0.40.0): <0, 0, >0. */
-static int version_cmp(const char *a, const char *b)
-{
-    for (;;) {
-        bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
-        if (!da && !db) return 0;
-        unsigned long x = da ? strtoul(a, (char **)&a, 10) : 0;
-        unsigned long y = db ? strtoul(b, (char **)&b, 10) : 0;
-        if (x != y) return x < y ? -1 : 1;
-        if (*a == '.' && a[1] >= '0' && a[1] <= '9') a++;
-        else a = "";
-        if (*b == '.' && b[1] >= '0' && b[1] <= '9') b++;
-        else b = "";
-    }
-}
-
 bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule *out)
 {
     char key[128], f[8][320];
@@ -98,8 +82,8 @@ bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule 
     if (!version) return false;
     size_t at = 0;
     while (next_row(smc_builtin_loaders, smc_builtin_loaders_len, &at, key, f, 8) == 8) {
-        if (version_cmp(version, f[1]) < 0 || (strcmp(f[2], "-") && version_cmp(version, f[2]) >= 0))
-            continue;
+        bool before = smc_version_cmp(version, f[1]) < 0;
+        if (before || (strcmp(f[2], "-") != 0 && smc_version_cmp(version, f[2]) >= 0)) continue;
         unsigned major = 0, minor = 0;
         *out = (smc_loader_rule){
             .by = strcmp(f[3], "last") == 0     ? SMC_CHOOSE_LAST

@@ -662,7 +662,11 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
         for (size_t d = 0; d <= in->distribution_count; d++) {
             const smc_distribution *dist =
                 d < in->distribution_count ? &in->distributions[d] : NULL;
-            if (dist && !dist->library_count && in->kind == SMC_INPUT_ENVIRONMENT) continue;
+            /* In an environment, a distribution without libraries is left out, unless it is a
+             * CPU-only build: then it is what the status is about. */
+            if (dist && !dist->library_count && in->kind == SMC_INPUT_ENVIRONMENT &&
+                !dist->cpu_only)
+                continue;
             if (dist) {
                 smc_status st = print_distribution(out, dist, opt);
                 if (st != SMC_OK) return st;

@@ -51,6 +51,9 @@ static inline bool smc_ends_with(const char *s, const char *tail)
 
 /* The last part of a path: after its last '/' or, inside an archive, its '!'. */
 const char *smc_base_name(const char *path);
+/* Compares two releases by their dotted numbers, as far as they go ("2.10.0" is newer than
+ * "2.9.1"; "0.40.0.post4" is 0.40.0): <0, 0, >0. */
+int smc_version_cmp(const char *a, const char *b);
 /* The runtime a library needs, as its file names it: "libcudart.so.12", "libcudart.so.10.1",
  * "cudart64_12.dll", "cudart64_110.dll"; "" when none. */
 const char *smc_cudart_name(char *buf, size_t n, const smc_library *lib);

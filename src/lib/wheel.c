@@ -150,11 +150,7 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
         d->name = md.name;
         d->version = md.version;
         md.name = md.version = NULL;
-        const char *plus = d->version ? strchr(d->version, '+') : NULL;
-        if (plus && !(d->local_version = smc_strdup(plus + 1))) st = SMC_ERR_NOMEM;
-        if (st == SMC_OK && plus && strcmp(plus, "+cpu") == 0 &&
-            !(d->cpu_build = smc_asprintf("version %s", d->version)))
-            st = SMC_ERR_NOMEM;
+        st = smc_local_version(d);
     }
     /* Without METADATA's name, the dist-info's: NAME-VERSION.dist-info/ */
     const char *dash = memchr(prefix, '-', info_len - 11);
@@ -201,18 +197,10 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
         const char *slash = m ? strchr(m, '/') : NULL;
         if (!slash || strcmp(slash, "/version.py") != 0) continue;
         text = read_member(za, (zip_uint64_t)i, &len, &over);
-        bool none = false, cpu = text && smc_version_py_cpu(text, len);
-        char *cuda = text ? smc_version_py_cuda(text, len, &none) : NULL;
+        bool found = false;
+        if (text) st = smc_version_py_apply(d, m, text, len, &found);
         free(text);
-        if ((none || cpu) && !d->cpu_build &&
-            !(d->cpu_build = smc_asprintf(none ? "%s: cuda = None" : "%s: __version__ is +cpu", m)))
-            st = SMC_ERR_NOMEM;
-        if (!cuda) continue;
-        free(d->cuda);
-        free(d->cuda_source);
-        d->cuda = cuda;
-        if (!(d->cuda_source = smc_strdup(m))) st = SMC_ERR_NOMEM;
-        break;
+        if (found) break;
     }
     free(prefix);
     return st;
