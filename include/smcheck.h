@@ -64,6 +64,8 @@ typedef enum smcheck_status {
     SMCHECK_STATUS_NO_CODE, /* no device code: nothing judged */
     SMCHECK_STATUS_CPU_ONLY, /* a distribution that exists to use the GPU, in a CPU-only build
                               * (torch +cpu, onnxruntime): the GPU is not used */
+    SMCHECK_STATUS_COMPILER, /* a compiler used at run time (Triton's ptxas, NVRTC) does not
+                              * know the GPU: what is compiled at run time fails */
 } smcheck_status;
 
 /* "ok", "jit", "partial", "gated", "none", "no-code": the words of the JSON report. */

@@ -92,7 +92,8 @@ typedef struct config {
     const char *default_reason;
     bool json, sarif, list, have_driver, driver_newer, quiet, fail_never;
     bool one_machine; /* the targets are one machine's GPUs: local, or joined with '+' */
-    bool allow_cpu_only; /* --fail-on ...,allow-cpu-only: CPU-only builds do not fail */
+    unsigned allow; /* --fail-on ...,allow-cpu-only,allow-compiler: SMC_ALLOW_ bits, what does
+                     * not fail */
     bool local;       /* they are this machine's GPUs */
     const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
@@ -231,28 +232,35 @@ static int parse_args(int argc, char **argv, config *cfg)
             }
             cfg->have_driver = true;
             break;
-        case OPT_FAIL_ON: { /* LEVEL, or LEVEL,allow-cpu-only */
-            const char *comma = strchr(optarg, ',');
-            size_t n = comma ? (size_t)(comma - optarg) : strlen(optarg);
+        case OPT_FAIL_ON: { /* LEVEL, then ,allow-cpu-only and ,allow-compiler */
             cfg->fail_never = false;
             cfg->fail_on = SMC_STATUS_NONE;
-            if (n == 4 && strncmp(optarg, "none", 4) == 0)
-                cfg->fail_on = SMC_STATUS_NONE;
-            else if (n == 7 && strncmp(optarg, "partial", 7) == 0)
-                cfg->fail_on = SMC_STATUS_PARTIAL;
-            else if (n == 3 && strncmp(optarg, "jit", 3) == 0)
-                cfg->fail_on = SMC_STATUS_JIT;
-            else if (n == 5 && strncmp(optarg, "never", 5) == 0)
-                cfg->fail_never = true;
-            else if (!(n == 14 && strncmp(optarg, "allow-cpu-only", 14) == 0 && !comma))
-                return usage_error("--fail-on wants none, partial, jit or never, optionally "
-                                   "followed by ,allow-cpu-only; not '%s'",
-                                   optarg);
-            cfg->allow_cpu_only = strcmp(optarg + (comma ? n + 1 : 0), "allow-cpu-only") == 0;
-            if (comma && !cfg->allow_cpu_only)
-                return usage_error("--fail-on wants none, partial, jit or never, optionally "
-                                   "followed by ,allow-cpu-only; not '%s'",
-                                   optarg);
+            cfg->allow = 0;
+            for (const char *p = optarg, *end; *p; p = *end ? end + 1 : end) {
+                end = strchr(p, ',');
+                if (!end) end = p + strlen(p);
+                size_t n = (size_t)(end - p);
+                bool first = p == optarg;
+#define IS(word) (n == sizeof word - 1 && strncmp(p, word, n) == 0)
+                if (first && IS("none"))
+                    cfg->fail_on = SMC_STATUS_NONE;
+                else if (first && IS("partial"))
+                    cfg->fail_on = SMC_STATUS_PARTIAL;
+                else if (first && IS("jit"))
+                    cfg->fail_on = SMC_STATUS_JIT;
+                else if (first && IS("never"))
+                    cfg->fail_never = true;
+                else if (IS("allow-cpu-only"))
+                    cfg->allow |= SMC_ALLOW_CPU_ONLY;
+                else if (IS("allow-compiler"))
+                    cfg->allow |= SMC_ALLOW_COMPILER;
+                else
+                    return usage_error("--fail-on wants none, partial, jit or never, optionally "
+                                       "followed by ,allow-cpu-only and ,allow-compiler; not '%s'",
+                                       optarg);
+#undef IS
+                if (!*end) break;
+            }
             break;
         }
         case OPT_SARIF:
@@ -578,13 +586,13 @@ static int gate(const config *cfg, const smc_result *r)
 {
     bool fail = false;
     for (size_t t = 0; t < r->target_count; t++) {
-        if (!cfg->allow_cpu_only) {
+        if (!cfg->allow) {
             fail |= !cfg->fail_never && smc_status_fails(r->overall[t], cfg->fail_on);
             continue;
         }
-        for (size_t i = 0; i < r->input_count; i++) /* each input with its CPU-only builds out */
+        for (size_t i = 0; i < r->input_count; i++) /* each input without what is allowed */
             fail |= !cfg->fail_never && t < r->inputs[i]->verdict_count &&
-                    smc_status_fails(r->inputs[i]->verdicts[t].but_cpu_only, cfg->fail_on);
+                    smc_status_fails(r->inputs[i]->verdicts[t].allowing[cfg->allow], cfg->fail_on);
     }
     if (r->partial && !cfg->quiet)
         fprintf(diag,

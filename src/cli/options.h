@@ -66,8 +66,9 @@ static const option_row option_rows[] = {
     {"fail-on", OPT_FAIL_ON, "LEVEL",
      "exit 1 when a library is this bad or worse: none (default), partial, jit; or never (the "
      "verdicts never fail; an unreadable input still exits 2). A CPU-only build of a GPU package "
-     "(cpu-only: torch +cpu, onnxruntime) fails at every level: add ',allow-cpu-only' (none,allow-"
-     "cpu-only) to let it pass",
+     "(cpu-only: torch +cpu, onnxruntime) and a compiler used at run time that does not know the "
+     "GPU (compiler: Triton's ptxas, NVRTC) fail at every level: add ',allow-cpu-only' or "
+     "',allow-compiler' (none,allow-compiler) to let them pass",
      M_JUDGE},
     {"format", OPT_FORMAT, "FMT",
      "report format: text (default), json, or sarif (SARIF 2.1.0 for code scanning: a result per "
@@ -172,8 +173,8 @@ static const char usage_description[] =
 /* The exit statuses: "  N   meaning" lines, continued lines indented further. */
 static const char usage_exit_status[] =
     "  0   nothing fails the gate (always, when judging the representative matrix)\n"
-    "  1   some input is 'none' or 'cpu-only' for some target (or worse than --fail-on\n"
-    "      allows);\n"
+    "  1   some input is 'none', 'cpu-only' or 'compiler' for some target (or worse than\n"
+    "      --fail-on allows);\n"
     "      advise: no build runs on the GPUs\n"
     "  2   some input could not be read, or a library holds malformed device code\n"
     "  64  usage error\n";

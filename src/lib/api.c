@@ -13,6 +13,7 @@ _Static_assert((int)SMCHECK_OK == (int)SMC_OK && (int)SMCHECK_E_LIMIT == (int)SM
                "smcheck_error follows smc_status");
 _Static_assert((int)SMCHECK_STATUS_OK == (int)SMC_STATUS_OK &&
                    (int)SMCHECK_STATUS_CPU_ONLY == (int)SMC_STATUS_CPU_ONLY &&
+                   (int)SMCHECK_STATUS_COMPILER == (int)SMC_STATUS_COMPILER &&
                    (int)SMCHECK_STATUS_NO_CODE == (int)SMC_STATUS_NO_CODE,
                "smcheck_status follows smc_lib_status");
 

@@ -54,6 +54,14 @@ static smc_status next_step(const smc_input *in, const smc_library *lib, const s
 {
     *out = NULL;
     if (j->status != SMC_STATUS_NONE || j->unused) return SMC_OK;
+    if (j->cause == SMC_CAUSE_NEEDS && j->needs) { /* no driver or GPU makes a loader find it */
+        char wheel[96];
+        smc_soname_wheel(wheel, sizeof wheel, j->needs, lib->cudart_major);
+        *out = smc_asprintf("%s in the environment%s%s%s, or a build of it for the %s installed",
+                            j->needs, wheel[0] ? " (" : "", wheel, wheel[0] ? ")" : "",
+                            j->needs_other ? j->needs_other : "libraries");
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
     if (j->cause == SMC_CAUSE_PLATFORM) { /* no driver or GPU changes what a loader loads */
         *out = smc_asprintf("a build of it for %s", j->platform ? j->platform : "this platform");
         return *out ? SMC_OK : SMC_ERR_NOMEM;
@@ -134,6 +142,62 @@ static smc_status alternatives_next(const smc_input *in, size_t dist, const smc_
     return *out ? SMC_OK : SMC_ERR_NOMEM;
 }
 
+/* The next step for a compiler that does not know the GPU, checked against the tables: the first
+ * Triton release whose ptxas knows it (and the setting that names another ptxas), or an NVRTC of
+ * a CUDA release that does. NULL when it is not such a roll-up. */
+static smc_status compiler_next(const smc_input *in, const smc_rollup *v, const smc_target *t,
+                                char **out)
+{
+    *out = NULL;
+    if (v->status != SMC_STATUS_COMPILER || v->compiler >= in->compiler_count) return SMC_OK;
+    const smc_compiler *c = &in->compilers[v->compiler];
+    smc_compile now = smc_compile_for(in, c->distribution, t);
+    unsigned arch = v->compile_arch;
+    int ptxas = smc_compiler_first(arch, v->compile_a), last = smc_compiler_last(arch);
+    char upto[32] = " or newer"; /* a target a later CUDA dropped: up to that one */
+    if (last) snprintf(upto, sizeof upto, " to %d.%d", last / 1000, last % 1000 / 10);
+    if (c->kind == SMC_COMPILER_TRITON) {
+        int cuda;
+        const char *setting, *until;
+        const char *first = smc_triton_first(arch, &cuda, &setting, &until);
+        if (!ptxas || smc_compiler_knows(ptxas, arch, v->compile_a) != 1) return SMC_OK;
+        char release[128] = "";
+        if (first && smc_compiler_knows(cuda, arch, v->compile_a) == 1) { /* judged again */
+            if (until)
+                snprintf(release, sizeof release, "Triton %s to %s (a torch that requires one: "
+                                                  "torch pins its Triton), or ", first, until);
+            else
+                snprintf(release, sizeof release, "Triton %s or newer (a torch that requires "
+                                                  "it: torch pins its Triton), or ", first);
+        }
+        const char *name = now.setting ? now.setting : "TRITON_PTXAS_PATH";
+        bool hyphen = strchr(name, '-') != NULL; /* Triton 3.3's name, which no shell exports */
+        *out = smc_asprintf("%s%s set to a ptxas of CUDA %d.%d%s (nvidia-cuda-nvcc%s has one)%s%s%s",
+                            release, name, ptxas / 1000, ptxas % 1000 / 10, upto,
+                            ptxas >= 13000 ? "" : "-cu12",
+                            hyphen ? "; a shell cannot export that name: env '" : "",
+                            hyphen ? name : "", hyphen ? "=PATH' python ..." : "");
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    int need = smc_compiler_first(arch, false);
+    if (!need || smc_compiler_knows(need, arch, false) != 1) return SMC_OK;
+    int major = need / 1000;
+    int before = (c->cuda / 1000 - 1) * 1000 + 90; /* the last release of the major before */
+    if (c->cuda > need && smc_compiler_knows(c->cuda, arch, false) == 0 &&
+        smc_compiler_knows(before, arch, false) == 1) { /* a GPU its major dropped */
+        *out = smc_asprintf("an NVRTC of CUDA %d (nvidia-cuda-nvrtc-cu%d): CUDA %d.%d dropped "
+                            "sm_%u", c->cuda / 1000 - 1, c->cuda / 1000 - 1, c->cuda / 1000,
+                            c->cuda % 1000 / 10, arch);
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    char wheel[48];
+    snprintf(wheel, sizeof wheel, major >= 13 ? "nvidia-cuda-nvrtc" : "nvidia-cuda-nvrtc-cu%d",
+             major);
+    *out = smc_asprintf("an NVRTC of CUDA %d.%d%s (%s %d.%d%s)", major, need % 1000 / 10, upto,
+                        wheel, major, need % 1000 / 10, upto);
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
 static smc_status derive_rollups(const smc_input *in, smc_rollup *v, size_t n, size_t nt)
 {
     for (size_t t = 0; v && t < n && t < nt; t++)
@@ -155,9 +219,15 @@ static smc_status derive_input(const smc_result *r, smc_input *in, const smc_bui
             smc_rollup *v = &d->verdicts[t];
             v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
             if (!v->next) st = alternatives_next(in, k, v, &r->targets[t], t, &v->next);
+            if (st == SMC_OK && !v->next) st = compiler_next(in, v, &r->targets[t], &v->next);
             smc_cpu_rule rule;
             if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
-                smc_cpu_rule_for(d->name, &rule)) {
+                d->shadowed_by) { /* its files are the CPU build's */
+                if (!(v->next = smc_asprintf("pip uninstall -y %s %s, then pip install %s",
+                                             d->shadowed_by, d->name, d->name)))
+                    st = SMC_ERR_NOMEM;
+            } else if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
+                       smc_cpu_rule_for(d->name, &rule)) {
                 if (!(v->next = smc_strdup(rule.instead))) st = SMC_ERR_NOMEM;
             }
         }

@@ -35,7 +35,7 @@ typedef struct package {
     uint64_t members, inflated, member_max, input_max, members_max;
     char *index, *paths; /* the two metadata files, when met */
     size_t index_len, paths_len;
-    size_t first_library;
+    size_t first_library, first_runtime;
     bool stopped; /* a cap was reached: said once, the rest not read */
     bool named;   /* the user named it (else a walk met it): no index is an error, not a note */
 } package;
@@ -295,6 +295,8 @@ static smc_status attribute(package *pk)
     cJSON *root = pk->paths ? cJSON_ParseWithLength(pk->paths, pk->paths_len) : NULL;
     const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "paths");
     size_t skip = strlen(pk->path) + 1; /* "pkg.conda!" */
+    for (size_t i = pk->first_runtime; i < in->runtime_count; i++)
+        in->runtime[i].distribution = k;
     for (size_t i = pk->first_library; i < in->library_count && st == SMC_OK; i++) {
         smc_library *lib = &in->libraries[i];
         lib->distribution = k;
@@ -359,7 +361,8 @@ smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
                   .input_max =
                       smc_limit(opt ? opt->max_input_bytes : 0, SMC_DEFAULT_INPUT_BYTES),
                   .members_max = smc_limit(opt ? opt->max_members : 0, SMC_DEFAULT_MEMBERS),
-                  .first_library = part->library_count};
+                  .first_library = part->library_count,
+                  .first_runtime = part->runtime_count};
     part->files++;
     smc_status st;
     if (smc_ends_with(path, ".conda")) {

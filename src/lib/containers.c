@@ -784,14 +784,14 @@ static uint64_t prev_nonzero(const smc_finder *f, const uint8_t *win, uint64_t a
 static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t n);
 static void names_seen_at(smc_finder *f, uint64_t at, const uint8_t *win, size_t n);
 
-enum { NEEDLE_CUDART, NEEDLE_NAMES, NEEDLE_CUDART_DLL };
+enum { NEEDLE_CUDART, NEEDLE_NAMES, NEEDLE_CUDART_DLL, NEEDLE_LIBN };
 
 static bool on_header(void *ctx, size_t i, int which)
 {
     window_ctx *w = ctx;
     smc_finder *f = w->f;
     uint64_t off = w->base + i;
-    if (which == NEEDLE_CUDART || which == NEEDLE_CUDART_DLL) {
+    if (which == NEEDLE_CUDART || which == NEEDLE_CUDART_DLL || which == NEEDLE_LIBN) {
         cudart_seen_at(f, off, w->buf + i, w->len - i);
         return !f->failed;
     }
@@ -867,12 +867,15 @@ unsigned fnd_cudart_version(const uint8_t *p, size_t n)
     return major * 100 + minor;
 }
 
-/* Remembers every libcudart.so.N string: DT_NEEDED names one by its offset in .dynstr, which
- * goes by before .dynamic says where it is. p holds n bytes from file offset at on. */
+/* Remembers every libcudart.so.N string, and every CUDA library's soname: DT_NEEDED names one by
+ * its offset in .dynstr, which goes by before .dynamic says where it is. p holds n bytes from
+ * file offset at on. */
 static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t n)
 {
     unsigned major = fnd_cudart_version(p, n);
-    if (!major || (f->cudart_count && f->cudart[f->cudart_count - 1].offset >= at)) return;
+    size_t len = smc_cuda_soname(p, n);
+    if ((!major && !len) || (f->cudart_count && f->cudart[f->cudart_count - 1].offset >= at))
+        return;
     if (f->cudart_count >= CUDART_MAX) {
         f->cudart_over = true;
         return;
@@ -882,7 +885,8 @@ static void cudart_seen_at(smc_finder *f, uint64_t at, const uint8_t *p, size_t 
         fnd_nomem(f);
         return;
     }
-    *c = (cudart_seen){at, major};
+    *c = (cudart_seen){at, major, ""};
+    memcpy(c->name, p, len); /* len < SMC_SONAME_MAX */
     f->cudart_count++;
 }
 
@@ -961,16 +965,18 @@ void fnd_stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
     size_t lead = n < 31 ? n : 31;
     memcpy(seam, f->tail, f->tail_len);
     memcpy(seam + f->tail_len, p, lead);
-    /* "libc": libcudart.so.N, and libc10 (a PyTorch extension); a few hits a library. */
+    /* "libc": libcudart.so.N, the other libcu*, and libc10 (a PyTorch extension); "libn":
+     * libnvrtc, libnccl, libnvJitLink; a few hits a library. */
     static const smc_needle needles[] = {{(const uint8_t *)"libc", 4},
                                          {(const uint8_t *)".shstrtab", 10},
-                                         {(const uint8_t *)"cudart64_", 9}};
+                                         {(const uint8_t *)"cudart64_", 9},
+                                         {(const uint8_t *)"libn", 4}};
     window_ctx ws = {f, base - f->tail_len, seam, f->tail_len + lead, p, n, true};
     window_ctx w = {f, base, p, n, p, n, false};
     for (size_t i = 0; i < f->guess_count; i++)
         fnd_keep(f, &f->guesses[i], base, p, n);
-    smc_fatbin_scan(seam, ws.len, needles, 3, on_header, &ws);
-    smc_fatbin_scan(p, n, needles, 3, on_header, &w);
+    smc_fatbin_scan(seam, ws.len, needles, 4, on_header, &ws);
+    smc_fatbin_scan(p, n, needles, 4, on_header, &w);
     watch_ends(f, base, p, n);
     /* The back buffer: the last BACK bytes before the next window. */
     if (n >= BACK) {

@@ -113,6 +113,18 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
                  j->platform ? j->platform : "this platform");
         break;
     }
+    case SMC_CAUSE_NEEDS:
+        if (j->needs_other)
+            snprintf(buf, n,
+                     "it needs %s, and its input has only %s: the loader stops at it (\"%s: "
+                     "cannot open shared object file\")",
+                     j->needs, j->needs_other, j->needs);
+        else
+            snprintf(buf, n,
+                     "it needs %s, which nothing in this root provides: the loader stops at it "
+                     "(\"%s: cannot open shared object file\")",
+                     j->needs, j->needs);
+        break;
     default:
         break;
     }
@@ -183,7 +195,8 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
     clause(because, sizeof because, lib, j, t, driver_cuda);
     bool driver = j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI ||
                   j->cause == SMC_CAUSE_PTX_ISA || j->cause == SMC_CAUSE_DRIVER_GPU ||
-                  j->cause == SMC_CAUSE_RUNTIME || j->cause == SMC_CAUSE_PLATFORM;
+                  j->cause == SMC_CAUSE_RUNTIME || j->cause == SMC_CAUSE_PLATFORM ||
+                  j->cause == SMC_CAUSE_NEEDS;
     bool ptx;
     char *toks, *out = NULL;
     switch (j->status) {
@@ -225,6 +238,7 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
         return gated_reason(lib, t);
     case SMC_STATUS_NO_CODE:
     case SMC_STATUS_CPU_ONLY: /* a distribution's, never a library's */
+    case SMC_STATUS_COMPILER:
         return smc_strdup("no device code");
     case SMC_STATUS_NONE:
         if (j->cause == SMC_CAUSE_MAIN_ARCH) {
@@ -284,6 +298,15 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
             "(~/.nv/ComputeCache) only if CUDA_CACHE_MAXSIZE (default 1 GiB, 256 MiB on "
             "Jetson) holds the result",
             (double)j->jit_bytes / 1048576.0, j->jit_containers);
+    if ((j->warnings & SMC_WARN_HOST_LIBRARY) && j->needs) {
+        char more[48] = "";
+        if (j->needs_more)
+            snprintf(more, sizeof more, " and %zu more CUDA librar%s", j->needs_more,
+                     j->needs_more == 1 ? "y" : "ies");
+        ADD("it needs %s%s, which the environment does not have: it relies on the host's (the "
+            "system's library paths, LD_LIBRARY_PATH)",
+            j->needs, more);
+    }
     if (j->warnings & SMC_WARN_NEWER_MINOR) {
         char b[16];
         cuda_str(b, sizeof b, j->built_cuda);
@@ -309,8 +332,47 @@ char *smc_judgement_warnings(const smc_judgement *j, int driver_cuda)
     return len ? smc_strdup(buf) : NULL;
 }
 
+/* What a compiler is, in words: "Triton 3.5.0's ptxas-blackwell (CUDA 12.8, its own text)". */
+static void compiler_words(char *buf, size_t n, const smc_input *in, const smc_compiler *c)
+{
+    const smc_distribution *d =
+        c->distribution < in->distribution_count ? &in->distributions[c->distribution] : NULL;
+    char cuda[64] = "CUDA not known";
+    if (c->cuda)
+        snprintf(cuda, sizeof cuda, "CUDA %d.%d, %s", c->cuda / 1000, c->cuda % 1000 / 10,
+                 c->cuda_source);
+    if (c->kind == SMC_COMPILER_TRITON)
+        snprintf(buf, n, "Triton %s's %s (%s)", d && d->version ? d->version : "(version not known)",
+                 smc_base_name(c->path), cuda);
+    else
+        snprintf(buf, n, "%s's NVRTC (%s)", d && d->name ? d->name : smc_base_name(c->path), cuda);
+}
+
+static char *compiler_reason(const smc_input *in, const smc_rollup *r)
+{
+    const smc_compiler *c = &in->compilers[r->compiler];
+    char who[256], target[24];
+    compiler_words(who, sizeof who, in, c);
+    snprintf(target, sizeof target, "sm_%u%s", r->compile_arch, r->compile_a ? "a" : "");
+    const char *what = c->kind == SMC_COMPILER_TRITON
+                           ? "torch.compile and Triton kernels fail"
+                           : "kernels compiled at run time with it (CuPy's, PyTorch's jiterator, "
+                             "NVRTC users) fail (\"invalid value for --gpu-architecture\")";
+    if (r->compile_override)
+        return smc_asprintf("%s is not the one used: %s names it (not read)", who,
+                            r->compile_override);
+    if (r->status == SMC_STATUS_COMPILER)
+        return smc_asprintf("%s does not know %s: %s", who, target, what);
+    return r->compile_knows == 1 ? smc_asprintf("%s compiles for %s", who, target)
+                      : smc_asprintf("%s: whether it knows %s is not known", who, target);
+}
+
 char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
 {
+    if (r->compiler < in->compiler_count && r->library == SMC_NONE &&
+        (r->status == SMC_STATUS_COMPILER || r->status == SMC_STATUS_OK ||
+         r->status == SMC_STATUS_NO_CODE))
+        return compiler_reason(in, r);
     if (r->status == SMC_STATUS_NO_CODE) return smc_strdup("no device code");
     if (r->status == SMC_STATUS_CPU_ONLY)
         return smc_asprintf("a CPU-only build (%s): it installs and imports, and the GPU will "

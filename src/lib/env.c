@@ -6,6 +6,7 @@
  * opened, and what a RECORD gets wrong about a library is reported. */
 #include "walk.h"
 #include "env.h"
+#include "judge.h"
 
 #include <smcheck/builds.h>
 
@@ -297,6 +298,75 @@ static int by_owner(const void *a, const void *b)
     return c ? c : (x->dist < y->dist ? -1 : x->dist > y->dist);
 }
 
+/* The size of the file at a normalised path among the walk's items; -1 when none is there. */
+static int64_t size_on_disk(const smc_item *items, size_t n, const char *path, smc_status *st)
+{
+    const char *base = smc_base_name(path);
+    for (size_t i = 0; i < n; i++) {
+        if (items[i].member >= 0 || strcmp(smc_base_name(items[i].path), base) != 0) continue;
+        char *key = smc_path_normalize(NULL, items[i].path);
+        if (!key) {
+            *st = SMC_ERR_NOMEM;
+            return -1;
+        }
+        bool same = strcmp(key, path) == 0;
+        free(key);
+        if (same) return (int64_t)items[i].size;
+    }
+    return -1;
+}
+
+/* Two builds of one package installed together (data/cpu-builds.tsv column 5): both RECORDs list
+ * the same files, and the one installed last wrote them. A file their RECORDs give different
+ * sizes says which: the other one is marked shadowed by it. When no file tells, the GPU build is
+ * marked, unknown: only the order of installing decides, and pip installs in the order given. */
+static smc_status find_shadows(smc_input *in, const smc_env *env, const smc_item *items, size_t n)
+{
+    smc_status st = SMC_OK;
+    for (size_t c = 0; c < in->distribution_count && st == SMC_OK; c++) {
+        smc_cpu_rule rule;
+        const smc_distribution *cpu = &in->distributions[c];
+        if (!cpu->name || !smc_distribution_installed(cpu) || !smc_cpu_rule_for(cpu->name, &rule) ||
+            !rule.shadows[0])
+            continue;
+        for (size_t g = 0; g < in->distribution_count && st == SMC_OK; g++) {
+            smc_distribution *gpu = &in->distributions[g];
+            if (g == c || !gpu->name || !smc_distribution_installed(gpu) ||
+                !smc_cpu_shadows(&rule, gpu->name))
+                continue;
+            size_t shared = 0, winner = SMC_NONE;
+            const char *file = NULL;
+            for (size_t i = 0; i + 1 < env->n && winner == SMC_NONE && st == SMC_OK; i++) {
+                const owner *a = &env->owners[i], *b = &env->owners[i + 1];
+                if (strcmp(a->path, b->path) != 0 || !((a->dist == c && b->dist == g) ||
+                                                       (a->dist == g && b->dist == c)))
+                    continue;
+                shared++;
+                if (a->size < 0 || b->size < 0 || a->size == b->size) continue;
+                int64_t disk = size_on_disk(items, n, a->path, &st);
+                if (disk == a->size) winner = a->dist;
+                if (disk == b->size) winner = b->dist;
+                file = a->path;
+            }
+            if (!shared || st != SMC_OK) continue;
+            smc_distribution *loser = winner == c ? gpu : winner == g ? &in->distributions[c] : gpu;
+            const smc_distribution *won = loser == gpu ? cpu : gpu;
+            free(loser->shadowed_by);
+            free(loser->shadow_evidence);
+            loser->shadowed_by = smc_strdup(won->name);
+            loser->shadow_evidence =
+                winner == SMC_NONE
+                    ? smc_asprintf("both install %zu of the same files, and none of them says "
+                                   "which was installed last",
+                                   shared)
+                    : smc_asprintf("%s has the size %s's RECORD gives", smc_base_name(file),
+                                   won->name);
+            if (!loser->shadowed_by || !loser->shadow_evidence) st = SMC_ERR_NOMEM;
+        }
+    }
+    return st;
+}
+
 smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_env **out)
 {
     smc_env *env = calloc(1, sizeof *env);
@@ -309,6 +379,7 @@ smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_e
         if (k != META_NONE) st = read_one(in, env, &src, items[i].path, k);
     }
     if (env->n) qsort(env->owners, env->n, sizeof *env->owners, by_owner);
+    if (st == SMC_OK && env->n) st = find_shadows(in, env, items, n);
     return st;
 }
 
@@ -384,6 +455,16 @@ smc_status smc_env_attribute(smc_input *in, const smc_env *env)
                                              in->distributions[q->dist].name, (long long)q->size,
                                              (unsigned long long)lib->file_size);
         }
+        free(key);
+    }
+    /* The files without device code that take part at run time: their owner, by path. */
+    for (size_t i = 0; i < in->runtime_count && st == SMC_OK && env && env->n; i++) {
+        smc_runtime_file *f = &in->runtime[i];
+        if (f->distribution != SMC_NONE || strchr(f->path, '!')) continue;
+        char *key = smc_path_normalize(NULL, f->path);
+        if (!key) return SMC_ERR_NOMEM;
+        const owner *o = owner_of(env, key);
+        if (o) f->distribution = o->dist;
         free(key);
     }
     return st;

@@ -48,6 +48,7 @@ smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
     f->max_images = smc_limit(opt ? opt->max_images : 0, SMC_MAX_IMAGES);
     f->tail_prev = NOWHERE;
     f->ar_member = SIZE_MAX;
+    f->runtime = smc_runtime_kind_of(name, &f->runtime_kind);
     if ((f->inspect || f->verify) && !(f->zctx = smc_zstd_new())) {
         free(f->name);
         free(f);
@@ -297,6 +298,28 @@ static void want_dynamic(smc_finder *f)
     }
 }
 
+/* A ptxas's release statement, in a window of a stream (and across from the one before). */
+static void ptxas_window(smc_finder *f, const uint8_t *p, size_t n)
+{
+    size_t need;
+    if (f->release > 0) return;
+    uint8_t seam[2 * sizeof f->carry];
+    size_t lead = n < sizeof f->carry ? n : sizeof f->carry;
+    memcpy(seam, f->carry, f->carry_len);
+    memcpy(seam + f->carry_len, p, lead);
+    int v = smc_ptxas_release(seam, f->carry_len + lead, &need);
+    if (v <= 0) v = smc_ptxas_release(p, n, &need);
+    if (v > 0) f->release = v;
+    size_t keep = n < sizeof f->carry ? n : sizeof f->carry;
+    if (f->carry_len + keep > sizeof f->carry) { /* the newest bytes */
+        size_t old = sizeof f->carry - keep;
+        memmove(f->carry, f->carry + f->carry_len - old, old);
+        f->carry_len = old;
+    }
+    memcpy(f->carry + f->carry_len, p + n - keep, keep);
+    f->carry_len += keep;
+}
+
 /* The window [base, base+n) of a stream, to whatever reads this kind of file. */
 static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
 {
@@ -326,6 +349,7 @@ static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
         fnd_keep(f, &f->names, base, p, n);
         fnd_keep(f, &f->needed, base, p, n);
         if (f->pass == 1) fnd_stream_window(f, base, p, n);
+        if (f->pass == 1 && f->runtime && f->runtime_kind == SMC_RUNTIME_PTXAS) ptxas_window(f, p, n);
     }
 }
 
@@ -785,6 +809,41 @@ static unsigned needed_cudart(smc_finder *f, bool *unknown, bool *c10)
     return major;
 }
 
+/* The CUDA libraries DT_NEEDED names (runtime.c), in its order, into lib->needed: read where
+ * the bytes are at hand, else among the names a stream remembered. */
+static smc_status needed_names(smc_finder *f, smc_library *lib)
+{
+    uint64_t at[NEEDED_MAX];
+    size_t n = needed_offsets(f, at, NEEDED_MAX);
+    for (size_t i = 0; i < n; i++) {
+        const capture *c = &f->needed;
+        const uint8_t *p = NULL;
+        size_t len = 0;
+        if (f->whole) {
+            p = f->window + at[i];
+            len = smc_cuda_soname(p, (size_t)(f->len - at[i] < SMC_SONAME_MAX ? f->len - at[i]
+                                                                               : SMC_SONAME_MAX));
+        } else if (fnd_captured(c) && at[i] >= c->from && at[i] - c->from < c->len) {
+            p = c->bytes + (at[i] - c->from);
+            uint64_t left = c->len - (at[i] - c->from);
+            len = smc_cuda_soname(p, (size_t)(left < SMC_SONAME_MAX ? left : SMC_SONAME_MAX));
+        } else {
+            for (size_t k = 0; k < f->cudart_count && !len; k++)
+                if (f->cudart[k].offset == at[i] && f->cudart[k].name[0]) {
+                    p = (const uint8_t *)f->cudart[k].name;
+                    len = strlen(f->cudart[k].name);
+                }
+        }
+        if (!len) continue;
+        char **slot = smc_push(&lib->needed, lib->needed_count, sizeof *slot);
+        if (!slot || !(*slot = malloc(len + 1))) return SMC_ERR_NOMEM;
+        memcpy(*slot, p, len);
+        (*slot)[len] = '\0';
+        lib->needed_count++;
+    }
+    return SMC_OK;
+}
+
 /* With the sections known (sorted by offset): the fatbin ones walked, the rest of the file
  * searched, the containers built. st: what reading the sections came to so far. */
 static smc_status resolve_sections(smc_finder *f, smc_library *lib, smc_section *secs,
@@ -874,7 +933,8 @@ static smc_status resolve_elf(smc_finder *f, smc_library *lib)
         lib->cudart_minor = v % 100;
         lib->links_torch = c10;
         if (f->elf_ok) lib->machine = f->eh.machine;
-        if (unknown)
+        st = needed_names(f, lib);
+        if (unknown && st == SMC_OK)
             st = finding(lib, SMC_NO_OFFSET,
                          "more than %u libcudart strings went by: the runtime it needs was not "
                          "read",
@@ -1113,6 +1173,15 @@ smc_status smc_finder_finish(smc_finder *f, smc_input *in)
         }
     }
     if (f->kind == K_NONE || f->kind == K_UNKNOWN) return SMC_OK;
+    if (f->runtime && f->kind == K_ELF && f->elf_ok) { /* by its name; a ptxas by its text too */
+        size_t need;
+        if (f->whole && f->runtime_kind == SMC_RUNTIME_PTXAS && f->len <= SIZE_MAX) {
+            int v = smc_ptxas_release(f->window, (size_t)f->len, &need);
+            f->release = v > 0 ? v : 0;
+        }
+        smc_status st = smc_input_add_runtime(in, f->name, f->runtime_kind, f->release);
+        if (st != SMC_OK) return st;
+    }
     /* Whatever is still open ran into the end of the bytes. */
     for (size_t i = 0; i < f->open_count; i++)
         fnd_settle(f, &f->open[i]);

@@ -9,6 +9,7 @@
 #include "fatbin.h"
 #include "finder.h"
 #include "rules.h"
+#include "runtime.h"
 
 #define HEAD_KEEP 4096u               /* the first bytes: signature, ELF header, usually phdrs */
 #define TABLE_LEAD (1u << 20)         /* kept before the section table: the names lie there */
@@ -33,7 +34,7 @@
 #define OPEN_MAX 256u                 /* containers followed at once in a stream */
 #define STREAM_IMAGES_MAX (256u << 10) /* images a stream holds, in all its hits (real files:
                                         * 24,000 at most); past it, read as one window */
-#define CUDART_MAX 4096u              /* "libcudart.so." strings remembered in a stream */
+#define CUDART_MAX 4096u              /* CUDA library names remembered in a stream */
 #define BACK 16384u                   /* bytes kept before each window of a stream */
 #define NAMES_NEAR 16384u             /* kept around a ".shstrtab" string that passes by */
 #define NAME_GUESSES 4                /* places kept so, at most */
@@ -106,7 +107,8 @@ typedef struct capture {
 
 typedef struct cudart_seen {
     uint64_t offset;
-    unsigned major;
+    unsigned major;              /* a libcudart's runtime (fnd_cudart_version), or 0 */
+    char name[SMC_SONAME_MAX];   /* a CUDA library's soname there, or "" */
 } cudart_seen;
 
 enum kind { K_UNKNOWN, K_NONE, K_ELF, K_CUBIN, K_RAW, K_AR, K_PE };
@@ -203,6 +205,13 @@ struct smc_finder {
     cudart_seen *cudart;
     size_t cudart_count;
     bool cudart_over;
+
+    /* A file that takes part at run time (runtime.c), by its name; a ptxas's release */
+    bool runtime;
+    smc_runtime_kind runtime_kind;
+    int release;             /* found in the bytes; 0 not (yet) */
+    uint8_t carry[64];       /* the last bytes of the window before, for a statement across */
+    size_t carry_len;
 
     note *notes; /* findings on the file itself (archives) */
     size_t note_count;

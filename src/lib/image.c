@@ -748,6 +748,14 @@ static smc_status settle_fs(image *im)
         fs->libraries[i] = (smc_library){0};
         part->library_count++;
     }
+    for (size_t i = 0; st == SMC_OK && i < fs->runtime_count; i++) {
+        smc_runtime_file *f = &fs->runtime[i];
+        char *p = smc_asprintf("%s!%s", im->path, f->path);
+        st = p ? smc_input_add_runtime(part, p, f->kind, f->cuda) : SMC_ERR_NOMEM;
+        if (st == SMC_OK && f->distribution != SMC_NONE)
+            part->runtime[part->runtime_count - 1].distribution = f->distribution + base;
+        free(p);
+    }
     for (size_t i = 0; st == SMC_OK && i < fs->error_count; i++)
         st = smc_input_add_error(part, fs->errors[i].path, "%s", fs->errors[i].message);
     part->files += fs->files;

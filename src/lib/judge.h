@@ -30,12 +30,15 @@ typedef struct smc_cpu_rule {
     smc_cpu_how how;
     char companions[320]; /* comma-separated names that bring its GPU code */
     char instead[320];    /* what to install instead, and the source */
+    char shadows[320];    /* comma-separated GPU builds that install the same files */
 } smc_cpu_rule;
 
 /* The row of a distribution that exists to use the GPU; false when it is not one. */
 bool smc_cpu_rule_for(const char *name, smc_cpu_rule *out);
 /* Whether a distribution of this name brings the GPU code of rule's. */
 bool smc_cpu_companion(const smc_cpu_rule *rule, const char *name);
+/* Whether a distribution of this name is a GPU build that installs the same files as rule's. */
+bool smc_cpu_shadows(const smc_cpu_rule *rule, const char *name);
 
 typedef enum smc_choose { SMC_CHOOSE_LAST, SMC_CHOOSE_HIGHEST, SMC_CHOOSE_SORTED } smc_choose;
 
@@ -54,6 +57,58 @@ bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule 
  * own, or with one_machine the rule's pick among all of them (in the driver's order). */
 unsigned smc_loader_chooser(const smc_loader_rule *rule, const smc_target *targets, size_t n,
                             size_t t, bool one_machine);
+
+/* runtime.c: the compilers used at run time, and the CUDA libraries a library needs. */
+
+/* Whether a compiler (ptxas, NVRTC) of this CUDA release accepts sm_<arch> (with a: sm_<arch>a):
+ * 1 yes, 0 no, -1 not known (an architecture or release the table lacks). */
+int smc_compiler_knows(int cuda, unsigned arch, bool a);
+/* The first CUDA release whose compilers accept it; 0 none known. */
+int smc_compiler_first(unsigned arch, bool a);
+/* The first Triton release whose ptxas compiles for arch (with that ptxas's CUDA, *cuda, and the
+ * setting that names another, *setting), or NULL (*cuda: the CUDA a ptxas must be of); *last the
+ * last release that does when a newer one does not, else NULL. */
+const char *smc_triton_first(unsigned arch, int *cuda, const char **setting, const char **last);
+/* The last CUDA release whose compilers accept sm_<arch>, 0 when they still do. */
+int smc_compiler_last(unsigned arch);
+/* Fills in->compilers from its runtime files (in->runtime). */
+smc_status smc_find_compilers(smc_input *in);
+
+/* What compiles code at run time for target t in distribution d of in (SMC_NONE: the input's
+ * files no distribution claims): the compiler used (index into in->compilers, SMC_NONE when d has
+ * none), the target it is asked for (sm_<arch>, with a: sm_<arch>a), whether it knows it (1, 0,
+ * -1 not known), and the environment setting that names another compiler instead (then knows is
+ * 1: not smcheck's to read). */
+typedef struct smc_compile {
+    size_t compiler;
+    unsigned arch;
+    bool a;
+    int knows;
+    const char *setting;  /* Triton: the setting that would name another ptxas */
+    const char *override; /* "NAME=value" where the environment sets it */
+} smc_compile;
+smc_compile smc_compile_for(const smc_input *in, size_t d, const smc_target *t);
+
+/* A library's DT_NEEDED CUDA libraries against the files of its input: the first needed only in
+ * another major (soname, and the other's file name, other_len bytes of it its soname), and the
+ * first not there at all (missing). Pointers into lib and in. */
+typedef struct smc_needs {
+    const char *soname, *other;
+    size_t other_len;
+    const char *missing;
+    size_t missing_count; /* how many it needs are not there at all */
+} smc_needs;
+/* The base names of an input's shared library files, sorted, for smc_resolve_needed. */
+typedef struct smc_names {
+    const char **v; /* into the input's runtime files */
+    size_t n;
+} smc_names;
+smc_status smc_names_of(const smc_input *in, smc_names *out);
+void smc_names_free(smc_names *names);
+smc_status smc_resolve_needed(const smc_names *names, const smc_library *lib, smc_needs *out);
+/* The wheel that installs a CUDA library ("nvidia-cudnn-cu12 9.x" for libcudnn.so.9), for a
+ * library built against CUDA cuda_major (0 unknown), into buf; "" when none is known. */
+const char *smc_soname_wheel(char *buf, size_t n, const char *soname, unsigned cuda_major);
 
 /* check.c: what the reports show, derived once from a judged model. */
 /* The result's targets, judged; fills every derived field of the model (smc_judgement.reason

@@ -251,6 +251,8 @@ void smc_distribution_clear(smc_distribution *d)
     free(d->cuda_source);
     free(d->cpu_only);
     free(d->cpu_build);
+    free(d->shadowed_by);
+    free(d->shadow_evidence);
     free(d->libraries);
     smc_rollups_free(d->verdicts, d->verdict_count);
     free(d->variant_label);
@@ -336,6 +338,9 @@ static void library_clear(smc_library *lib)
     for (size_t i = 0; i < lib->link_count; i++)
         free(lib->links[i]);
     free(lib->links);
+    for (size_t i = 0; i < lib->needed_count; i++)
+        free(lib->needed[i]);
+    free(lib->needed);
     free(lib->path);
     free(lib->layer);
 }
@@ -413,6 +418,11 @@ smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char
             dst->image_count = src->image_count;
         }
     }
+    if (ok && src->needed_count) {
+        ok = (dst->needed = calloc(src->needed_count, sizeof *dst->needed)) != NULL;
+        for (size_t i = 0; ok && i < src->needed_count; i++, dst->needed_count++)
+            ok = (dst->needed[i] = smc_strdup(src->needed[i])) != NULL;
+    }
     if (ok && src->finding_count) {
         ok = (dst->findings = calloc(src->finding_count, sizeof *dst->findings)) != NULL;
         for (size_t i = 0; ok && i < src->finding_count; i++) {
@@ -451,6 +461,28 @@ smc_status smc_input_take_library(smc_input *in, smc_library *lib)
     return SMC_OK;
 }
 
+void smc_compilers_free(smc_input *in)
+{
+    for (size_t i = 0; i < in->compiler_count; i++) {
+        free(in->compilers[i].path);
+        free(in->compilers[i].cuda_source);
+    }
+    free(in->compilers);
+    in->compilers = NULL;
+    in->compiler_count = 0;
+}
+
+smc_status smc_input_add_runtime(smc_input *in, const char *path, smc_runtime_kind kind, int cuda)
+{
+    smc_runtime_file *slot = smc_push(&in->runtime, in->runtime_count, sizeof *slot);
+    if (!slot) return SMC_ERR_NOMEM;
+    *slot = (smc_runtime_file){.path = smc_strdup_clean(path), .kind = kind, .cuda = cuda,
+                               .distribution = SMC_NONE};
+    if (!slot->path) return SMC_ERR_NOMEM;
+    in->runtime_count++;
+    return SMC_OK;
+}
+
 smc_input *smc_input_new(const char *path, smc_input_kind kind)
 {
     smc_input *in = calloc(1, sizeof *in);
@@ -475,6 +507,10 @@ void smc_input_free(smc_input *in)
         smc_distribution_clear(&in->distributions[i]);
     for (size_t i = 0; i < in->note_count; i++)
         free(in->notes[i]);
+    for (size_t i = 0; i < in->runtime_count; i++)
+        free(in->runtime[i].path);
+    free(in->runtime);
+    smc_compilers_free(in);
     free(in->distributions);
     free(in->notes);
     free(in->libraries);
@@ -606,6 +642,11 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
 
 /* The names of the model's codes, as the reports and the JSON write them. */
 
+const char *smc_compiler_kind_str(smc_compiler_kind k)
+{
+    return k == SMC_COMPILER_TRITON ? "triton-ptxas" : k == SMC_COMPILER_NVRTC ? "nvrtc" : "unknown";
+}
+
 const char *smc_verdict_str(smc_verdict v)
 {
     static const char *const names[SMC_VERDICT_COUNT] = {
@@ -619,7 +660,7 @@ const char *smc_cause_str(smc_cause c)
     static const char *const names[SMC_CAUSE_COUNT] = {
         "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
         "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "few",
-        "gated",       "driver-gpu",       "runtime-newer", "platform",
+        "gated",       "driver-gpu",       "runtime-newer", "platform", "needs",
     };
     return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
 }
@@ -639,6 +680,8 @@ const char *smc_lib_status_str(smc_lib_status s)
         return "none";
     case SMC_STATUS_CPU_ONLY:
         return "cpu-only";
+    case SMC_STATUS_COMPILER:
+        return "compiler";
     case SMC_STATUS_NO_CODE:
         return "no-device-code";
     }

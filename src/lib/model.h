@@ -34,6 +34,11 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
 /* Moves lib into in->libraries when it holds containers or findings, else frees it. */
 smc_status smc_input_take_library(smc_input *in, smc_library *lib);
 
+/* Appends a runtime file (smc_input.runtime), in no distribution yet. */
+smc_status smc_input_add_runtime(smc_input *in, const char *path, smc_runtime_kind kind, int cuda);
+/* Frees the compilers the judge found (smc_input.compilers), leaving none. */
+void smc_compilers_free(smc_input *in);
+
 /* summary.c: token order (cubins, PTX, LTO IR; arch; plain, a, f) of two smc_image pointers. */
 int smc_image_compare(const void *a, const void *b);
 

@@ -48,31 +48,43 @@ static size_t next_row(const char *text, size_t len, size_t *at, const char *nam
 
 bool smc_cpu_rule_for(const char *name, smc_cpu_rule *out)
 {
-    char key[128], f[5][320];
+    char key[128], f[6][320];
     normalize(name, key, sizeof key);
     size_t at = 0;
-    if (next_row(smc_builtin_cpu_builds, smc_builtin_cpu_builds_len, &at, key, f, 5) != 5)
+    if (next_row(smc_builtin_cpu_builds, smc_builtin_cpu_builds_len, &at, key, f, 6) != 6)
         return false;
     *out = (smc_cpu_rule){.how = strcmp(f[1], "named") == 0  ? SMC_CPU_NAMED
                                  : strcmp(f[1], "says") == 0 ? SMC_CPU_SAYS
                                                              : SMC_CPU_NO_CODE};
     snprintf(out->companions, sizeof out->companions, "%s", strcmp(f[2], "-") ? f[2] : "");
     snprintf(out->instead, sizeof out->instead, "%s", f[3]);
+    snprintf(out->shadows, sizeof out->shadows, "%s", strcmp(f[4], "-") ? f[4] : "");
     return true;
 }
 
-bool smc_cpu_companion(const smc_cpu_rule *rule, const char *name)
+/* Whether a comma-separated list of normalized names holds name. */
+static bool listed(const char *list, const char *name)
 {
     char key[128];
     normalize(name, key, sizeof key);
     size_t k = strlen(key);
-    for (const char *p = rule->companions; k && *p;) {
+    for (const char *p = list; k && *p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         if (n == k && memcmp(p, key, k) == 0) return true;
         p += n + (comma != NULL);
     }
     return false;
+}
+
+bool smc_cpu_companion(const smc_cpu_rule *rule, const char *name)
+{
+    return listed(rule->companions, name);
+}
+
+bool smc_cpu_shadows(const smc_cpu_rule *rule, const char *name)
+{
+    return listed(rule->shadows, name);
 }
 
 bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule *out)

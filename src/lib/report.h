@@ -20,6 +20,7 @@ typedef struct smc_view {
     const smc_target *serving; /* scan: what each library serves was derived for these */
     size_t serving_count;
     bool informational, detail, color;
+    int cell; /* the width of a matrix cell: 8, or 10 where a status name takes 8 */
 } smc_view;
 
 static inline smc_view smc_view_of(const smc_result *r, const smc_display *how)
@@ -36,7 +37,8 @@ static inline smc_view smc_view_of(const smc_result *r, const smc_display *how)
                       .serving_count = r->serving_count,
                       .informational = r->informational,
                       .detail = how && how->detail,
-                      .color = how && how->color};
+                      .color = how && how->color,
+                      .cell = 8};
 }
 
 static inline smc_view smc_view_of_advice(const smc_advice *a, const smc_display *how)
@@ -46,7 +48,8 @@ static inline smc_view smc_view_of_advice(const smc_advice *a, const smc_display
                       .driver_cuda = a->req.driver_cuda,
                       .driver_source = a->req.driver_source,
                       .detail = how && how->detail,
-                      .color = how && how->color};
+                      .color = how && how->color,
+                      .cell = 8};
 }
 
 #endif

@@ -150,6 +150,13 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", j->warning ? json_text(j->warning) : cJSON_CreateNull());
     add(b, o, "next", j->next ? json_text(j->next) : cJSON_CreateNull());
     add(b, o, "unused", cJSON_CreateBool(j->unused));
+    cJSON *needs = add(b, o, "needs", j->needs ? cJSON_CreateObject() : cJSON_CreateNull());
+    if (j->needs && needs) { /* a CUDA library it cannot load, or relies on the host for */
+        add(b, needs, "soname", json_text(j->needs));
+        add(b, needs, "other_major", j->needs_other ? json_text(j->needs_other) : cJSON_CreateNull());
+        add(b, needs, "from_host", cJSON_CreateBool(j->cause != SMC_CAUSE_NEEDS));
+        add(b, needs, "more_missing", cJSON_CreateNumber((double)j->needs_more));
+    }
     /* What the driver compiles at first launch on this GPU. */
     cJSON *jit = add(b, o, "jit", cJSON_CreateObject());
     if (jit) {
@@ -286,6 +293,19 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
     add(b, v, "compat_cuda", r->compat ? json_text(c) : cJSON_CreateNull());
     add(b, v, "all_gated", cJSON_CreateBool(r->all_gated));
     add(b, v, "cpu_only", r->cpu_only ? json_text(r->cpu_only) : cJSON_CreateNull());
+    const smc_compiler *comp = r->compiler < in->compiler_count ? &in->compilers[r->compiler] : NULL;
+    cJSON *cj = add(b, v, "compiler", comp ? cJSON_CreateObject() : cJSON_CreateNull());
+    if (comp && cj) {
+        char target[24];
+        snprintf(target, sizeof target, "sm_%u%s", r->compile_arch, r->compile_a ? "a" : "");
+        add(b, cj, "path", json_text(comp->path));
+        add(b, cj, "target", json_text(target));
+        add(b, cj, "knows", r->compile_override || r->compile_knows < 0
+                                ? cJSON_CreateNull()
+                                : cJSON_CreateBool(r->compile_knows == 1));
+        add(b, cj, "override", r->compile_override ? json_text(r->compile_override)
+                                                   : cJSON_CreateNull());
+    }
     if (r->choices) {
         cJSON *alt = add(b, v, "alternatives", cJSON_CreateObject());
         if (alt) {
@@ -321,6 +341,11 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     add(b, o, "cuda", parts == 2 ? version_json(major, minor) : cJSON_CreateNull());
     add(b, o, "cuda_major", parts >= 1 ? cJSON_CreateNumber(major) : cJSON_CreateNull());
     add(b, o, "cuda_source", string_or_null(d->cuda_source));
+    cJSON *sh = add(b, o, "shadowed_by", d->shadowed_by ? cJSON_CreateObject() : cJSON_CreateNull());
+    if (d->shadowed_by && sh) {
+        add(b, sh, "name", json_text(d->shadowed_by));
+        add(b, sh, "evidence", string_or_null(d->shadow_evidence));
+    }
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < d->library_count; i++)
         add(b, libs, NULL, json_text(in->libraries[d->libraries[i]].path));
@@ -374,6 +399,21 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_view *opt)
     cJSON *dists = add(b, o, "distributions", cJSON_CreateArray());
     for (size_t i = 0; dists && i < in->distribution_count; i++)
         add(b, dists, NULL, distribution_json(b, in, &in->distributions[i], opt));
+    cJSON *comps = add(b, o, "compilers", cJSON_CreateArray());
+    for (size_t i = 0; comps && i < in->compiler_count; i++) { /* found by the judge */
+        const smc_compiler *c = &in->compilers[i];
+        cJSON *cj = add(b, comps, NULL, cJSON_CreateObject());
+        if (!cj) break;
+        add(b, cj, "kind", json_text(smc_compiler_kind_str(c->kind)));
+        add(b, cj, "path", json_text(c->path));
+        add(b, cj, "cuda", c->cuda ? version_json((unsigned)c->cuda / 1000,
+                                                  (unsigned)c->cuda % 1000 / 10)
+                                   : cJSON_CreateNull());
+        add(b, cj, "cuda_source", string_or_null(c->cuda_source));
+        add(b, cj, "distribution", c->distribution < in->distribution_count
+                                       ? string_or_null(in->distributions[c->distribution].name)
+                                       : cJSON_CreateNull());
+    }
     cJSON *notes = add(b, o, "notes", cJSON_CreateArray());
     for (size_t i = 0; notes && i < in->note_count; i++)
         add(b, notes, NULL, json_text(in->notes[i]));
@@ -577,8 +617,12 @@ smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_disp
 
 /* The rules: one per cause that makes a library worse than ok, with the worst status it leads
  * to (which gives the rule's security-severity). The help points at the docs a clone carries. */
+/* The rules of a distribution's own status, past the causes: CPU-only builds (SMC_CAUSE_COUNT),
+ * compilers that do not know the GPU. */
+#define RULE_COMPILER ((smc_cause)(SMC_CAUSE_COUNT + 1))
+
 typedef struct sarif_rule {
-    smc_cause cause; /* SMC_CAUSE_COUNT: the rule of CPU-only builds, a distribution's */
+    smc_cause cause; /* a cause, or SMC_CAUSE_COUNT, RULE_COMPILER */
     const char *name, *text;
     smc_lib_status worst;
 } sarif_rule;
@@ -610,9 +654,17 @@ static const sarif_rule sarif_rules[] = {
     {SMC_CAUSE_PLATFORM, "BinaryForAnotherPlatform",
      "A library built for another machine or operating system than the one it is to load on.",
      SMC_STATUS_NONE},
+    {SMC_CAUSE_NEEDS, "CudaLibraryMissing",
+     "A CUDA library it needs (DT_NEEDED) is there only in another major, or not at all in a "
+     "complete root: it does not load.",
+     SMC_STATUS_NONE},
     {SMC_CAUSE_COUNT, "CpuOnlyBuild",
      "A build of a package that exists to use the GPU, without device code: the GPU is not used.",
      SMC_STATUS_CPU_ONLY},
+    {RULE_COMPILER, "RuntimeCompilerTooOld",
+     "A compiler used at run time (Triton's ptxas, NVRTC) does not know the GPU: code compiled "
+     "at run time fails.",
+     SMC_STATUS_COMPILER},
     {SMC_CAUSE_GATED, "ArchSpecificCodeOnly",
      "Only arch-specific ('a' or 'f') code, for other GPUs: it runs only where host code "
      "dispatches to it.",
@@ -627,7 +679,7 @@ static const sarif_rule sarif_rules[] = {
 static const char *sarif_severity(smc_lib_status s)
 {
     return s == SMC_STATUS_NONE       ? "8.0"
-           : s == SMC_STATUS_CPU_ONLY ? "7.0"
+           : s == SMC_STATUS_CPU_ONLY || s == SMC_STATUS_COMPILER ? "7.0"
            : s == SMC_STATUS_JIT      ? "2.0"
                                       : "5.0";
 }
@@ -635,14 +687,16 @@ static const char *sarif_severity(smc_lib_status s)
 static const char *sarif_level(smc_lib_status s, bool informational)
 {
     if (informational) return "note"; /* representative GPUs: nothing was asked of them */
-    return s == SMC_STATUS_NONE || s == SMC_STATUS_CPU_ONLY ? "error"
+    return s == SMC_STATUS_NONE || s == SMC_STATUS_CPU_ONLY || s == SMC_STATUS_COMPILER ? "error"
            : s == SMC_STATUS_JIT                            ? "note"
                                                             : "warning";
 }
 
 static const char *sarif_rule_id(const sarif_rule *r)
 {
-    return r->cause == SMC_CAUSE_COUNT ? "cpu-only" : smc_cause_str(r->cause);
+    return r->cause == SMC_CAUSE_COUNT ? "cpu-only"
+           : r->cause == RULE_COMPILER ? "compiler"
+                                       : smc_cause_str(r->cause);
 }
 
 /* A library's result level: a none is an error, as it fails the gate, but for an alternative
@@ -842,20 +896,25 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             free(uri);
         }
     }
-    /* A CPU-only build of a GPU package: a result per target, at the distribution. */
-    size_t rule = sarif_rule_of(SMC_CAUSE_COUNT);
+    /* A CPU-only build of a GPU package, a compiler that does not know the GPU: a result per
+     * target, at the distribution. */
     for (size_t k = 0; k < in->distribution_count; k++) {
         const smc_distribution *d = &in->distributions[k];
         for (size_t t = 0; t < d->verdict_count && t < opt->target_count; t++) {
             const smc_rollup *v = &d->verdicts[t];
-            if (v->status != SMC_STATUS_CPU_ONLY || !d->location) continue;
+            if ((v->status != SMC_STATUS_CPU_ONLY && v->status != SMC_STATUS_COMPILER) ||
+                !d->location)
+                continue;
+            const char *status = smc_lib_status_str(v->status);
+            size_t rule = sarif_rule_of(v->status == SMC_STATUS_CPU_ONLY ? SMC_CAUSE_COUNT
+                                                                          : RULE_COMPILER);
             const smc_target *g = &opt->targets[t];
             char tok[16], *text = NULL;
             snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
             const char *member;
             char *uri = sarif_uri(in, d->location, cwd, &member);
-            if (!uri || asprintf(&text, "%s %s is cpu-only on %s: %s.%s%s",
-                                 d->name ? d->name : "?", d->version ? d->version : "",
+            if (!uri || asprintf(&text, "%s %s is %s on %s: %s.%s%s",
+                                 d->name ? d->name : "?", d->version ? d->version : "", status,
                                  g->name[0] ? g->name : tok, v->reason ? v->reason : "",
                                  v->next ? " Next: " : "", v->next ? v->next : "") < 0) {
                 text = NULL;
@@ -863,14 +922,14 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             }
             cJSON *r = text ? add(b, results, NULL, cJSON_CreateObject()) : NULL;
             if (r) {
-                add(b, r, "ruleId", json_text("cpu-only"));
+                add(b, r, "ruleId", json_text(status));
                 add(b, r, "ruleIndex", cJSON_CreateNumber((double)rule));
                 add(b, r, "level", json_text(sarif_level(v->status, opt->informational)));
                 cJSON *msg = add(b, r, "message", cJSON_CreateObject());
                 if (msg) add(b, msg, "text", json_text(text));
                 cJSON *locs = add(b, r, "locations", cJSON_CreateArray());
                 if (locs) add(b, locs, NULL, sarif_location(b, uri, member, d->location));
-                const char *parts[] = {uri, d->name ? d->name : "", tok, "cpu-only"};
+                const char *parts[] = {uri, d->name ? d->name : "", tok, status};
                 char fp[17], line_hash[24];
                 sarif_fingerprint(fp, parts, 4);
                 snprintf(line_hash, sizeof line_hash, "%s:1", fp);
@@ -881,7 +940,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
                 }
                 cJSON *props = add(b, r, "properties", cJSON_CreateObject());
                 if (props) {
-                    add(b, props, "status", json_text("cpu-only"));
+                    add(b, props, "status", json_text(status));
                     add(b, props, "role", json_text("main"));
                     add(b, props, "target", json_text(tok));
                     add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());

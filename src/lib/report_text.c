@@ -240,9 +240,9 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
     if (opt && opt->target_count > 1) {
         for (size_t t = 0; t < opt->target_count; t++)
             if (d->verdicts && d->verdicts[t].status != SMC_STATUS_NO_CODE)
-                print_status(out, opt, d->verdicts[t].status, 8);
+                print_status(out, opt, d->verdicts[t].status, opt->cell);
             else
-                fprintf(out, "%-8s", "-");
+                fprintf(out, "%-*s", opt->cell, "-");
     }
     fprintf(out, "[%s %s] %s", d->name ? d->name : "(unnamed)", d->version ? d->version : "",
             d->source);
@@ -281,6 +281,32 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
             fprintf(out, "%s %s", k == t ? "" : ",", tok);
         }
         fprintf(out, ": %s\n", next);
+    }
+    /* A compiler's word and a CPU-only build's, once per sentence: why it fails, and with
+     * --detail why a compiler does not. */
+    for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
+        const smc_rollup *r = &d->verdicts[t];
+        bool compiler = r->compiler != SMC_NONE && r->library == SMC_NONE;
+        if (!r->reason || !(r->status == SMC_STATUS_CPU_ONLY || compiler) ||
+            (compiler && r->status != SMC_STATUS_COMPILER && !opt->detail))
+            continue;
+        bool said = false;
+        for (size_t k = 0; k < t; k++)
+            said |= d->verdicts[k].reason && d->verdicts[k].status == r->status &&
+                    strcmp(d->verdicts[k].reason, r->reason) == 0;
+        if (said) continue;
+        fputs("   ", out);
+        for (size_t k = t; k < nt && k < d->verdict_count; k++) {
+            const smc_rollup *o = &d->verdicts[k];
+            if (k > t && (!o->reason || o->status != r->status || strcmp(o->reason, r->reason) != 0))
+                continue;
+            char tok[16];
+            target_token(tok, &opt->targets[k]);
+            fprintf(out, "%s %s", k == t ? "" : ",", tok);
+        }
+        fputc(' ', out);
+        print_status(out, opt, r->status, 0);
+        fprintf(out, ": %s\n", r->reason);
     }
     /* Why, where it is not simply the worst library's word. */
     for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
@@ -385,11 +411,11 @@ static void print_cells(FILE *out, const smc_library *lib, const smc_view *opt)
     for (size_t t = 0; t < opt->target_count; t++)
         if (t < lib->judgement_count && lib->judgements[t].unused) { /* fails nothing: dimmed */
             fputc('~', out);
-            print_status(out, opt, lib->judgements[t].status, 7);
+            print_status(out, opt, lib->judgements[t].status, opt->cell - 1);
         } else if (t < lib->judgement_count) {
-            print_status(out, opt, lib->judgements[t].status, 8);
+            print_status(out, opt, lib->judgements[t].status, opt->cell);
         } else {
-            fprintf(out, "%-8s", "-");
+            fprintf(out, "%-*s", opt->cell, "-");
         }
 }
 
@@ -399,6 +425,26 @@ static void print_cells(FILE *out, const smc_library *lib, const smc_view *opt)
     "-\037no\037device\037code"
 #define LEGEND_ALTERNATIVE "; ~\037an\037alternative\037that\037is\037not\037loaded\037there"
 #define LEGEND_CPU_ONLY "; cpu-only: a GPU package's build without device code (fails)"
+#define LEGEND_COMPILER                                                                            \
+    "; compiler: a compiler used at run time (Triton's ptxas, NVRTC) does not know the GPU (fails)"
+
+/* Whether a distribution was judged for a compiler it carries (Triton, NVRTC). */
+static bool judged_compiler(const smc_distribution *d)
+{
+    for (size_t t = 0; t < d->verdict_count; t++)
+        if (d->verdicts[t].compiler != SMC_NONE) return true;
+    return false;
+}
+
+static bool any_compiler(const smc_view *opt)
+{
+    for (size_t i = 0; i < opt->input_count; i++)
+        for (size_t t = 0; t < opt->inputs[i]->verdict_count; t++)
+            if (opt->inputs[i]->verdicts[t].allowing[SMC_ALLOW_COMPILER] !=
+                opt->inputs[i]->verdicts[t].status)
+                return true;
+    return false;
+}
 
 /* Whether some library is an alternative that is not loaded on some target. */
 static bool any_cpu_only(const smc_view *opt)
@@ -604,9 +650,24 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
     return st;
 }
 
+/* Whether a status the matrix shows has a name as wide as a cell (cpu-only, compiler). */
+static bool wide_status(const smc_result *r)
+{
+    for (size_t i = 0; i < r->input_count; i++) {
+        const smc_input *in = r->inputs[i];
+        for (size_t k = 0; k < in->distribution_count; k++)
+            for (size_t t = 0; t < in->distributions[k].verdict_count; t++)
+                if (strlen(smc_lib_status_str(in->distributions[k].verdicts[t].status)) >= 8)
+                    return true;
+    }
+    return false;
+}
+
 smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *how)
 {
-    const smc_view view = smc_view_of(r, how), *opt = &view;
+    smc_view view = smc_view_of(r, how);
+    view.cell = wide_status(r) ? 10 : 8;
+    const smc_view *opt = &view;
     smc_input *const *inputs = r->inputs;
     size_t n = r->input_count;
     uint64_t files = 0;
@@ -617,17 +678,18 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
         print_targets(out, opt);
         if (opt->target_count > 1) {
             if (!opt->detail) {
-                bool alt = any_unused(opt), cpu = any_cpu_only(opt);
-                print_wrapped(out, "legend: ", alt && cpu ? LEGEND LEGEND_ALTERNATIVE LEGEND_CPU_ONLY
-                                               : alt      ? LEGEND LEGEND_ALTERNATIVE
-                                               : cpu      ? LEGEND LEGEND_CPU_ONLY
-                                                          : LEGEND);
+                char legend[1024];
+                snprintf(legend, sizeof legend, "%s%s%s%s", LEGEND,
+                         any_unused(opt) ? LEGEND_ALTERNATIVE : "",
+                         any_cpu_only(opt) ? LEGEND_CPU_ONLY : "",
+                         any_compiler(opt) ? LEGEND_COMPILER : "");
+                print_wrapped(out, "legend: ", legend);
             }
             fputc('\n', out);
             for (size_t t = 0; t < opt->target_count; t++) {
                 char tok[16];
                 target_token(tok, &opt->targets[t]);
-                fprintf(out, "%-8s", tok);
+                fprintf(out, "%-*s", opt->cell, tok);
             }
             fputs("library\n", out);
         }
@@ -651,6 +713,17 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                         tok, in->verdicts[t].compat / 1000, in->verdicts[t].compat % 1000 / 10);
                 continue;
             }
+            const smc_rollup *iv = &in->verdicts[t];
+            if (iv->status == SMC_STATUS_COMPILER && iv->library == SMC_NONE && iv->reason &&
+                iv->compiler < in->compiler_count &&
+                in->compilers[iv->compiler].distribution == SMC_NONE) { /* a compiler of its own */
+                char tok[16];
+                target_token(tok, &opt->targets[t]);
+                fprintf(out, "    %s ", tok);
+                print_status(out, opt, iv->status, 0);
+                fprintf(out, ": %s\n", iv->reason);
+                continue;
+            }
             if (!in->verdicts[t].requires) continue;
             char tok[16];
             target_token(tok, &opt->targets[t]);
@@ -663,9 +736,9 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             const smc_distribution *dist =
                 d < in->distribution_count ? &in->distributions[d] : NULL;
             /* In an environment, a distribution without libraries is left out, unless it is a
-             * CPU-only build: then it is what the status is about. */
+             * CPU-only build or a compiler: then it is what the status is about. */
             if (dist && !dist->library_count && in->kind == SMC_INPUT_ENVIRONMENT &&
-                !dist->cpu_only)
+                !dist->cpu_only && !judged_compiler(dist))
                 continue;
             if (dist) {
                 smc_status st = print_distribution(out, dist, opt);

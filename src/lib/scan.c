@@ -161,6 +161,15 @@ static smc_status merge(smc_input *in, smc_input *part)
         in->library_count++;
         part->libraries[i] = (smc_library){0};
     }
+    for (size_t i = 0; i < part->runtime_count; i++) {
+        smc_runtime_file *slot = smc_push(&in->runtime, in->runtime_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->runtime[i];
+        if (part->distribution_count && slot->distribution != SMC_NONE) slot->distribution += base;
+        in->runtime_count++;
+        part->runtime[i] = (smc_runtime_file){0};
+    }
+    part->runtime_count = 0;
     for (size_t i = 0; i < part->error_count; i++) {
         if (in->error_count >= SMC_ERRORS_KEPT) {
             in->errors_more++;
@@ -391,6 +400,7 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
                               : have && S_ISDIR(sb.st_mode) ? SMC_INPUT_DIRECTORY
                                                             : SMC_INPUT_FILE);
     if (!*in) return SMC_ERR_NOMEM;
+    (*in)->root = image;
     if (image) {
         smc_item *slot = smc_push(items, *n, sizeof *slot);
         if (!slot) return SMC_ERR_NOMEM;

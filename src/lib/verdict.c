@@ -350,9 +350,17 @@ static int old_runtime(const smc_library *lib, int wheel_cuda)
  * on a GB10 7 MiB. */
 #define JIT_LARGE_BYTES (32ull << 20)
 
+/* Where a library is judged: the platform it must load on (NULL: not known; machine_only: only
+ * assumed, the host's, compared by machine), and a CUDA library it needs that cannot be found
+ * (needs, with the other major that is there, or NULL: it loads). */
+typedef struct place {
+    const char *platform;
+    bool machine_only;
+    const char *needs, *needs_other;
+} place;
+
 static smc_status judge_one(const smc_library *lib, const smc_target *t, int driver_cuda,
-                            int wheel_cuda, const char *platform, bool machine_only,
-                            const lists *sets, smc_judgement *r)
+                            int wheel_cuda, const place *at, const lists *sets, smc_judgement *r)
 {
     unsigned cc = t->cc_major * 10 + t->cc_minor;
     seen s = {0};
@@ -368,8 +376,13 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
     int runtime = old_runtime(lib, wheel_cuda);
     bool runtime_new = runtime && driver_cuda > 0 && runtime > driver_cuda; /* says the minor */
     if (runtime_new) r->runtime_cuda = runtime;
-    bool foreign = !loads_on(lib, platform, machine_only);
-    if (foreign) r->platform = platform;
+    bool foreign = !loads_on(lib, at->platform, at->machine_only);
+    if (foreign) r->platform = at->platform;
+    bool missing = !foreign && at->needs; /* the loader stops at a library it cannot find */
+    if (missing) {
+        r->needs = at->needs;
+        r->needs_other = at->needs_other;
+    }
     int gpu_cuda = smc_cuda_for_arch(cc);
     bool driver_old = driver_cuda > 0 && gpu_cuda > driver_cuda;
     smc_verdict *verdicts = malloc((lib->container_count ? lib->container_count : 1) *
@@ -378,7 +391,7 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
     for (size_t i = 0; i < lib->container_count; i++) {
         s.jit_bytes = 0;
         smc_verdict v = container_verdict(lib, i, cc, driver_cuda, &s);
-        if ((too_new || driver_old || runtime_new || foreign) && v <= SMC_VERDICT_NONE)
+        if ((too_new || driver_old || runtime_new || foreign || missing) && v <= SMC_VERDICT_NONE)
             v = SMC_VERDICT_NONE;
         if (v == SMC_VERDICT_JIT) {
             r->jit_containers++;
@@ -450,6 +463,7 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
         break;
     default: /* what, beyond "built for other GPUs", makes containers fail */
         r->cause = foreign       ? SMC_CAUSE_PLATFORM
+                   : missing     ? SMC_CAUSE_NEEDS
                    : driver_old  ? SMC_CAUSE_DRIVER_GPU
                    : runtime_new ? SMC_CAUSE_RUNTIME
                    : too_new     ? SMC_CAUSE_BUILT_NEWER
@@ -514,12 +528,14 @@ static int rank(smc_lib_status s)
         return 2;
     case SMC_STATUS_PARTIAL:
         return 3;
-    case SMC_STATUS_GATED:
+    case SMC_STATUS_COMPILER:
         return 4;
-    case SMC_STATUS_CPU_ONLY:
+    case SMC_STATUS_GATED:
         return 5;
-    case SMC_STATUS_NONE:
+    case SMC_STATUS_CPU_ONLY:
         return 6;
+    case SMC_STATUS_NONE:
+        return 7;
     }
     return 0;
 }
@@ -532,6 +548,7 @@ static bool vendor_name(const char *name)
         "libcublas",  "libcudnn", "libcufft",    "libcurand", "libcusolver", "libcusparse",
         "libnccl",    "libnvjpeg", "libnvrtc",   "libcupti",  "libcudart",   "libnvJitLink",
         "libnvToolsExt", "libcufile", "libnpp",  "libnvblas", "libmagma",    "libcutensor",
+        "libcheckpoint", "libpcsamplingutil", "libnvperf", "libnvshmem", /* CUPTI's, NVSHMEM */
     };
     for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
         if (strncmp(name, stems[i], strlen(stems[i])) == 0) return true;
@@ -588,9 +605,12 @@ static void assign_roles(smc_input *in)
         if (strstr(lib->path, ".libs/") || vendor_name(smc_base_name(lib->path)))
             lib->role = SMC_ROLE_VENDORED;
     }
-    /* A distribution made only of "vendored" libraries ships them as its own (nvidia-cublas). */
+    /* A distribution made only of "vendored" libraries ships them as its own (nvidia-cublas),
+     * unless its own part is a compiler (Triton 3.2 ships CUPTI for its profiler). */
     for (size_t d = 0; d < in->distribution_count; d++) {
         bool own = false;
+        for (size_t c = 0; c < in->compiler_count; c++)
+            own |= in->compilers[c].distribution == d;
         for (size_t l = 0; l < in->library_count; l++)
             own |= in->libraries[l].distribution == d && in->libraries[l].role != SMC_ROLE_VENDORED &&
                    in->libraries[l].container_count;
@@ -675,7 +695,8 @@ static bool nocublaslt(const char *path)
 static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_target *targets,
                        size_t n, size_t t)
 {
-    smc_rollup r = {.status = SMC_STATUS_OK, .library = SMC_NONE, .torch = SMC_NONE};
+    smc_rollup r = {.status = SMC_STATUS_OK, .library = SMC_NONE, .torch = SMC_NONE,
+                    .compiler = SMC_NONE};
     size_t chooser = only == SMC_NONE ? torch_for(in, dist, &r.torches) : SMC_NONE;
     unsigned torch = torch_cuda(in, chooser);
     smc_loader_rule rule;
@@ -793,8 +814,20 @@ static char *cpu_only_of(const smc_input *in, size_t k, smc_status *st)
 {
     const smc_distribution *d = &in->distributions[k];
     smc_cpu_rule rule;
-    if (!d->name || !smc_cpu_rule_for(d->name, &rule) || has_device_code(in, k, NULL)) return NULL;
     char *out = NULL;
+    /* Installed with another build of the package that wrote the files last: a CPU build that
+     * did makes this GPU one CPU-only; a GPU build that did makes this CPU one's files not
+     * there. */
+    if (d->shadowed_by && d->name) {
+        bool by_cpu = smc_cpu_rule_for(d->shadowed_by, &rule) && smc_cpu_shadows(&rule, d->name);
+        if (!by_cpu) return NULL;
+        if (!(out = smc_asprintf("%s, the CPU build, is installed too and the files both install "
+                                 "are its (%s): only its CPU code loads",
+                                 d->shadowed_by, d->shadow_evidence ? d->shadow_evidence : "")))
+            *st = SMC_ERR_NOMEM;
+        return out;
+    }
+    if (!d->name || !smc_cpu_rule_for(d->name, &rule) || has_device_code(in, k, NULL)) return NULL;
     if (d->cpu_build)
         out = smc_strdup(d->cpu_build);
     else if (rule.how == SMC_CPU_NAMED)
@@ -808,6 +841,54 @@ static char *cpu_only_of(const smc_input *in, size_t k, smc_status *st)
     return out;
 }
 
+/* Where lib of in is judged for target t. A library that needs a CUDA library its input has only
+ * in another major cannot load wherever it is judged; one its input lacks altogether cannot in a
+ * complete root (an image, a root filesystem), and relies on the host elsewhere (*host, a
+ * caution). nd: what its needs resolved to (smc_resolve_needed). */
+static void place_of(const smc_input *in, const smc_library *lib, const smc_target *t,
+                     const smc_needs *nd, place *at, const char **host)
+{
+    bool assumed;
+    const char *platform = load_platform(in, lib, t, &assumed);
+    *at = (place){.platform = platform,
+                  .machine_only = assumed,
+                  .needs = nd->other ? nd->soname : in->root ? nd->missing : NULL,
+                  .needs_other = nd->other};
+    *host = !at->needs && nd->missing && in->kind == SMC_INPUT_ENVIRONMENT ? nd->missing : NULL;
+}
+
+/* A distribution's (or, for SMC_NONE, the unclaimed files') compiler for target t: a compiler
+ * that does not know the GPU makes it `compiler` unless its code is worse; one that does makes a
+ * distribution without device code ok. The compiler is named either way. allowing[] holds the
+ * status with what each set of SMC_ALLOW_ bits lets pass: without the compiler, its code's. */
+static void fold_compiler(const smc_input *in, size_t d, const smc_target *t, smc_rollup *r)
+{
+    smc_lib_status code = r->status;
+    smc_compile c = smc_compile_for(in, d, t);
+    if (c.compiler != SMC_NONE) {
+        if (c.knows == 0 && rank(SMC_STATUS_COMPILER) > rank(r->status))
+            *r = (smc_rollup){.status = SMC_STATUS_COMPILER, .library = SMC_NONE,
+                              .torch = SMC_NONE};
+        else if (c.knows == 1 && r->status == SMC_STATUS_NO_CODE)
+            code = r->status = SMC_STATUS_OK;
+        r->compiler = c.compiler;
+        r->compile_arch = c.arch;
+        r->compile_a = c.a;
+        r->compile_knows = c.knows;
+        r->compile_override = c.override;
+    }
+    for (unsigned m = 0; m < 4; m++)
+        r->allowing[m] = (m & SMC_ALLOW_COMPILER) ? code : r->status;
+}
+
+/* The worst of a roll-up's statuses with what each set of allowances leaves out, with one more
+ * roll-up's. */
+static void allow_into(smc_rollup *r, const smc_rollup *one)
+{
+    for (unsigned m = 0; m < 4; m++)
+        if (rank(one->allowing[m]) > rank(r->allowing[m])) r->allowing[m] = one->allowing[m];
+}
+
 static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n,
                               int driver_cuda)
 {
@@ -817,6 +898,10 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         assert(!"a model judged without its facts: read it with smc_options.inspect");
         return SMC_ERR_ARG;
     }
+    smc_names names; /* the input's shared libraries, for what each library needs */
+    smc_status found = smc_find_compilers(in);
+    if (found == SMC_OK) found = smc_names_of(in, &names);
+    if (found != SMC_OK) return found;
     for (size_t l = 0; l < in->library_count; l++) {
         smc_library *lib = &in->libraries[l];
         smc_judgements_free(lib->judgements, lib->judgement_count);
@@ -829,15 +914,27 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
             st = SMC_ERR_NOMEM;
         if (st == SMC_OK) lib->judgement_count = n;
         int wheel = distribution_cuda(in, lib);
+        smc_needs nd;
+        if (st == SMC_OK) st = smc_resolve_needed(&names, lib, &nd);
         for (size_t t = 0; t < n && st == SMC_OK; t++) {
-            bool assumed;
-            const char *platform = load_platform(in, lib, &targets[t], &assumed);
+            place at;
+            const char *host;
+            place_of(in, lib, &targets[t], &nd, &at, &host);
             st = judge_one(lib, &targets[t], effective_driver(in, &targets[t], driver_cuda), wheel,
-                           platform, assumed, &sets, &lib->judgements[t]);
+                           &at, &sets, &lib->judgements[t]);
+            if (st == SMC_OK && host) {
+                lib->judgements[t].warnings |= SMC_WARN_HOST_LIBRARY;
+                lib->judgements[t].needs = host;
+                lib->judgements[t].needs_more = nd.missing_count - 1;
+            }
         }
         free(sets.group);
-        if (st != SMC_OK) return st;
+        if (st != SMC_OK) {
+            smc_names_free(&names);
+            return st;
+        }
     }
+    smc_names_free(&names);
     assign_roles(in);
     for (size_t k = 0; k < in->distribution_count; k++) {
         smc_distribution *d = &in->distributions[k];
@@ -851,11 +948,13 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         if (st != SMC_OK) return st;
         for (size_t t = 0; t < n; t++) {
             d->verdicts[t] = roll(in, k, SMC_NONE, targets, n, t);
+            fold_compiler(in, k, &targets[t], &d->verdicts[t]);
             if (d->cpu_only) /* no device code, and it exists to use the GPU */
-                d->verdicts[t] = (smc_rollup){.status = SMC_STATUS_CPU_ONLY,
-                                              .library = SMC_NONE,
-                                              .torch = SMC_NONE,
-                                              .cpu_only = d->cpu_only};
+                d->verdicts[t] = (smc_rollup){
+                    .status = SMC_STATUS_CPU_ONLY, .library = SMC_NONE, .torch = SMC_NONE,
+                    .compiler = SMC_NONE, .cpu_only = d->cpu_only,
+                    .allowing = {SMC_STATUS_CPU_ONLY, SMC_STATUS_NO_CODE, SMC_STATUS_CPU_ONLY,
+                                 SMC_STATUS_NO_CODE}};
         }
     }
     /* An input: the worst of its distributions and of the libraries none claims; none when
@@ -868,20 +967,38 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
     in->verdict_count = n;
     for (size_t t = 0; t < n; t++) {
         smc_rollup *r = &in->verdicts[t];
-        *r = (smc_rollup){.status = SMC_STATUS_NO_CODE, .library = SMC_NONE, .torch = SMC_NONE};
-        smc_lib_status rest = SMC_STATUS_NO_CODE; /* the worst but CPU-only builds */
+        *r = (smc_rollup){.status = SMC_STATUS_NO_CODE, .library = SMC_NONE, .torch = SMC_NONE,
+                          .compiler = SMC_NONE};
+        smc_rollup allowed = {.allowing = {SMC_STATUS_NO_CODE, SMC_STATUS_NO_CODE,
+                                           SMC_STATUS_NO_CODE, SMC_STATUS_NO_CODE}};
         for (size_t k = 0; k < in->distribution_count; k++) {
-            smc_lib_status s = in->distributions[k].verdicts[t].status;
-            if (rank(s) > rank(r->status)) *r = in->distributions[k].verdicts[t];
-            if (s != SMC_STATUS_CPU_ONLY && rank(s) > rank(rest)) rest = s;
+            const smc_rollup *dv = &in->distributions[k].verdicts[t];
+            if (rank(dv->status) > rank(r->status)) *r = *dv;
+            allow_into(&allowed, dv);
         }
         for (size_t l = 0; l < in->library_count; l++) {
             if (in->libraries[l].distribution != SMC_NONE) continue;
             smc_rollup one = roll(in, SMC_NONE, l, targets, n, t);
+            for (unsigned m = 0; m < 4; m++)
+                one.allowing[m] = one.status;
             if (rank(one.status) > rank(r->status)) *r = one;
-            if (rank(one.status) > rank(rest)) rest = one.status;
+            allow_into(&allowed, &one);
         }
-        r->but_cpu_only = rest;
+        /* The compilers no distribution claims (a toolkit's NVRTC): the input's own. */
+        smc_rollup loose = {.status = SMC_STATUS_NO_CODE, .library = SMC_NONE,
+                            .torch = SMC_NONE, .compiler = SMC_NONE};
+        fold_compiler(in, SMC_NONE, &targets[t], &loose);
+        if (rank(loose.status) > rank(r->status)) {
+            *r = loose;
+        } else if (loose.compiler != SMC_NONE && r->compiler == SMC_NONE) {
+            r->compiler = loose.compiler;
+            r->compile_arch = loose.compile_arch;
+            r->compile_a = loose.compile_a;
+            r->compile_knows = loose.compile_knows;
+            r->compile_override = loose.compile_override;
+        }
+        allow_into(&allowed, &loose);
+        memcpy(r->allowing, allowed.allowing, sizeof r->allowing);
         /* An image that asks for a newer CUDA than the driver supports does not start
          * (nvidia-container-cli checks NVIDIA_REQUIRE_CUDA), whatever its libraries say. */
         int eff = effective_driver(in, &targets[t], driver_cuda);
@@ -889,9 +1006,11 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
             *r = (smc_rollup){.status = SMC_STATUS_NONE,
                               .library = SMC_NONE,
                               .torch = SMC_NONE,
+                              .compiler = SMC_NONE,
                               .requires = in->require_cuda_version,
                               .compat = in->compat_cuda,
-                              .but_cpu_only = SMC_STATUS_NONE};
+                              .allowing = {SMC_STATUS_NONE, SMC_STATUS_NONE, SMC_STATUS_NONE,
+                                           SMC_STATUS_NONE}};
         else if (eff > driver_cuda && driver_cuda > 0)
             r->compat = eff; /* it runs by the image's forward-compatibility package */
     }
@@ -904,11 +1023,17 @@ smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const 
     lists sets;
     *out = (smc_judgement){0};
     smc_status st = lists_of(lib, &sets);
-    bool assumed;
-    const char *platform = load_platform(in, lib, t, &assumed);
+    place at;
+    const char *host;
+    smc_names names = {0};
+    smc_needs nd = {0};
+    if (st == SMC_OK && lib->needed_count) st = smc_names_of(in, &names);
+    if (st == SMC_OK) st = smc_resolve_needed(&names, lib, &nd);
+    place_of(in, lib, t, &nd, &at, &host);
     if (st == SMC_OK)
         st = judge_one(lib, t, effective_driver(in, t, driver_cuda), distribution_cuda(in, lib),
-                       platform, assumed, &sets, out);
+                       &at, &sets, out);
+    smc_names_free(&names);
     free(sets.group);
     return st;
 }
@@ -931,7 +1056,8 @@ smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targe
 
 bool smc_status_fails(smc_lib_status s, smc_lib_status gate)
 {
-    return s != SMC_STATUS_NO_CODE && (s == SMC_STATUS_CPU_ONLY || rank(s) >= rank(gate));
+    return s != SMC_STATUS_NO_CODE &&
+           (s == SMC_STATUS_CPU_ONLY || s == SMC_STATUS_COMPILER || rank(s) >= rank(gate));
 }
 
 

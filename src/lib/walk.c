@@ -257,7 +257,7 @@ smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt,
         l.rel = len + 1;
         struct stat sb;
         if (fstat(fd, &sb) == 0) l.top_dev = sb.st_dev;
-        l.root_fs = is_root_fs(fd);
+        in->root = l.root_fs = is_root_fs(fd);
         st = walk(&l, fd, base, 0);
         if (st == SMC_OK) st = say_left_out(in, &l, base);
     }

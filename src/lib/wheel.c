@@ -680,7 +680,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         stopped = true;
     }
     smc_status st = SMC_OK;
-    size_t before = part->library_count;
+    size_t before = part->library_count, before_runtime = part->runtime_count;
     uint64_t total = got;
     bool scan = smc_finder_signature(head, got);
     /* This thread's share of what the buffers may take (the more threads, the smaller): members
@@ -760,6 +760,8 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     smc_big_free(buf, cap);
     for (size_t i = before; i < part->library_count; i++)
         part->libraries[i].distribution = it->dist;
+    for (size_t i = before_runtime; i < part->runtime_count; i++)
+        part->runtime[i].distribution = it->dist;
     free(name);
     return st;
 }

@@ -79,11 +79,17 @@ typedef enum smc_lib_status {
      * onnxruntime): the GPU will not be used. After NO_CODE to keep the numbers the API has
      * published; in the roll-up's order it is worse than gated and better than none. */
     SMC_STATUS_CPU_ONLY,
+    /* A compiler the environment uses at run time cannot compile for the GPU (Triton's ptxas,
+     * NVRTC): the ahead-of-time code may run, what is compiled at run time (torch.compile,
+     * Triton and NVRTC kernels) fails. After CPU_ONLY for the same reason; in the roll-up's
+     * order it is worse than partial and better than gated. */
+    SMC_STATUS_COMPILER,
 } smc_lib_status;
 
 const char *smc_lib_status_str(smc_lib_status s);
 /* Whether a status fails a gate (--fail-on): as bad as gate or worse; no device code never; a
- * CPU-only build at every gate (a caller that allows it leaves it out itself). */
+ * CPU-only build and a compiler that cannot compile for the GPU at every gate (a caller that
+ * allows them reads smc_rollup.allowing). */
 bool smc_status_fails(smc_lib_status s, smc_lib_status gate);
 
 /* Why a library has its status for a target: a stable code, with the numbers in smc_judgement
@@ -105,6 +111,8 @@ typedef enum smc_cause {
                             * start-up (no minor-version compatibility before 11.1) */
     SMC_CAUSE_PLATFORM,    /* none: a binary for another machine (an x86-64 library where
                             * aarch64 ones load): it cannot load at all */
+    SMC_CAUSE_NEEDS,       /* none: it needs a CUDA library (DT_NEEDED) that its input has only
+                            * in another major, or, in a complete root, not at all */
     SMC_CAUSE_COUNT
 } smc_cause;
 
@@ -130,6 +138,8 @@ enum {
     SMC_WARN_TEGRA_SBSA = 16, /* lower-minor cubins counted on Orin with a CUDA 13 driver, as
                                * users report (JetPack 7.2) and NVIDIA does not document */
     SMC_WARN_JIT_LARGE = 32,  /* much PTX to compile at first launch (jit_bytes) */
+    SMC_WARN_HOST_LIBRARY = 64, /* an environment's library needs a CUDA library (needs) that
+                                 * the environment lacks: it relies on the host's */
 };
 
 /* A library judged against one target: filled by smc_judge() from the model alone. */
@@ -155,6 +165,10 @@ typedef struct smc_judgement {
     bool unused;            /* one of alternatives that is not the one loaded: it fails nothing */
     int runtime_cuda;       /* SMC_CAUSE_RUNTIME: the runtime's CUDA version (10020) */
     const char *platform;   /* SMC_CAUSE_PLATFORM: where it must load ("linux-aarch64") */
+    const char *needs;      /* SMC_CAUSE_NEEDS: the library it cannot load ("libcudnn.so.9"), */
+    const char *needs_other; /* and the one of another major its input has ("libcudnn.so.8"),
+                              * or NULL when it has none; */
+    size_t needs_more;       /* how many more CUDA libraries it needs are not there at all */
     /* What the driver compiles at first launch on this GPU (jit and partial): the containers
      * that run only through PTX, and the bytes of the PTX each would compile (the newest ISA
      * the driver takes, one image a container), decompressed. */
@@ -228,6 +242,10 @@ typedef struct smc_finding {
  * one is loaded at run time (libbitsandbytes_cuda118.so ... _cuda128.so), or its own code. */
 typedef enum smc_role { SMC_ROLE_MAIN, SMC_ROLE_VENDORED, SMC_ROLE_ALTERNATIVE } smc_role;
 
+/* What a gate may be told to let pass (--fail-on LEVEL,allow-...), as bits: the index into
+ * smc_rollup.allowing. */
+enum { SMC_ALLOW_CPU_ONLY = 1, SMC_ALLOW_COMPILER = 2 };
+
 /* How a distribution or an input comes to its status for one target. */
 typedef struct smc_rollup {
     smc_lib_status status;
@@ -246,14 +264,23 @@ typedef struct smc_rollup {
                       * runs on this GPU (a compat target) with an older driver; else 0 */
     const char *cpu_only; /* SMC_STATUS_CPU_ONLY: what says the build is CPU-only (the
                            * distribution's cpu_only), else NULL */
-    smc_lib_status but_cpu_only; /* an input's: its status with its CPU-only builds left out
-                                  * (--fail-on allow-cpu-only) */
     bool machine_choice;  /* the loader chose one alternative for every GPU of the machine, by
                            * another GPU than this one (chooser_cc) */
     unsigned chooser_cc;  /* the compute capability the loader chose by (major*10+minor), 0 */
     bool twin_missing;    /* its loader wants the _nocublaslt set (chooser_cc), which it lacks */
     const char *override; /* the environment setting that named the alternative's CUDA instead
                            * of torch ("BNB_CUDA_VERSION=122"), or NULL */
+    size_t compiler;      /* SMC_STATUS_COMPILER, or a distribution that is a compiler: the one
+                           * used for this GPU (index into the input's compilers), else SMC_NONE; */
+    unsigned compile_arch; /* the target it is asked for: sm_<arch>, */
+    bool compile_a;        /* with 'a' (Triton asks for sm_90a and up); whether the compiler
+                            * knows it: 1, 0, -1 not known (a release or GPU the tables lack), */
+    int compile_knows;
+    const char *compile_override; /* or the setting that names another compiler ("TRITON_PTXAS_
+                                   * PATH=..."): not read, taken to know it */
+    /* An input's: its status with what each set of SMC_ALLOW_ bits allows left out (--fail-on
+     * allow-cpu-only, allow-compiler). allowing[0] is status. */
+    smc_lib_status allowing[4];
     /* Derived by smc_check for the reports; NULL before: */
     char *reason;    /* smc_rollup_reason's sentence */
     char *next;      /* what to install instead: for a distribution of the torch family that is
@@ -278,6 +305,9 @@ typedef struct smc_library {
     bool windows;              /* a Windows DLL (PE), not an ELF file */
     bool links_torch;          /* DT_NEEDED libc10.so or libc10_cuda.so: built against PyTorch
                                 * (torch itself, or an extension that TORCH_CUDA_ARCH_LIST builds) */
+    char **needed;             /* the CUDA libraries its DT_NEEDED names ("libcublasLt.so.12",
+                                * "libcudnn.so.9"), in its order; an ELF file's only */
+    size_t needed_count;
     unsigned machine;          /* the host ELF's e_machine (62 x86-64, 183 AArch64); 0 none */
     unsigned release;          /* the newest cubin release read (see smc_image.release); 0 none */
     smc_judgement *judgements; /* one per target, from smc_judge(); else NULL */
@@ -322,11 +352,48 @@ typedef struct smc_distribution {
      * cuda = None, "+cpu", onnxruntime rather than onnxruntime-gpu): what says so, set by the
      * judge from its table (data/cpu-builds.tsv); NULL when not one. */
     char *cpu_only;
+    /* Installed beside another build of the same package that installs the same files
+     * (onnxruntime and onnxruntime-gpu, data/cpu-builds.tsv): the other's name when the files
+     * are the other's (it was installed after), and what says so; NULL when not so. */
+    char *shadowed_by;
+    char *shadow_evidence;
     /* Derived by smc_check for the reports; NULL and 0 before: */
     struct smc_serving *serving; /* what it serves, when the check asked (scan) */
     char **unbacked;             /* its variant claims that no main library backs (sentences) */
     size_t unbacked_count;
 } smc_distribution;
+
+/* A file without device code that takes part when the code runs, found by its name. */
+typedef enum smc_runtime_kind {
+    SMC_RUNTIME_SHARED, /* a shared library (lib*.so*), which a loader finds by that name */
+    SMC_RUNTIME_PTXAS,  /* a ptxas binary (Triton's bin/ptxas and ptxas-blackwell) */
+} smc_runtime_kind;
+
+typedef struct smc_runtime_file {
+    char *path;
+    smc_runtime_kind kind;
+    int cuda;            /* a ptxas's release in its own text ("release 12.8"): 12080; else 0 */
+    size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
+} smc_runtime_file;
+
+typedef enum smc_compiler_kind {
+    SMC_COMPILER_TRITON, /* Triton's ptxas: torch.compile and Triton kernels */
+    SMC_COMPILER_NVRTC,  /* libnvrtc: CuPy's and PyTorch's run-time kernels, and more */
+} smc_compiler_kind;
+
+/* A compiler that code is compiled with at run time, found by the judge among the runtime files:
+ * for each target, whether it can compile for it is in its distribution's (or the input's)
+ * roll-up (SMC_STATUS_COMPILER). */
+typedef struct smc_compiler {
+    smc_compiler_kind kind;
+    char *path;          /* Triton's ptxas or ptxas-blackwell; libnvrtc.so.N */
+    int cuda;            /* its CUDA release (12080); 0 when not known */
+    char *cuda_source;   /* what says so ("its own text", "libnvrtc-builtins.so.12.8 beside it") */
+    bool blackwell;      /* Triton's ptxas-blackwell */
+    size_t distribution; /* whose it is (Triton's, nvidia-cuda-nvrtc-cu12's), or SMC_NONE */
+} smc_compiler;
+
+const char *smc_compiler_kind_str(smc_compiler_kind k);
 
 /* A file or directory that could not be read at all. */
 typedef struct smc_error {
@@ -387,6 +454,14 @@ typedef struct smc_input {
     const char *const *environment; /* where the packages run ("NAME=value", NULL-terminated;
                                      * a loader's override is read there), or NULL */
     bool one_machine;
+    bool root; /* a complete root filesystem (an image, a directory with etc/ and usr/): a CUDA
+                * library it lacks, nothing provides */
+    /* The files that hold no device code but take part at run time (every shared library by
+     * name, Triton's ptxas binaries), and the compilers the judge found among them. */
+    smc_runtime_file *runtime;
+    size_t runtime_count;
+    smc_compiler *compilers;
+    size_t compiler_count;
 } smc_input;
 
 /* What one library or input keeps of its findings, errors and notes: the output stays small
