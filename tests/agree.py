@@ -97,11 +97,16 @@ def json_of(cmd):
 def text_cells(text, targets):
     """The text matrix: each row's cells, by the path that ends it."""
     cells = {}
+    width = 8  # a cell; 10 where a status name (cpu-only, compiler) takes 8
     for line in text.splitlines():
+        head = re.match(r"(sm_\d+ +)\S.*library$", line)  # the header: its first column's width
+        if head:
+            width = len(head.group(1))
         words = line.split()
-        if len(words) > len(targets) and all(re.fullmatch(r"~?(ok|jit|partial|gated|none|-)", w)
-                                             for w in words[:len(targets)]):
-            path = line[8 * len(targets):]
+        if len(words) > len(targets) and all(
+                re.fullmatch(r"~?(ok|jit|partial|gated|none|cpu-only|compiler|-)", w)
+                for w in words[:len(targets)]):
+            path = line[width * len(targets):]
             if not path.startswith("["):
                 cells[path] = [w.lstrip("~") for w in words[:len(targets)]]
     return cells

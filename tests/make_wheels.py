@@ -611,6 +611,84 @@ def make_situation_wheels(out, emit):
     emit(p)
 
 
+def stub_elf(text=b"", e_type=3):
+    """A stand-in for a binary smcheck reads only by name and text (a ptxas, libnvrtc): an x86-64
+    ELF header without sections, then text."""
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    hdr = ident + struct.pack("<HHIQQQIHHHHHH", e_type, 62, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0)
+    return hdr + b"\0" + text + b"\0"
+
+
+def ptxas_stub(release):
+    """A ptxas's --version text, as its bytes hold it (the third copy is printf's template)."""
+    return stub_elf(b"Cuda compilation tools, release %s, V%s.93\0Build cuda_%s\0"
+                    b"Cuda compilation tools, release %%d.%%d, V%%s" % (
+                        release.encode(), release.encode(), release.encode()), e_type=2)
+
+
+def make_runtime(out, emit):
+    """Issue 25: environments whose answer lies in what runs beside the device code: Triton's
+    ptxas, NVRTC, CUDA libraries of another major, in runtime/."""
+    out = os.path.join(out, "runtime")
+    torch_files = {"torch/__init__.py": b"",
+                   "torch/version.py": b"__version__ = '2.9.0+cu128'\ncuda = '12.8'\n",
+                   "torch/lib/libtorch_cuda.so": fixture("gen/cuda128.so")}
+    # Triton 3.5.0 ships one ptxas (CUDA 12.8); 3.6.0 a ptxas (12.8) and a ptxas-blackwell (12.9)
+    # for 10.0 and up; 3.3.1 a ptxas (12.4) and a ptxas-blackwell (12.8).
+    tritons = {"3.5.0": {"ptxas": "12.8"},
+               "3.6.0": {"ptxas": "12.8", "ptxas-blackwell": "12.9"},
+               "3.3.1": {"ptxas": "12.4", "ptxas-blackwell": "12.8"}}
+    for version, binaries in tritons.items():
+        site = venv(os.path.join(out, "triton" + version.replace(".", "")[:2]), "3.12")
+        install_dist(site, "torch", "2.9.0", torch_files)
+        files = {"triton/__init__.py": b"__version__ = '%s'\n" % version.encode()}
+        for name, release in binaries.items():
+            files["triton/backends/nvidia/bin/" + name] = ptxas_stub(release)
+        install_dist(site, "triton", version, files)
+        emit(os.path.dirname(os.path.dirname(os.path.dirname(site))))
+    # NVRTC 12.4 (nvidia-cuda-nvrtc-cu12 12.4.127): its version is its builtins' name.
+    site = venv(os.path.join(out, "nvrtc124"), "3.12")
+    install_dist(site, "nvidia-cuda-nvrtc-cu12", "12.4.127",
+                 {"nvidia/cuda_nvrtc/lib/libnvrtc.so.12": stub_elf(b"libnvrtc-builtins.so.12.4"),
+                  "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.4": stub_elf()})
+    emit(os.path.join(out, "nvrtc124"))
+    # onnxruntime-gpu 1.19.2 needs libcudnn.so.9 and the CUDA 12 libraries; beside torch 2.3's
+    # nvidia-cudnn-cu12 8.9.2.26 (libcudnn.so.8) its CUDA provider does not load. Alone, it relies
+    # on the host's libraries.
+    ort = {"onnxruntime/__init__.py": b"",
+           "onnxruntime/capi/libonnxruntime_providers_cuda.so": fixture("gen/needs_cudnn9.so")}
+    cuda12 = (("nvidia-cublas-cu12", "12.1.3.1", {"nvidia/cublas/lib/libcublasLt.so.12": stub_elf(),
+                                                  "nvidia/cublas/lib/libcublas.so.12": stub_elf()}),
+              ("nvidia-cufft-cu12", "11.0.2.54", {"nvidia/cufft/lib/libcufft.so.11": stub_elf()}),
+              ("nvidia-cuda-runtime-cu12", "12.1.105",
+               {"nvidia/cuda_runtime/lib/libcudart.so.12": stub_elf()}))
+    for name, cudnn in (("ort_cudnn8", "8.9.2.26"), ("ort_cudnn9", "9.1.0.70"), ("ort_host", None)):
+        site = venv(os.path.join(out, name), "3.12")
+        install_dist(site, "onnxruntime-gpu", "1.19.2", ort)
+        for dist, version, files in cuda12 if cudnn else ():
+            install_dist(site, dist, version, files)
+        if cudnn:
+            install_dist(site, "nvidia-cudnn-cu12", cudnn,
+                         {"nvidia/cudnn/lib/libcudnn.so.%s" % cudnn[0]: stub_elf()})
+        emit(os.path.join(out, name))
+    # onnxruntime and onnxruntime-gpu both install onnxruntime/: the one installed last wrote the
+    # shared files, and its RECORD's size of the Python module says which (the CPU one's is
+    # smaller). Installed GPU first, the CPU build shadows it; installed CPU first, it does not.
+    pybind = "onnxruntime/capi/onnxruntime_pybind11_state.cpython-312-x86_64-linux-gnu.so"
+    cpu_files = {"onnxruntime/__init__.py": b"", pybind: stub_elf(b"cpu provider")}
+    gpu_files = dict(ort, **{pybind: stub_elf(b"cpu provider, cuda provider, tensorrt provider")})
+    for name, order in (("ort_shadow_cpu", ("onnxruntime-gpu", "onnxruntime")),
+                        ("ort_shadow_gpu", ("onnxruntime", "onnxruntime-gpu"))):
+        site = venv(os.path.join(out, name), "3.12")
+        for dist in order:
+            install_dist(site, dist, "1.19.2", gpu_files if dist.endswith("gpu") else cpu_files)
+        for dist, version, files in cuda12:
+            install_dist(site, dist, version, files)
+        install_dist(site, "nvidia-cudnn-cu12", "9.1.0.70",
+                     {"nvidia/cudnn/lib/libcudnn.so.9": stub_elf()})
+        emit(os.path.join(out, name))
+
+
 def remove_tree(path):
     if not os.path.lexists(path):
         return
@@ -891,6 +969,7 @@ def main(argv):
     make_wheels(out, emit)
     make_rollup_wheels(out, emit)
     make_situation_wheels(out, emit)
+    make_runtime(out, emit)
     make_envs(out, emit)
     make_conda(out, emit)
     make_images(out, emit)

@@ -2,8 +2,10 @@
  * (binary compatibility, a/f variants, Tegra) and §4/§5 (PTX ISA, drivers), then containers and
  * library statuses. Prints "N passed, M failed". */
 #include "../src/lib/judge.h"
+#include "../src/lib/runtime.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include <signal.h>
@@ -640,6 +642,68 @@ static void test_uninspected(void)
            (WIFEXITED(status) && WEXITSTATUS(status) == 3)));
 }
 
+/* Issue 25: what each compiler release accepts (measured with each release's ptxas and NVRTC),
+ * a ptxas's release statement in its bytes, and the CUDA sonames DT_NEEDED names. */
+static void test_runtime(void)
+{
+    static const struct {
+        int cuda;
+        unsigned arch;
+        bool a;
+        int knows;
+    } accepts[] = {
+        {12040, 120, false, 0}, {12040, 100, false, 0}, {12040, 90, true, 1},
+        {12080, 120, true, 1},  {12080, 121, true, 0},  {12080, 103, false, 0},
+        {12080, 101, true, 1},  {12090, 121, true, 1},  {12090, 103, true, 1},
+        {12090, 110, true, 0},  {13000, 110, true, 1},  {13010, 101, true, 0},
+        {13000, 70, false, 0},  {12090, 70, false, 1},  {13000, 88, false, 1},
+        {12090, 88, false, 0},  {11070, 89, false, 0},  {11080, 89, false, 1},
+        {11080, 35, false, 1},  {12000, 35, false, 0},  {13030, 107, true, 0},
+        {13040, 107, true, 1},  {12080, 999, false, -1}, {0, 80, false, -1},
+        {12080, 88, true, 0}, /* no sm_88a */
+    };
+    for (size_t i = 0; i < sizeof accepts / sizeof accepts[0]; i++) {
+        int got = smc_compiler_knows(accepts[i].cuda, accepts[i].arch, accepts[i].a);
+        CHECK(got == accepts[i].knows);
+        if (got != accepts[i].knows)
+            fprintf(stderr, "  CUDA %d sm_%u%s: %d\n", accepts[i].cuda, accepts[i].arch,
+                    accepts[i].a ? "a" : "", got);
+    }
+    int cuda;
+    const char *setting, *until;
+    CHECK(strcmp(smc_triton_first(121, &cuda, &setting, &until), "3.6.0") == 0 && cuda == 12090 &&
+          !until && strcmp(setting, "TRITON_PTXAS_BLACKWELL_PATH") == 0);
+    CHECK(strcmp(smc_triton_first(101, &cuda, &setting, &until), "3.3.0") == 0 && until &&
+          strcmp(until, "3.6.0") == 0 && strcmp(setting, "TRITON_PTXAS-BLACKWELL_PATH") == 0);
+    CHECK(strcmp(smc_triton_first(110, &cuda, &setting, &until), "3.7.0") == 0 && cuda == 13010);
+    CHECK(strcmp(smc_triton_first(107, &cuda, &setting, &until), "3.9.0") == 0);
+    CHECK(smc_triton_first(999, &cuda, &setting, &until) == NULL);
+    size_t need;
+    static const char v[] = "x Cuda compilation tools, release %d.%d, V%s\0"
+                            "Cuda compilation tools, release 12.8, V12.8.93";
+    CHECK(smc_ptxas_release((const uint8_t *)v, sizeof v - 1, &need) == 12080);
+    static const char cut[] = "Cuda compilation tools, release 12.";
+    CHECK(smc_ptxas_release((const uint8_t *)cut, sizeof cut - 1, &need) == -1 &&
+          need > sizeof cut - 1);
+    static const char odd[] = "Cuda compilation tools, release 1234567890.1, V";
+    CHECK(smc_ptxas_release((const uint8_t *)odd, sizeof odd - 1, &need) == 0);
+    static const char names[] = "libcudnn.so.9\0libcuda.so.1\0libcudart-d0da41ae.so.11.0\0"
+                                "libnvrtc.so.12";
+    CHECK(smc_cuda_soname((const uint8_t *)names, sizeof names) == 13);
+    CHECK(smc_cuda_soname((const uint8_t *)names + 14, sizeof names - 14) == 0); /* the driver */
+    CHECK(smc_cuda_soname((const uint8_t *)names + 27, sizeof names - 27) == 26);
+    /* Not NUL-terminated within the bytes: not a name. */
+    CHECK(smc_cuda_soname((const uint8_t *)names + 54, 14) == 0);
+    char wheel[96];
+    CHECK(strcmp(smc_soname_wheel(wheel, sizeof wheel, "libcudnn.so.9", 12),
+                 "nvidia-cudnn-cu12 9.x") == 0);
+    CHECK(strcmp(smc_soname_wheel(wheel, sizeof wheel, "libcublasLt.so.11", 0),
+                 "nvidia-cublas-cu11 11.x") == 0);
+    CHECK(strcmp(smc_soname_wheel(wheel, sizeof wheel, "libcudart.so.13", 13),
+                 "nvidia-cuda-runtime 13.x") == 0);
+    CHECK(strcmp(smc_soname_wheel(wheel, sizeof wheel, "libcufft.so.11", 0), "") == 0);
+}
+
 int main(void)
 {
     test_uninspected();
@@ -648,5 +712,6 @@ int main(void)
     test_statuses();
     test_versions();
     test_situation();
+    test_runtime();
     return check_report();
 }

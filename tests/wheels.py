@@ -62,6 +62,7 @@ def main():
         environments(out)
         rollups(out)
         situation(out)
+        runtime(out)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", out])
         shutil.rmtree(out, ignore_errors=True)
@@ -502,6 +503,118 @@ def situation(out):
     rc, _, err = run("--gpu", "sm_200", bnb)
     check(rc == 64 and "closest: 12.1, 12.0, 11.0" in err, "--gpu sm_200: refused, naming the "
           "closest known (%s)" % err.strip())
+
+
+def runtime(out):
+    """Issue 25: compilers used at run time, CUDA libraries resolved against the environment, a CPU
+    build that shadows a GPU one (tests/make_wheels.py, runtime/)."""
+    r = os.path.join(out, "runtime")
+    gpus = "12.1,11.0,12.0,10.0,8.0"  # GB10, Thor, RTX 5090, B200, A100
+    seen = {}
+    for env_dir in ("triton35", "triton36", "triton33"):
+        rc, doc = judged(os.path.join(r, env_dir), gpus)
+        st, vs = dist_status(doc, "triton")
+        seen[env_dir] = (st, [v["compiler"]["target"] for v in vs],
+                         [v["compiler"]["path"].rsplit("/", 1)[1] for v in vs])
+    check(seen["triton35"][0] == ["compiler", "compiler", "ok", "ok", "ok"] and
+          seen["triton35"][1] == ["sm_121a", "sm_110a", "sm_120a", "sm_100a", "sm_80"] and
+          seen["triton36"][0] == ["ok", "compiler", "ok", "ok", "ok"] and
+          seen["triton36"][2] == ["ptxas-blackwell"] * 4 + ["ptxas"] and
+          seen["triton33"][0] == ["compiler", "compiler", "ok", "ok", "ok"] and
+          seen["triton33"][2] == ["ptxas-blackwell"] * 4 + ["ptxas"],
+          "Triton 3.5.0's ptxas (12.8) knows neither sm_121a nor sm_110a; 3.6.0's ptxas-blackwell "
+          "(12.9) knows sm_121a, not sm_110a; 3.3.1 uses ptxas-blackwell (12.8) from 10.0 (%s)"
+          % seen)
+    env35 = os.path.join(r, "triton35")
+    rc, doc = judged(env35, "12.1")
+    st, vs = dist_status(doc, "triton")
+    torch_st, _ = dist_status(doc, "torch")
+    check(rc == 1 and torch_st == ["ok"] and doc["overall"][0]["status"] == "compiler" and
+          "does not know sm_121a" in vs[0]["reason"] and "CUDA 12.8" in vs[0]["reason"] and
+          vs[0]["next"].startswith("Triton 3.6.0 or newer") and
+          "TRITON_PTXAS_PATH" in vs[0]["next"],
+          "torch runs on a GB10, Triton 3.5.0 cannot compile for it: compiler, exit 1, and the "
+          "next step is Triton 3.6.0 or a newer ptxas (%s, %s)" % (rc, vs[0]["next"]))
+    rc2, _ = judged(env35, "12.1", "--fail-on", "none,allow-compiler")
+    rc3, _ = judged(env35, "12.1", "--fail-on", "none,allow-cpu-only")
+    rc4, _ = judged(env35, "12.1", "--fail-on", "partial,allow-cpu-only,allow-compiler")
+    rc5, _, err = run("--gpu", "12.1", "--fail-on", "none,allow-nothing", env35)
+    check((rc2, rc3, rc4, rc5) == (0, 1, 0, 64) and "allow-compiler" in err,
+          "--fail-on none,allow-compiler lets it pass; allow-cpu-only does not; both together; an "
+          "unknown allowance is refused (%s)" % ((rc2, rc3, rc4, rc5),))
+    env = dict(os.environ, SMCHECK_LIBCUDA=sys.argv[3] if len(sys.argv) > 3 else "",
+               STUB_DRIVER_VERSION="13000", STUB_DEVICES="NVIDIA GB10|12.1|1",
+               TRITON_PTXAS_PATH="/opt/cuda-12.9/bin/ptxas")
+    p = subprocess.run([SMCHECK, "--format", "json", env35], capture_output=True, text=True, env=env)
+    st, vs = dist_status(json.loads(p.stdout), "triton") if p.stdout else (None, [{}])
+    check(st == ["ok"] and p.returncode == 0 and
+          vs[0]["compiler"]["override"] == "TRITON_PTXAS_PATH=/opt/cuda-12.9/bin/ptxas",
+          "the local GB10 where TRITON_PTXAS_PATH names another ptxas: not judged, ok (%s)" % st)
+    rc, text, _ = run("--gpu", "12.1,8.0", env35)
+    check("[triton 3.5.0] dist-info; 0 libraries" in text and
+          "sm_121 compiler: Triton 3.5.0's ptxas (CUDA 12.8, its own text)" in text and
+          "compiler: a compiler used at run time" in text,
+          "the text report names Triton, says why, and the legend says what compiler means")
+    rc, text, _ = run("--gpu", "12.1", "--format", "sarif", env35)
+    results = json.loads(text)["runs"][0]["results"]
+    check([x["ruleId"] for x in results] == ["compiler"] and results[0]["level"] == "error",
+          "SARIF: one compiler result, an error (%s)" % [x["ruleId"] for x in results])
+    # NVRTC 12.4: its builtins' name says the release; 12.0 is past it, 9.0 is not.
+    rc, doc = judged(os.path.join(r, "nvrtc124"), "12.0,9.0")
+    st, vs = dist_status(doc, "nvidia-cuda-nvrtc-cu12")
+    comp = doc["inputs"][0]["compilers"]
+    check(st == ["compiler", "ok"] and rc == 1 and comp[0]["kind"] == "nvrtc" and
+          comp[0]["cuda"] == "12.4" and comp[0]["cuda_source"] ==
+          "libnvrtc-builtins.so.12.4 beside it" and
+          vs[0]["next"] == "an NVRTC of CUDA 12.8 or newer (nvidia-cuda-nvrtc-cu12 12.8 or newer)",
+          "NVRTC 12.4 (its builtins' name) does not know sm_120: compiler; it knows sm_90 (%s, %s)"
+          % (st, comp))
+    # onnxruntime-gpu 1.19.2 needs libcudnn.so.9: beside cuDNN 8 it cannot load; with cuDNN 9 it
+    # runs; alone in a venv it relies on the host's libraries (a caution, not a failure).
+    got = {}
+    for env_dir in ("ort_cudnn8", "ort_cudnn9", "ort_host"):
+        rc, doc = judged(os.path.join(r, env_dir), "8.0")
+        lib = doc["inputs"][0]["libraries"][0]["verdicts"][0]
+        got[env_dir] = (rc, lib["status"], lib["cause"], lib["needs"], lib["next"], lib["warnings"])
+    c8, c9, host = got["ort_cudnn8"], got["ort_cudnn9"], got["ort_host"]
+    check(c8[:3] == (1, "none", "needs") and
+          c8[3] == {"soname": "libcudnn.so.9", "other_major": "libcudnn.so.8", "from_host": False,
+                    "more_missing": 0}
+          and "nvidia-cudnn-cu12 9.x" in c8[4] and
+          c9[:4] == (0, "ok", "loads", None) and
+          host[:3] == (0, "ok", "loads") and host[3]["from_host"] and
+          host[3]["soname"] == "libcublasLt.so.12" and host[3]["more_missing"] == 3 and
+          "libcublasLt.so.12 and 3 more CUDA libraries" in host[5] and "relies on the host" in host[5],
+          "onnxruntime-gpu 1.19.2: none beside libcudnn.so.8 (the next step the cuDNN 9 wheel), "
+          "ok beside libcudnn.so.9, and alone a caution that it relies on the host (%s)" % got)
+    # The same library in a complete root (an image's files, or a directory with etc/ and usr/):
+    # what the root lacks, nothing provides.
+    root = os.path.join(out, "runtime_root")
+    for d in ("etc", "usr", "proc"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    shutil.copytree(os.path.join(r, "ort_host", "lib"), os.path.join(root, "usr", "lib"))
+    rc, doc = judged(root, "8.0")
+    lib = doc["inputs"][0]["libraries"][0]["verdicts"][0]
+    check(rc == 1 and lib["cause"] == "needs" and lib["needs"]["other_major"] is None,
+          "in a root filesystem without the CUDA libraries it needs: none, cause needs (%s)"
+          % lib["needs"])
+    # onnxruntime installed after onnxruntime-gpu: its files win, the GPU build is CPU-only; the
+    # other way round the GPU build runs and the CPU one's record is not called CPU-only.
+    got = {}
+    for env_dir in ("ort_shadow_cpu", "ort_shadow_gpu"):
+        rc, doc = judged(os.path.join(r, env_dir), "8.0")
+        dists = {d["name"]: d for d in doc["inputs"][0]["distributions"]}
+        got[env_dir] = (rc, dists["onnxruntime-gpu"]["verdicts"][0]["status"],
+                        dists["onnxruntime"]["verdicts"][0]["status"],
+                        dists["onnxruntime-gpu"]["shadowed_by"],
+                        dists["onnxruntime-gpu"]["verdicts"][0]["next"])
+    sc, sg = got["ort_shadow_cpu"], got["ort_shadow_gpu"]
+    check(sc[:3] == (1, "cpu-only", "cpu-only") and sc[3]["name"] == "onnxruntime" and
+          "onnxruntime_pybind11_state" in sc[3]["evidence"] and
+          sc[4] == "pip uninstall -y onnxruntime onnxruntime-gpu, then pip install onnxruntime-gpu"
+          and sg[:4] == (0, "ok", "no-device-code", None),
+          "onnxruntime installed after onnxruntime-gpu shadows it (cpu-only, the evidence a file, "
+          "the next step a clean reinstall); installed before, the GPU build runs (%s)" % got)
 
 
 def judged(path, gpus, *extra):

@@ -94,11 +94,31 @@ for d in drivers:
         else:
             passed += 1
             print("%s [driver %s]: ok" % (name, d))
+    # Compilers used at run time (issue 25): the target each is asked for, and whether it knows
+    # it, per target, against the roll-ups' compiler objects.
+    sa = {}
+    for inp in sm.get("inputs", []):
+        for owner in inp.get("distributions", []) + [inp]:
+            for v in owner.get("verdicts", []):
+                c = v.get("compiler")
+                if c and not c["override"]:
+                    sa[(key(c["path"]), v["target"])] = (c["target"], c["knows"])
+    sb = {(key(c["path"]), r["target"]): (r["name"], r["knows"])
+          for c in ref.get("compilers", []) for r in c["targets"]}
+    for k in sorted(set(sa) | set(sb)):
+        if sa.get(k) != sb.get(k):
+            failed += 1
+            print("compiler %s %s [driver %s]: FAIL smcheck %s, reference %s"
+                  % (k[0], targets[k[1]], d, sa.get(k), sb.get(k)))
+        else:
+            passed += 1
     # DESIGN.md: exit 1 exactly when some library is none (default --fail-on
-    # none); 2 (unreadable or malformed input) beats 1, so only 0/1 are checked
+    # none), or a compiler does not know a target; 2 (unreadable or malformed input) beats 1, so
+    # only 0/1 are checked
     rc = int(open(os.path.join(tmp, "smcheck.%s.rc" % d)).read())
     want = 1 if any(v["status"] in ("none", "gated")
-                    for l in ref["libraries"] for v in l["verdicts"]) else 0
+                    for l in ref["libraries"] for v in l["verdicts"]) or \
+        any(r["knows"] is False for c in ref.get("compilers", []) for r in c["targets"]) else 0
     if rc in (0, 1) and rc != want:
         failed += 1
         print("exit status [driver %s]: FAIL smcheck %d, expected %d" % (d, rc, want))

@@ -41,6 +41,15 @@ The rules, as applied here:
   newer than the driver makes every counted container none; so does a library
   for another machine than --platform (ELF e_machine 62 x86-64, 183 AArch64;
   a DLL is windows-amd64).
+* issue 25 (docs/compatibility.md 6.4, 6.5; measured by running each ptxas and NVRTC): a
+  library whose DT_NEEDED names a CUDA library (libcudart, libcublas*, libcudnn*, libcufft,
+  ...) that its path has only in another major (a file libcudnn.so.8* for libcudnn.so.9) has
+  every counted container none; so does one whose name is nowhere in a root filesystem (a
+  directory with etc/, usr/ and proc/ or sys/). Compilers used at run time: Triton's ptxas
+  (its release from its own text; the binary and target Triton's compiler.py picks) and
+  libnvrtc (the release of the libnvrtc-builtins.so.X.Y beside it, else of its
+  nvidia-cuda-nvrtc dist-info), each judged against the targets it accepts: output under
+  "compilers" as {"path", "targets": [{"target", "name", "knows"}]}.
 * container: best of its images (native > compatible > jit > jit-blocked >
   none); __nv_relfatbin -> relocatable; no images or only LTO IR ->
   no-kernels; failing and every non-LTO image an a/f variant that fails only
@@ -850,7 +859,7 @@ def old_runtime(lib, entries):
 PLATFORM_OF_MACHINE = {62: "linux-x86_64", 183: "linux-aarch64"}
 
 
-def judge(lib, targets, driver):
+def judge(lib, targets, driver, blocked=False):
     DRIVER[0] = driver
     read_ptx_text(lib)
     pre = [[prelim(lib, c, cc, driver) for c in lib.containers] for cc in targets]
@@ -862,6 +871,7 @@ def judge(lib, targets, driver):
         too_new = rt is not None and rt > driver
     if PLATFORM[0] and lib.platform and lib.platform != PLATFORM[0]:
         too_new = True  # it cannot load there at all
+    too_new = too_new or blocked  # a CUDA library it needs is not there
     out = []
     for t, row in enumerate(pre):
         old_gpu = driver is not None and FIRST_CUDA.get(targets[t], (0, 0)) > driver
@@ -880,6 +890,128 @@ def judge(lib, targets, driver):
         out.append({"target": t, "status": library_status(counts, lists),
                     "containers_by_verdict": counts})
     return out
+
+
+# ----------------------------------------------------------------------------
+# The runtime around the code (issue 25)
+
+CUDA_STEMS = ("libcudart", "libcublas", "libcudnn", "libcufft", "libcurand", "libcusolver",
+              "libcusparse", "libnccl", "libnvrtc", "libnvJitLink", "libcupti", "libnvToolsExt",
+              "libcufile", "libnvjpeg", "libcutensor", "libnpp")
+
+# What each compiler release accepts, as measured (ptxas of Triton's wheels, NVRTC's wheels):
+# plain targets from the release that first takes them, until the one that last does.
+ACCEPTS_FROM = {(3, 0): (7, 0), (3, 2): (7, 0), (3, 5): (7, 0), (3, 7): (7, 0), (5, 0): (7, 0),
+                (5, 2): (7, 0), (5, 3): (7, 0), (6, 0): (8, 0), (6, 1): (8, 0), (6, 2): (8, 0),
+                (7, 0): (9, 0), (7, 2): (9, 1), (7, 5): (10, 0), (8, 0): (11, 0),
+                (8, 6): (11, 1), (8, 7): (11, 4), (8, 8): (13, 0), (8, 9): (11, 8),
+                (9, 0): (11, 8), (10, 0): (12, 8), (10, 1): (12, 8), (10, 3): (12, 9),
+                (10, 7): (13, 4), (11, 0): (13, 0), (12, 0): (12, 8), (12, 1): (12, 9)}
+ACCEPTS_UNTIL = {(3, 0): (10, 2), (3, 2): (10, 2), (3, 5): (11, 8), (3, 7): (11, 8),
+                 (5, 0): (12, 9), (5, 2): (12, 9), (5, 3): (12, 9), (6, 0): (12, 9),
+                 (6, 1): (12, 9), (6, 2): (12, 9), (7, 0): (12, 9), (7, 2): (12, 9),
+                 (10, 1): (12, 9)}
+A_FROM = {(9, 0): (12, 0), (10, 0): (12, 8), (10, 1): (12, 8), (10, 3): (12, 9),
+          (10, 7): (13, 4), (11, 0): (13, 0), (12, 0): (12, 8), (12, 1): (12, 9)}
+
+
+def accepts(release, cc, a):
+    """Whether a compiler of this CUDA release takes sm_<cc>[a]; None when not known."""
+    if release is None or cc not in ACCEPTS_FROM:
+        return None
+    first = A_FROM.get(cc) if a else ACCEPTS_FROM[cc]
+    if first is None:
+        return False
+    return first <= release <= ACCEPTS_UNTIL.get(cc, (99, 9))
+
+
+def vkey(v):
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def dist_versions(site):
+    """name -> version of the dist-info directories in a directory."""
+    out = {}
+    try:
+        for n in os.listdir(site):
+            m = re.match(r"^(.+?)-([^-]+)\.dist-info$", n)
+            if m:
+                out[m.group(1).lower().replace("_", "-")] = m.group(2)
+    except OSError:
+        pass
+    return out
+
+
+def ptxas_release(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    for m in re.finditer(rb"Cuda compilation tools, release (\d+)\.(\d+),", data):
+        return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def compilers(files, targets):
+    """Triton's ptxas and NVRTC among files, judged against targets (issue 25)."""
+    out = []
+    tritons = {}
+    for f in files:
+        name = os.path.basename(f)
+        if name in ("ptxas", "ptxas-blackwell") and "/triton/" in f:
+            root = f[:f.rindex("/triton/")]
+            tritons.setdefault(root, {})[name] = f
+    for root, bins in sorted(tritons.items()):
+        version = vkey(dist_versions(root).get("triton", "0"))
+        rows = []
+        for t, cc in enumerate(targets):
+            arch = cc[0] * 10 + cc[1]
+            blackwell_from = 90 if version >= (3, 9) else 100
+            use = "ptxas-blackwell" if "ptxas-blackwell" in bins and (
+                "ptxas" not in bins or arch >= blackwell_from) else "ptxas"
+            a = arch >= 90 if version >= (3, 3) else arch == 90
+            knows = accepts(ptxas_release(bins[use]), cc, a)
+            rows.append((bins[use], {"target": t, "name": "sm_%d%s" % (arch, "a" if a else ""),
+                                     "knows": knows}))
+        for path in sorted({p for p, _ in rows}):
+            out.append({"path": path, "targets": [r for p, r in rows if p == path]})
+    for f in files:
+        if not re.match(r"^libnvrtc\.so\.[1-9]", os.path.basename(f)):
+            continue
+        d = os.path.dirname(f)
+        release = None
+        for g in files:
+            m = re.match(r"^libnvrtc-builtins\.so\.(\d+)\.(\d+)$", os.path.basename(g))
+            if m and os.path.dirname(g) == d:
+                release = int(m.group(1)), int(m.group(2))
+        if release is None:  # the wheel's version: site-packages is above nvidia/
+            i = f.rfind("/nvidia/")
+            for name, v in dist_versions(f[:i] if i > 0 else d).items():
+                if name.startswith("nvidia-cuda-nvrtc"):
+                    release = vkey(v)[:2]
+        out.append({"path": f, "targets": [
+            {"target": t, "name": "sm_%d%d" % cc, "knows": accepts(release, cc, False)}
+            for t, cc in enumerate(targets)]})
+    return out
+
+
+def is_root(path):
+    return os.path.isdir(os.path.join(path, "etc")) and os.path.isdir(os.path.join(path, "usr")) \
+        and (os.path.isdir(os.path.join(path, "proc")) or os.path.isdir(os.path.join(path, "sys")))
+
+
+def cannot_load(lib, names, root):
+    """A CUDA library it needs that its input has only in another major, or (a root) not at all."""
+    for need in lib.needed:
+        if not need.startswith(CUDA_STEMS) or ".so" not in need:
+            continue
+        if any(n == need or n.startswith(need + ".") for n in names):
+            continue
+        stem = need[:need.index(".so") + 4]
+        if root or any(n.startswith(stem) and n[len(stem):len(stem) + 1].isdigit() for n in names):
+            return True
+    return False
 
 
 # ----------------------------------------------------------------------------
@@ -992,17 +1124,23 @@ def main(argv):
     if not targets or not paths:
         sys.stderr.write(__doc__)
         return 64
-    libs = []
+    libs, comps = [], []
+    for top in paths:  # each path is an input: its libraries resolve against its own files
+        files = list(fatbin_ref.iter_files([top]))
+        names = [os.path.basename(f) for f in files if os.path.basename(f).startswith("lib")]
+        root = os.path.isdir(top) and is_root(top)
 
-    def handle(lib):
-        libs.append({"path": lib.path, "verdicts": judge(lib, targets, driver)})
+        def handle(lib):
+            libs.append({"path": lib.path, "verdicts": judge(
+                lib, targets, driver, not lib.path.endswith(")") and cannot_load(lib, names, root))})
 
-    for f in fatbin_ref.iter_files(paths):
-        scan_file(f, do_search, handle)
+        for f in files:
+            scan_file(f, do_search, handle)
+        comps.extend(compilers(files, targets))
     libs.sort(key=lambda d: d["path"])
     json.dump({"targets": ["%d.%d" % t for t in targets],
                "driver": None if driver is None else "%d.%d" % driver,
-               "libraries": libs}, sys.stdout, indent=1)
+               "libraries": libs, "compilers": comps}, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0
 
