@@ -933,6 +933,23 @@ def make_images(out, emit):
     with open(p, "wb") as f:
         f.write(_tar(files))
     emit(p)
+    # Issue 26: an image directory whose index.json is not JSON, so that manifest.json (free text)
+    # is read, naming a config and a layer outside the layout, beside one of its own.
+    esc = os.path.join(out, "image_escape")
+    outside = os.path.join(out, "image_escape_outside")
+    put(os.path.join(outside, "layer.tar"),
+        _tar_entries([("usr/lib/libout.so", "f", fixture("gen/cuda128.so"))]))
+    put(os.path.join(outside, "cfg.json"), cfg)
+    put(os.path.join(esc, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
+    put(os.path.join(esc, "index.json"), b"{not json")
+    put(os.path.join(esc, "l1/layer.tar"),
+        _tar_entries([("usr/lib/libin.so", "f", fixture("gen/cuda128.so"))]))
+    put(os.path.join(esc, "manifest.json"), json.dumps(
+        [{"Config": "../image_escape_outside/cfg.json",
+          "Layers": ["l1/layer.tar", "../image_escape_outside/layer.tar",
+                     "l1/" + "./" * 2100 + "../../image_escape_outside/layer.tar",
+                     "/etc/passwd"]}]).encode())
+    emit(esc)
     # A top layer that makes the root opaque (nothing of the layers below stays) and holds a hard
     # link that climbs out of the root.
     top = _tar_entries([(".wh..wh..opq", "f", b""), ("usr/lib/hl.so", "h", "../../../etc/passwd"),

@@ -795,6 +795,26 @@ def rollups(out):
     check(links["image_oci"] == [["%s!/usr/lib/libtop.so.1" % os.path.join(out, "image_oci")]] and
           links["image_unpacked"] == [[os.path.join(out, "image_unpacked", "usr/lib/libtop.so.1")]],
           "images: a hard link in a layer is the same file, reported as its link (%s)" % links)
+    # Issue 26: the same layouts with openat2 out of play (kernels before 5.6, seccomp filters):
+    # the opener by components gives the same; and nothing outside a layout is opened whatever
+    # its manifest.json names (".." in a short name, one past PATH_MAX, an absolute path).
+    os.environ["SMCHECK_NO_OPENAT2"] = "1"
+    try:
+        same = {name: image_libs(os.path.join(out, name))[3] == got[name][3]
+                for name in ("image_oci", "image_unpacked")}
+        rc, inp, err, libs, _ = image_libs(os.path.join(out, "image_escape"))
+    finally:
+        del os.environ["SMCHECK_NO_OPENAT2"]
+    rc2, inp2, err2, libs2, _ = image_libs(os.path.join(out, "image_escape"))
+    msgs = [e["message"] for e in inp["errors"]]
+    check(all(same.values()) and sorted(libs) == ["/usr/lib/libin.so"] and libs2 == libs and
+          rc == rc2 == 2 and sum("names a layer outside the image" in m for m in msgs) == 3 and
+          any("names a config outside the image" in m for m in msgs) and
+          not any("libout" in p for p in libs) and "image_escape_outside" not in
+          json.dumps([l["path"] for l in inp["libraries"]]),
+          "images without openat2: the same libraries; a manifest.json naming a config and layers "
+          "outside the layout (.., past PATH_MAX, absolute): refused, each said, the layout's own "
+          "layer read (%s, %s, %s)" % (same, sorted(libs), msgs))
     gz = os.path.join(out, "image_docker.tar.gz")
     with open(os.path.join(out, "image_docker.tar"), "rb") as f, open(gz, "wb") as g:
         g.write(gzip.compress(f.read(), mtime=0))

@@ -140,6 +140,13 @@ static char *entry_path(const char *name)
     return norm;
 }
 
+/* A name from a legacy manifest.json ("<id>/layer.tar", "<id>.json", "blobs/sha256/<hex>"):
+ * a relative path beneath the image, no ".." and no NUL, at most 1024 bytes. */
+static bool legacy_name(const char *name)
+{
+    return name && *name && strlen(name) <= 1024 && smc_path_beneath(name);
+}
+
 /* A digest that can name a blob: "sha256:" and lower-case hex (or another algorithm of [a-z0-9]
  * and an encoded part of [a-zA-Z0-9=_-]), as blobs/ALG/HEX. NULL when it cannot. */
 static char *blob_name(const char *digest)
@@ -409,13 +416,26 @@ static smc_status choose(image *im, char ***layers, size_t *nl, char **config)
     if (cJSON_GetArraySize(legacy) > 1)
         st = smc_input_add_note(im->part, "%s: holds %d images: the first is read", im->path,
                                 cJSON_GetArraySize(legacy));
+    /* Its names are free text: only a relative path beneath the image, of a sane length. */
     const char *cfg = str_of(first, "Config");
-    if (cfg && !(*config = smc_strdup(cfg))) st = SMC_ERR_NOMEM;
+    if (cfg && !legacy_name(cfg))
+        st = smc_input_add_error(im->part, im->path,
+                                 "manifest.json names a config outside the image (%.80s%s): not "
+                                 "read", cfg, strlen(cfg) > 80 ? "..." : "");
+    else if (cfg && !(*config = smc_strdup(cfg)))
+        st = SMC_ERR_NOMEM;
     const cJSON *ls = cJSON_GetObjectItemCaseSensitive(first, "Layers");
     if (!cJSON_IsArray(ls)) ls = NULL;
     cJSON_ArrayForEach(l, ls)
     {
         if (!cJSON_IsString(l) || st != SMC_OK) continue;
+        if (!legacy_name(l->valuestring)) {
+            st = smc_input_add_error(im->part, im->path,
+                                     "manifest.json names a layer outside the image (%.80s%s): "
+                                     "not read",
+                                     l->valuestring, strlen(l->valuestring) > 80 ? "..." : "");
+            continue;
+        }
         char **slot = smc_push(layers, *nl, sizeof *slot);
         if (!slot || !(*slot = smc_strdup(l->valuestring))) {
             st = SMC_ERR_NOMEM;

@@ -275,9 +275,15 @@ smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt,
     return SMC_OK;
 }
 
-/* One component at a time: each directory opened from the one before, none through a link. */
+/* One component at a time: each directory opened from the one before, none through a link, and
+ * never above root (an absolute path or a ".." component is refused, as openat2's
+ * RESOLVE_BENEATH refuses it: EXDEV). */
 static int open_by_components(int root, const char *rel, int flags)
 {
+    if (!smc_path_beneath(rel)) {
+        errno = EXDEV;
+        return -1;
+    }
     int dir = root;
     for (;;) {
         const char *slash = strchr(rel, '/');
@@ -308,10 +314,26 @@ static int open_by_components(int root, const char *rel, int flags)
     return fd;
 }
 
+bool smc_path_beneath(const char *rel)
+{
+    if (!rel || rel[0] == '/') return false;
+    for (const char *p = rel; *p;) {
+        size_t k = strcspn(p, "/");
+        if (k == 2 && p[0] == '.' && p[1] == '.') return false;
+        p += k + (p[k] == '/');
+    }
+    return true;
+}
+
 int smc_open_beneath(int root, const char *rel, int flags, bool use_openat2)
 {
 #ifdef SYS_openat2
-    static atomic_bool missing; /* the kernel (or a seccomp filter, or valgrind) has none */
+    /* The kernel (or a seccomp filter, or valgrind) has none; SMCHECK_NO_OPENAT2 (tests) says
+     * to act so, as before Linux 5.6. */
+    static atomic_bool missing;
+    static atomic_int asked; /* 0 not yet, 1 use it, 2 the environment says not */
+    if (!atomic_load(&asked)) atomic_store(&asked, getenv("SMCHECK_NO_OPENAT2") ? 2 : 1);
+    if (atomic_load(&asked) == 2) use_openat2 = false;
     if (use_openat2 && !atomic_load(&missing)) {
         struct open_how how = {.flags = (uint64_t)(unsigned)(flags | O_NOFOLLOW),
                                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
@@ -332,6 +354,7 @@ const char *smc_open_error(int err)
 {
     if (err == ELOOP) return "a symbolic link in its place or on its path: not followed";
     if (err == ENOTDIR) return "on its path, no directory any more (a link is not followed)";
+    if (err == EXDEV) return "outside the input (an absolute path or '..'): not opened";
     return strerror(err);
 }
 

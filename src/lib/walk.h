@@ -32,6 +32,8 @@ void smc_items_free(smc_item *items, size_t n);
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or component by component where the kernel has no
  * openat2 or the path is longer than PATH_MAX: use_openat2 false forces the latter). */
 int smc_open_beneath(int root, const char *rel, int flags, bool use_openat2);
+/* Whether a relative path stays beneath where it starts: not absolute, no ".." component. */
+bool smc_path_beneath(const char *rel);
 /* An item's file: by smc_open_beneath when the walk found it, else by its path. */
 int smc_item_open(const smc_item *it, int flags);
 /* What an open that failed with err says to the user. */
