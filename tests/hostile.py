@@ -123,6 +123,26 @@ def main():
         says("../links", "the same file (read once) at:", "--gpu sm_120 --detail")
         says("../env", "more than 1000000 rows: the rest are not read")
         says("../env", "over the cap of 16 MiB for metadata: not read")
+        # One reader of a zip's directory: libzip's, wherever the tail hides another.
+        for name in ("eocd_in_comment.whl", "zip64_disagrees.whl"):
+            says(name, "member dup0000000.so overlaps another member's bytes")
+        says("claims_past_end.whl", "member hostile/huge.so claims more compressed bytes than "
+             "the archive holds before its directory: not read")
+        says("claims_past_end.whl", "claims_past_end.whl!hostile/after.so: 1 container")
+        says("overlap.conda", "member pkg-dup0000199.tar.zst overlaps another member's bytes")
+        says("overlap.conda", "overlap.conda!lib/libx.so: 1 container")
+        says("skip_bomb.conda", "skip_bomb.conda!share/zeros: declares 21474836480 bytes, which "
+             "reading or skipping it would inflate, past 17179869184 (--max-inflate)")
+        says("skip_total.conda", "skip_total.conda!lib/libx.so: 1 container")
+        says("long_fields.whl", "[" + "n" * 1024 + "... (8387584 more bytes) 1.0]",
+             "--gpu sm_120 --detail")
+        says("long_fields.whl", "more bytes)", "--gpu sm_80,sm_120 --verify --format json")
+        status, _, _, out, err, _ = run(["scan", "--max-inflate-total", "8G",
+                                         os.path.join(corpus, "skip_total.conda")], work)
+        check(status == 2 and b"skip_total.conda!share/z2: declares 3221225472 bytes, which "
+              b"reading or skipping it would inflate, past the package's 8589934592 in all "
+              b"(--max-inflate-total) after 6442451" in err and b"libx.so" not in out,
+              "a conda entry skipped counts against --max-inflate-total", err[-400:])
 
         # A stream that outgrows its bounds reads as the same bytes on disk.
         def libraries(name):

@@ -76,6 +76,15 @@ smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
 #define SMC_WHEEL_BUFFERS (16u << 20)
 
 bool smc_zip_at(const uint8_t *p, uint64_t n);
+
+/* zipdir.c: what the central directory libzip read says of each member's bytes, which libzip
+ * does not check: what[i] (count = zip_get_num_entries) is set for each member. NULL, or why the
+ * directory libzip read could not be found again (the archive is then not to be read). */
+enum { SMC_ZIP_MEMBER_OK, SMC_ZIP_OVERLAPS, SMC_ZIP_PAST_END };
+struct zip;
+const char *smc_zip_members(int fd, struct zip *za, uint8_t *what);
+/* The words for a member's problem (an error's end), NULL for SMC_ZIP_MEMBER_OK. */
+const char *smc_zip_member_problem(uint8_t what);
 /* Reads the archive at path: its facts become a distribution of in, its problems errors of in,
  * and each member an item (copying nofollow and input from proto). */
 smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,

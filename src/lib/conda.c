@@ -107,15 +107,15 @@ static smc_status scan_member(package *pk, struct archive *a, const char *name, 
     char *full = smc_asprintf("%s!%s", pk->path, name);
     if (!full) return SMC_ERR_NOMEM;
     smc_status st;
-    switch (smc_entry_scan(a, head, hlen, pk->member_max, &pk->inflated, pk->input_max, pk->tk,
-                           pk->part, full, pk->opt, &st)) {
+    /* Its declared size is counted already (walk_tar); what it holds cannot be more. */
+    switch (smc_entry_scan(a, head, hlen, pk->member_max, NULL, 0, pk->tk, pk->part, full, pk->opt,
+                           &st)) {
     case SMC_ENTRY_UNREADABLE:
         st = smc_input_add_error(pk->part, full, "cannot be read: %s", archive_error_string(a));
         break;
     case SMC_ENTRY_CAPPED:
         st = smc_input_add_error(pk->part, full,
-                                 "inflates past %llu bytes (--max-inflate or --max-inflate-total): "
-                                 "not read",
+                                 "inflates past %llu bytes (--max-inflate): not read",
                                  (unsigned long long)pk->member_max);
         break;
     case SMC_ENTRY_NO_COPY:
@@ -157,6 +157,33 @@ static smc_status walk_tar(package *pk, struct archive *a, const char *where)
             continue;
         }
         if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e)) continue;
+        /* Reading an entry or skipping it inflates all it declares: both count, before either. */
+        uint64_t declared = archive_entry_size_is_set(e) && archive_entry_size(e) > 0
+                                ? (uint64_t)archive_entry_size(e)
+                                : 0;
+        if (declared > pk->member_max || declared > pk->input_max - pk->inflated) {
+            pk->stopped = true; /* the next entry lies past it: reached only by inflating it */
+            bool one = declared > pk->member_max;
+            char *full = smc_asprintf("%s!%s", pk->path, name);
+            st = !full ? SMC_ERR_NOMEM
+                 : one     ? smc_input_add_error(pk->part, full,
+                                                 "declares %llu bytes, which reading or skipping "
+                                                 "it would inflate, past %llu (--max-inflate): it "
+                                                 "and the rest of the package are not read",
+                                                 (unsigned long long)declared,
+                                                 (unsigned long long)pk->member_max)
+                           : smc_input_add_error(pk->part, full,
+                                                 "declares %llu bytes, which reading or skipping "
+                                                 "it would inflate, past the package's %llu in "
+                                                 "all (--max-inflate-total) after %llu: it and the "
+                                                 "rest of the package are not read",
+                                                 (unsigned long long)declared,
+                                                 (unsigned long long)pk->input_max,
+                                                 (unsigned long long)pk->inflated);
+            free(full);
+            break;
+        }
+        pk->inflated += declared;
         bool index = strcmp(name, "info/index.json") == 0;
         if (index || strcmp(name, "info/paths.json") == 0) {
             size_t len = 0;
@@ -319,14 +346,24 @@ static smc_status read_conda(package *pk, int fd)
     }
     zip_int64_t count = zip_get_num_entries(za, 0);
     smc_status st = SMC_OK;
-    uint8_t *buf = malloc(BLOCK);
-    if (!buf) st = SMC_ERR_NOMEM;
-    for (int pass = 0; pass < 2 && st == SMC_OK; pass++) {
+    uint8_t *buf = malloc(BLOCK), *what = malloc(count > 0 ? (size_t)count : 1);
+    const char *dir = buf && what ? smc_zip_members(fd, za, what) : NULL;
+    if (!buf || !what)
+        st = SMC_ERR_NOMEM;
+    else if (dir)
+        st = smc_input_add_error(pk->part, pk->path,
+                                 "its members cannot be checked for overlaps (%s): not read", dir);
+    for (int pass = 0; pass < 2 && st == SMC_OK && !dir; pass++) {
         const char *want = pass ? "pkg-" : "info-";
         for (zip_int64_t i = 0; i < count && st == SMC_OK && !pk->stopped; i++) {
             const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
             if (!name || strncmp(name, want, strlen(want)) != 0 || !smc_ends_with(name, ".tar.zst"))
                 continue;
+            if (what[i] != SMC_ZIP_MEMBER_OK) {
+                st = smc_input_add_error(pk->part, pk->path, "member %s %s", name,
+                                         smc_zip_member_problem(what[i]));
+                continue;
+            }
             zsource z = {zip_fopen_index(za, (zip_uint64_t)i, 0), buf};
             struct archive *a = z.zf ? tar_reader() : NULL;
             if (!z.zf) {
@@ -344,6 +381,7 @@ static smc_status read_conda(package *pk, int fd)
         }
     }
     free(buf);
+    free(what);
     zip_discard(za);
     return st;
 }

@@ -135,7 +135,7 @@ smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char
     if (!f) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    f->message = smc_sanitize(smc_vasprintf(fmt, ap));
+    f->message = smc_cut(smc_sanitize(smc_vasprintf(fmt, ap)), MESSAGE_MAX);
     va_end(ap);
     if (!f->message) return SMC_ERR_NOMEM;
     f->offset = offset;
@@ -153,16 +153,35 @@ smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt,
     if (!e) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    e->message = smc_sanitize(smc_vasprintf(fmt, ap));
+    e->message = smc_cut(smc_sanitize(smc_vasprintf(fmt, ap)), MESSAGE_MAX);
     va_end(ap);
-    e->path = smc_strdup_clean(path);
+    e->path = smc_cut(smc_strdup_clean(path), MESSAGE_MAX);
     if (!e->message || !e->path) {
         free(e->message);
         free(e->path);
         return SMC_ERR_NOMEM;
     }
+    /* Two readers of one fact may both say it: once is enough (the last few are compared). */
+    for (size_t i = in->error_count, k = 0; i-- > 0 && k < 16; k++)
+        if (strcmp(in->errors[i].message, e->message) == 0 && strcmp(in->errors[i].path, e->path) == 0) {
+            free(e->message);
+            free(e->path);
+            return SMC_OK;
+        }
     in->error_count++;
     return SMC_OK;
+}
+
+char *smc_cut(char *s, size_t max)
+{
+    size_t len = s ? strlen(s) : 0;
+    if (len <= max) return s;
+    size_t keep = max;
+    while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80) /* not inside a UTF-8 sequence */
+        keep--;
+    char *cut = smc_asprintf("%.*s... (%zu more bytes)", (int)keep, s, len - keep);
+    free(s);
+    return cut;
 }
 
 char *smc_read_fd_small(int fd, size_t cap, size_t *len, int *err)
@@ -232,10 +251,13 @@ smc_library *smc_library_new(const char *path)
 // cppcheck-suppress constParameterPointer ; the strings d holds are changed, in place
 void smc_distribution_sanitize(smc_distribution *d)
 {
-    char *fields[] = {d->name, d->version,  d->local_version, d->source,     d->location,
-                      d->tag,  d->platform, d->cuda,          d->cuda_source, d->cpu_build};
+    /* A name or a tag list of megabytes is cut (with a count), not printed whole; the location
+     * is a path, kept whole. Only out of memory can make a cut NULL: the field is then absent. */
+    smc_sanitize(d->location);
+    char **fields[] = {&d->name,     &d->version, &d->local_version, &d->source,     &d->tag,
+                       &d->platform, &d->cuda,    &d->cuda_source,   &d->cpu_build};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        smc_sanitize(fields[i]);
+        *fields[i] = smc_cut(smc_sanitize(*fields[i]), MESSAGE_MAX);
 }
 
 void smc_distribution_clear(smc_distribution *d)
@@ -314,7 +336,7 @@ smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
     if (!slot) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    *slot = smc_sanitize(smc_vasprintf(fmt, ap));
+    *slot = smc_cut(smc_sanitize(smc_vasprintf(fmt, ap)), MESSAGE_MAX);
     va_end(ap);
     if (!*slot) return SMC_ERR_NOMEM;
     in->note_count++;

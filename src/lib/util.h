@@ -68,6 +68,11 @@ char *smc_sanitize(char *s);
 size_t smc_utf8_at(const unsigned char *p, size_t n);
 /* The bytes a UTF-8 sequence that starts with lead has, or 0 for a byte none starts with. */
 size_t smc_utf8_wants(unsigned char lead);
+/* s itself when at most max bytes long, else a new string of its first max bytes (never a part of
+ * a UTF-8 sequence) and "... (N more bytes)"; s is freed. NULL in, NULL out. */
+char *smc_cut(char *s, size_t max);
+/* Messages (errors, notes, findings) longer than this are cut, with a count. */
+#define MESSAGE_MAX 1024
 /* smc_strdup, then smc_sanitize. */
 char *smc_strdup_clean(const char *s);
 /* Reads the whole regular file open at fd into new memory, NUL-terminated, when it holds at most

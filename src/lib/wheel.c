@@ -275,124 +275,6 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
     return st;
 }
 
-/* Members that overlap ------------------------------------------------------------------------ */
-
-/* The local header offset of each member, from the central directory (libzip reads it but does
- * not say): members whose bytes overlap are one member under many names, a zip bomb that would
- * inflate the same bytes again and again. NULL when the directory is not as libzip read it. */
-static uint64_t *member_offsets(int fd, zip_int64_t count)
-{
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || sb.st_size < 22) return NULL;
-    uint64_t size = (uint64_t)sb.st_size;
-    size_t tail_len = size < 65557 ? (size_t)size : 65557;
-    uint8_t *tail = malloc(tail_len);
-    if (!tail || pread(fd, tail, tail_len, (off_t)(size - tail_len)) != (ssize_t)tail_len) {
-        free(tail);
-        return NULL;
-    }
-    size_t e = tail_len - 22 + 1;
-    while (e-- > 0 && memcmp(tail + e, "PK\5\6", 4) != 0)
-        ;
-    if (e == SIZE_MAX) {
-        free(tail);
-        return NULL;
-    }
-    uint64_t entries = smc_le16(tail + e + 10), cd_size = smc_le32(tail + e + 12),
-             cd_off = smc_le32(tail + e + 16);
-    free(tail);
-    if (entries == 0xffff || cd_size == 0xffffffff || cd_off == 0xffffffff) { /* Zip64 */
-        uint64_t eocd = size - tail_len + e;
-        uint8_t loc[20], z[56];
-        if (eocd < 20 || pread(fd, loc, 20, (off_t)(eocd - 20)) != 20 ||
-            memcmp(loc, "PK\6\7", 4) != 0)
-            return NULL;
-        uint64_t at = smc_le64(loc + 8);
-        if (at > size - 56 || pread(fd, z, 56, (off_t)at) != 56 || memcmp(z, "PK\6\6", 4) != 0)
-            return NULL;
-        entries = smc_le64(z + 32);
-        cd_size = smc_le64(z + 40);
-        cd_off = smc_le64(z + 48);
-    }
-    if (entries < (uint64_t)count || cd_off > size || cd_size > size - cd_off ||
-        cd_size > (1u << 30))
-        return NULL;
-    uint8_t *cd = malloc(cd_size ? cd_size : 1);
-    uint64_t *offs = cd ? malloc((size_t)count * sizeof *offs + 1) : NULL;
-    bool ok = offs && pread(fd, cd, cd_size, (off_t)cd_off) == (ssize_t)cd_size;
-    uint64_t p = 0;
-    for (zip_int64_t i = 0; ok && i < count; i++) {
-        ok = cd_size - p >= 46 && memcmp(cd + p, "PK\1\2", 4) == 0;
-        if (!ok) break;
-        uint64_t name = smc_le16(cd + p + 28), extra = smc_le16(cd + p + 30),
-                 comment = smc_le16(cd + p + 32), off = smc_le32(cd + p + 42);
-        ok = cd_size - p - 46 >= name + extra + comment;
-        if (ok && off == 0xffffffff) { /* in the Zip64 extra field, after the sizes it replaces */
-            const uint8_t *x = cd + p + 46 + name, *xe = x + extra;
-            ok = false;
-            while (xe - x >= 4) {
-                unsigned id = smc_le16(x), len = smc_le16(x + 2);
-                if ((size_t)(xe - x - 4) < len) break;
-                if (id == 1) {
-                    unsigned skip = (smc_le32(cd + p + 24) == 0xffffffff ? 8u : 0u) +
-                                    (smc_le32(cd + p + 20) == 0xffffffff ? 8u : 0u);
-                    if (len >= skip + 8) {
-                        off = smc_le64(x + 4 + skip);
-                        ok = true;
-                    }
-                    break;
-                }
-                x += 4 + len;
-            }
-        }
-        if (ok) offs[i] = off;
-        p += 46 + name + extra + comment;
-    }
-    free(cd);
-    if (!ok) {
-        free(offs);
-        return NULL;
-    }
-    return offs;
-}
-
-static int by_offset(const void *a, const void *b, void *ctx)
-{
-    const uint64_t *offs = ctx;
-    uint64_t x = offs[*(const size_t *)a], y = offs[*(const size_t *)b];
-    return x < y ? -1 : x > y ? 1 : *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
-/* over[i]: member i's bytes (its local header and at least its compressed size) begin inside an
- * earlier member's, in offset order. Returns false when that cannot be told. */
-static bool find_overlaps(const smc_item *it, zip_t *za, zip_int64_t count, bool *over)
-{
-    int fd = smc_item_open(it, O_RDONLY | O_CLOEXEC);
-    uint64_t *offs = fd >= 0 ? member_offsets(fd, count) : NULL;
-    if (fd >= 0) close(fd);
-    size_t *order = offs ? malloc((size_t)count * sizeof *order + 1) : NULL;
-    if (!order) {
-        free(offs);
-        return false;
-    }
-    for (zip_int64_t i = 0; i < count; i++)
-        order[i] = (size_t)i;
-    qsort_r(order, (size_t)count, sizeof *order, by_offset, offs);
-    uint64_t end = 0; /* where the members so far end, at the least */
-    for (zip_int64_t k = 0; k < count; k++) {
-        size_t i = order[k];
-        zip_stat_t zs;
-        uint64_t comp = zip_stat_index(za, i, 0, &zs) == 0 && (zs.valid & ZIP_STAT_COMP_SIZE)
-                            ? zs.comp_size
-                            : 0;
-        over[i] = k > 0 && offs[i] < end;
-        if (offs[i] + 30 + comp > end) end = offs[i] + 30 + comp;
-    }
-    free(order);
-    free(offs);
-    return true;
-}
-
 smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
                           const smc_options *opt, smc_item **items, size_t *n)
 {
@@ -400,6 +282,17 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     zip_t *za = open_zip(proto, why, sizeof why);
     if (!za) return smc_input_add_error(in, path, "not a readable zip archive: %s", why);
     zip_int64_t count = zip_get_num_entries(za, 0);
+    /* Members whose bytes overlap or pass the directory, by the directory libzip read. */
+    uint8_t *what = malloc(count > 0 ? (size_t)count : 1);
+    int fd = what ? smc_item_open(proto, O_RDONLY | O_CLOEXEC) : -1;
+    const char *dir = !what ? "out of memory" : fd < 0 ? smc_open_error(errno) : smc_zip_members(fd, za, what);
+    if (fd >= 0) close(fd);
+    if (dir) {
+        free(what);
+        zip_discard(za);
+        return smc_input_add_error(in, path,
+                                   "its members cannot be checked for overlaps (%s): not read", dir);
+    }
     uint64_t max = smc_limit(opt ? opt->max_members : 0, SMC_DEFAULT_MEMBERS);
     if (count > 0 && (uint64_t)count > max) {
         smc_status st0 = smc_input_add_error(in, path,
@@ -407,6 +300,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
                                              "read (--max-members)",
                                              (long long)count, (unsigned long long)max);
         if (st0 != SMC_OK) {
+            free(what);
             zip_discard(za);
             return st0;
         }
@@ -414,6 +308,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     }
     smc_distribution *d = smc_push(&in->distributions, in->distribution_count, sizeof *d);
     if (!d) {
+        free(what);
         zip_discard(za);
         return SMC_ERR_NOMEM;
     }
@@ -454,19 +349,14 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     free(names);
 
     char *shared = NULL; /* the members' path */
-    bool *over = st == SMC_OK ? calloc(count > 0 ? (size_t)count : 1, sizeof *over) : NULL;
-    if (st == SMC_OK && !over) st = SMC_ERR_NOMEM;
-    if (st == SMC_OK && count > 1) find_overlaps(proto, za, count, over);
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
         zip_stat_t zs;
         if (zip_stat_index(za, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || smc_ends_with(zs.name, "/"))
             continue;
         if ((zs.valid & ZIP_STAT_SIZE) && zs.size < 4) continue; /* no signature fits */
-        if (over[i]) {
-            st = smc_input_add_error(in, path,
-                                     "member %s overlaps another member's bytes (one member "
-                                     "under many names: a zip bomb): not read",
-                                     zs.name);
+        if (what[i] != SMC_ZIP_MEMBER_OK) {
+            st = smc_input_add_error(in, path, "member %s %s", zs.name,
+                                     smc_zip_member_problem(what[i]));
             continue;
         }
         if ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) && zs.encryption_method != ZIP_EM_NONE) {
@@ -496,7 +386,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         it->same_as = SMC_NONE;
         (*n)++;
     }
-    free(over);
+    free(what);
     zip_discard(za);
     return st;
 }
