@@ -137,6 +137,11 @@ def main():
         says("long_fields.whl", "[" + "n" * 1024 + "... (8387584 more bytes) 1.0]",
              "--gpu sm_120 --detail")
         says("long_fields.whl", "more bytes)", "--gpu sm_80,sm_120 --verify --format json")
+        says("pe_96_sections.dll", "pe_96_sections.dll: 1 container, 3 images")
+        lib = json.loads(said[("pe_96_sections.dll", "--gpu sm_80,sm_120 --verify --format json")][0])
+        lib = lib["inputs"][0]["libraries"][0]
+        check(lib["findings"] == [] and lib["cudart_soname"] == "cudart64_12.dll",
+              "a valid DLL of 96 sections is read whole: no finding, its imports read", lib)
         status, _, _, out, err, _ = run(["scan", "--max-inflate-total", "8G",
                                          os.path.join(corpus, "skip_total.conda")], work)
         check(status == 2 and b"skip_total.conda!share/z2: declares 3221225472 bytes, which "

@@ -47,6 +47,9 @@ typedef struct smc_pe {
 bool smc_pe_at(const uint8_t *p, size_t n);
 /* 1 and *out (free with smc_pe_free) for a PE image whose headers lie in p[0..n); 0 when it is
  * not one; -1 when it is, but broken (err says how: "PE: ..."); -2 out of memory. */
+/* Where a PE file's headers end: its section table's end (0 when the first n bytes do not
+ * tell, or the table has more than 96 entries). */
+uint64_t smc_pe_headers_end(const uint8_t *p, size_t n);
 int smc_pe_parse(const uint8_t *p, size_t n, smc_pe *out, char *err, size_t errlen);
 /* The file offset of an RVA, SMC_PE_NOWHERE when no section holds it in the file. */
 uint64_t smc_pe_offset(const smc_pe *pe, uint32_t rva);

@@ -245,6 +245,18 @@ static void ar_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
 
 /* Feeding ------------------------------------------------------------------------------------- */
 
+/* A PE file's headers through its section table: the sections, and the import descriptors'
+ * bytes asked for. */
+static void pe_headers(smc_finder *f, const uint8_t *h, size_t n)
+{
+    f->pe_pending = false;
+    f->pe_ok = smc_pe_parse(h, n, &f->pe, f->pe_error, sizeof f->pe_error);
+    if (f->pe_ok == -2) fnd_nomem(f);
+    if (f->pe_ok == 1 && f->pe.import_offset != SMC_PE_NOWHERE)
+        fnd_want(f, &f->dynamic, f->pe.import_offset,
+                 f->pe.import_size < DYNAMIC_MAX ? f->pe.import_size : DYNAMIC_MAX);
+}
+
 static void decide_kind(smc_finder *f)
 {
     const uint8_t *h = f->head;
@@ -261,11 +273,15 @@ static void decide_kind(smc_finder *f)
         f->kind = K_ELF; /* too short for its header: reported at the end */
     } else if (smc_pe_at(h, n)) {
         f->kind = K_PE;
-        f->pe_ok = smc_pe_parse(h, n, &f->pe, f->pe_error, sizeof f->pe_error);
-        if (f->pe_ok == -2) fnd_nomem(f);
-        if (f->pe_ok == 1 && f->pe.import_offset != SMC_PE_NOWHERE)
-            fnd_want(f, &f->dynamic, f->pe.import_offset,
-                 f->pe.import_size < DYNAMIC_MAX ? f->pe.import_size : DYNAMIC_MAX);
+        /* 96 section headers take 3,840 bytes: a table may end past the first bytes kept. */
+        uint64_t need = smc_pe_headers_end(h, n);
+        if (need > n && need <= PE_HEADERS_MAX) {
+            fnd_want(f, &f->phdrs, 0, need);
+            f->pe_pending = !fnd_captured(&f->phdrs);
+            if (!f->pe_pending) pe_headers(f, f->phdrs.bytes, f->phdrs.len);
+        } else {
+            pe_headers(f, h, n);
+        }
     } else {
         f->kind = K_NONE;
     }
@@ -343,7 +359,8 @@ static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
         f->file.have = base + n;
     } else if (f->kind == K_ELF || f->kind == K_RAW || f->kind == K_PE) {
         fnd_keep(f, &f->phdrs, base, p, n);
-        if (!f->dyn_known && fnd_captured(&f->phdrs)) want_dynamic(f);
+        if (f->pe_pending && fnd_captured(&f->phdrs)) pe_headers(f, f->phdrs.bytes, f->phdrs.len);
+        if (f->kind != K_PE && !f->dyn_known && fnd_captured(&f->phdrs)) want_dynamic(f);
         fnd_keep(f, &f->dynamic, base, p, n);
         fnd_keep(f, &f->table, base, p, n);
         fnd_keep(f, &f->names, base, p, n);
@@ -987,6 +1004,8 @@ static smc_status resolve_pe(smc_finder *f, smc_library *lib)
     smc_status st = SMC_OK;
     smc_section *secs = NULL;
     size_t nsecs = 0;
+    if (f->pe_pending) /* the file ended inside its headers */
+        pe_headers(f, f->head, f->head_len);
     if (f->pe_ok != 1) {
         st = finding(lib, 0, "%s: its sections were not read; the whole file is searched",
                      f->pe_error[0] ? f->pe_error : "PE headers not read");
@@ -1131,6 +1150,10 @@ static void first_pass_done(smc_finder *f)
         }
         if (f->phdrs.len) fnd_want(f, &f->phdrs, f->phdrs.from, f->phdrs.len);
         want_dynamic(f);
+    }
+    if (f->kind == K_PE && f->pe_pending && f->whole) { /* one window: all of it is here */
+        fnd_want(f, &f->phdrs, 0, f->phdrs.len);
+        if (fnd_captured(&f->phdrs)) pe_headers(f, f->phdrs.bytes, f->phdrs.len);
     }
     if (f->kind == K_ELF && f->elf_ok) want_names(f);
     if (f->kind == K_ELF && f->elf_ok && !f->whole && f->cudart_over) want_needed(f);

@@ -11,6 +11,7 @@
 #include "rules.h"
 #include "runtime.h"
 
+#define PE_HEADERS_MAX (256u << 10) /* a PE file's headers through its section table, at most */
 #define HEAD_KEEP 4096u               /* the first bytes: signature, ELF header, usually phdrs */
 #define TABLE_LEAD (1u << 20)         /* kept before the section table: the names lie there */
 #define TABLE_MAX (4u << 20)          /* a larger section table is not read */
@@ -184,6 +185,7 @@ struct smc_finder {
     /* PE layout (a Windows DLL): its headers; the import descriptors go to `dynamic` */
     smc_pe pe;
     int pe_ok;          /* smc_pe_parse's answer */
+    bool pe_pending;    /* its headers end past the first bytes: parsed when phdrs has them */
     char pe_error[96];
 
     /* containers */

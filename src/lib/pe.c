@@ -24,6 +24,15 @@ bool smc_pe_at(const uint8_t *p, size_t n)
     return smc_in_range(n, at, 4) && memcmp(p + at, "PE\0\0", 4) == 0;
 }
 
+uint64_t smc_pe_headers_end(const uint8_t *p, size_t n)
+{
+    if (!smc_pe_at(p, n)) return 0;
+    uint64_t coff = (uint64_t)smc_le32(p + 0x3c) + 4;
+    if (!smc_in_range(n, coff, 20)) return 0;
+    unsigned nsec = smc_le16(p + coff + 2);
+    return nsec > SECTIONS_MAX ? 0 : coff + 20 + smc_le16(p + coff + 16) + (uint64_t)nsec * 40;
+}
+
 int smc_pe_parse(const uint8_t *p, size_t n, smc_pe *out, char *err, size_t errlen)
 {
     *out = (smc_pe){.import_offset = SMC_PE_NOWHERE};
@@ -49,8 +58,7 @@ int smc_pe_parse(const uint8_t *p, size_t n, smc_pe *out, char *err, size_t errl
         import_size = smc_le32(p + dirs + 12);
     }
     if (!smc_in_range(n, table, (uint64_t)nsec * 40))
-        return fail(err, errlen, "PE: the section table lies past the end of the file or its "
-                                 "first 4 KiB");
+        return fail(err, errlen, "PE: the section table lies past the end of the file");
     out->sections = calloc(nsec ? nsec : 1, sizeof *out->sections);
     out->map = calloc(nsec ? nsec : 1, sizeof *out->map);
     if (!out->sections || !out->map) {
