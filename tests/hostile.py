@@ -78,7 +78,27 @@ def main():
             with open(os.path.join(info, "METADATA"), "wb") as f:
                 f.write(b"Metadata-Version: 2.1\nName: flood%d\nVersion: 1.0\n" % k)
         shutil.copy(os.path.join(corpus, "nested_candidates.so"), os.path.join(site, "x.so"))
-        cases = sorted(os.listdir(os.fsencode(corpus))) + [b"../links", b"../env"]
+        # A RECORD of 1M rows in a directory 3,000 bytes deep: each row's path joins that
+        # directory (3 GB if every one were kept).
+        deep = os.path.join(work, "deepenv", *(["d" * 250] * 12))
+        info = os.path.join(deep, "deep-1.0.dist-info")
+        os.makedirs(info)
+        with open(os.path.join(info, "RECORD"), "wb") as f:
+            f.write(b"a,,\n" * 1000000)
+        with open(os.path.join(info, "METADATA"), "wb") as f:
+            f.write(b"Metadata-Version: 2.1\nName: deep\nVersion: 1.0\n")
+        shutil.copy(os.path.join(corpus, "nested_candidates.so"), os.path.join(deep, "x.so"))
+        # A conda-meta record of 15 MiB: 3.9M names in its files list.
+        meta = os.path.join(work, "condaenv", "conda-meta")
+        os.makedirs(meta)
+        with open(os.path.join(meta, "flood-1.0-0.json"), "wb") as f:
+            f.write(b'{"files": [' + b'"a",' * (15 << 18) + b'"lib/x.so"], "name": "flood", '
+                    b'"version": "1.0"}')
+        os.makedirs(os.path.join(work, "condaenv", "lib"))
+        shutil.copy(os.path.join(corpus, "nested_candidates.so"),
+                    os.path.join(work, "condaenv", "lib", "x.so"))
+        cases = sorted(os.listdir(os.fsencode(corpus))) + [b"../links", b"../env", b"../deepenv",
+                                                           b"../condaenv"]
         said = {}
         for name in cases:
             path = os.path.join(os.fsencode(corpus), name)
@@ -137,6 +157,21 @@ def main():
         says("long_fields.whl", "[" + "n" * 1024 + "... (8387584 more bytes) 1.0]",
              "--gpu sm_120 --detail")
         says("long_fields.whl", "more bytes)", "--gpu sm_80,sm_120 --verify --format json")
+        says("metadata_flood.conda", "cuda-version >=12.8,<13); 2000 libraries")
+        _, _, _, out, err, _ = run(["--gpu", "sm_80", "--format", "json",
+                                    os.path.join(corpus, "metadata_flood.conda")], work)
+        d = json.loads(out)["inputs"][0]
+        check(d["distributions"][0]["cuda"] == "12.8" and
+              not any(l["findings"] for l in d["libraries"]),
+              "metadata_flood.conda: the CUDA from the end of 15 MiB of depends; every library "
+              "found in 552,000 paths", err)
+        says("../deepenv", "of its files are past the caps for one input's metadata (1000000 "
+             "files, 64 MiB of their paths): those and the metadata after it are not read")
+        says("../condaenv", "flood-1.0-0.json: more than 1000000 files listed: the rest are not read")
+        says("record_names.whl", "record_names.whl!hostile/esc-?[31m.so: 1 container")
+        out, err = said[("record_names.whl", "scan")]
+        check(b"RECORD" not in err, "RECORD rows with a quoted line break and an ESC byte in a "
+              "member name agree with the members", err)
         says("pe_96_sections.dll", "pe_96_sections.dll: 1 container, 3 images")
         lib = json.loads(said[("pe_96_sections.dll", "--gpu sm_80,sm_120 --verify --format json")][0])
         lib = lib["inputs"][0]["libraries"][0]

@@ -7,6 +7,7 @@
  * outside the package's root is an error, never a path; links are not followed. */
 #include "finder.h"
 #include "archive.h"
+#include "env.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -244,61 +245,87 @@ static char *spec_version(const char *spec)
     return n ? smc_asprintf("%.*s", (int)n, p) : NULL;
 }
 
+/* info/index.json's members, read by smc_json_members (a depends list of megabytes is read an
+ * element at a time). */
+static const char *const index_keys[] = {"name", "version", "build", "subdir", "depends", NULL};
+
+typedef struct index_facts {
+    smc_distribution *d;
+    bool named, versioned;
+} index_facts;
+
+static smc_status index_member(void *ctx, int key, const cJSON *v, size_t index)
+{
+    index_facts *x = ctx;
+    smc_distribution *d = x->d;
+    if (!cJSON_IsString(v)) return SMC_OK;
+    const char *s = v->valuestring;
+    char **field[] = {&d->name, &d->version, &d->tag, &d->platform};
+    if (key < 4 && index == SIZE_MAX) { /* the first of each */
+        if (*field[key]) return SMC_OK;
+        x->named |= key == 0;
+        x->versioned |= key == 1;
+        return (*field[key] = smc_strdup(s)) ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (key != 4 || index == SIZE_MAX || d->cuda) return SMC_OK; /* depends: strings */
+    bool cuda = strncmp(s, "cuda-version ", 13) == 0 || strncmp(s, "__cuda ", 7) == 0;
+    char *ver = cuda ? spec_version(s) : NULL;
+    if (!ver) return SMC_OK;
+    d->cuda = ver;
+    return (d->cuda_source = smc_asprintf("info/index.json depends: %s", s)) ? SMC_OK
+                                                                              : SMC_ERR_NOMEM;
+}
+
 /* The distribution from info/index.json. */
 static smc_status package_dist(package *pk, smc_distribution *d)
 {
-    cJSON *root = pk->index ? cJSON_ParseWithLength(pk->index, pk->index_len) : NULL;
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
-    const cJSON *build = cJSON_GetObjectItemCaseSensitive(root, "build");
-    const cJSON *subdir = cJSON_GetObjectItemCaseSensitive(root, "subdir");
-    const cJSON *deps = cJSON_GetObjectItemCaseSensitive(root, "depends");
-    smc_status st = SMC_OK;
-    if (pk->index && (!cJSON_IsString(name) || !cJSON_IsString(ver)))
-        st = smc_input_add_error(pk->part, pk->path,
-                                 "info/index.json: not a package's index (name, version)");
-    else if (!pk->index && pk->named)
+    index_facts x = {d, false, false};
+    smc_status st = pk->index ? smc_json_members(pk->index, pk->index_len, index_keys, true,
+                                                 index_member, &x)
+                              : SMC_OK;
+    if (st == SMC_ERR_NOMEM) return st;
+    if (pk->index && (st != SMC_OK || !x.named || !x.versioned)) {
+        smc_distribution_clear(d);
+        *d = (smc_distribution){0};
+        return smc_input_add_error(pk->part, pk->path,
+                                   "info/index.json: not a package's index (name, version)");
+    }
+    if (!pk->index && pk->named)
         st = smc_input_add_error(pk->part, pk->path, "no info/index.json: not a conda package");
     else if (!pk->index) /* a tarball among the files of a directory: what it held is reported */
         st = smc_input_add_note(pk->part, "%s: no info/index.json: a tarball, not a conda package",
                                 pk->path);
-    if (st == SMC_OK && cJSON_IsString(name)) {
-        d->name = smc_strdup(name->valuestring);
-        d->version = smc_strdup(ver->valuestring);
-        if (cJSON_IsString(build)) d->tag = smc_strdup(build->valuestring);
-        if (cJSON_IsString(subdir)) d->platform = smc_strdup(subdir->valuestring);
-        if (!d->name || !d->version) st = SMC_ERR_NOMEM;
-    }
-    const cJSON *dep, *list = cJSON_IsArray(deps) ? deps : NULL;
-    cJSON_ArrayForEach(dep, list)
-    {
-        if (st != SMC_OK || d->cuda || !cJSON_IsString(dep)) continue;
-        const char *s = dep->valuestring;
-        bool cuda = strncmp(s, "cuda-version ", 13) == 0 || strncmp(s, "__cuda ", 7) == 0;
-        char *v = cuda ? spec_version(s) : NULL;
-        if (v) {
-            d->cuda = v;
-            if (!(d->cuda_source = smc_asprintf("info/index.json depends: %s", s)))
-                st = SMC_ERR_NOMEM;
-        }
-    }
-    cJSON_Delete(root);
-    if (st == SMC_OK && (!(d->source = smc_strdup("conda-package")) ||
-                         !(d->location = smc_strdup(pk->path))))
+    if (st == SMC_OK && d->name && (!(d->source = smc_strdup("conda-package")) ||
+                                    !(d->location = smc_strdup(pk->path))))
         st = SMC_ERR_NOMEM;
     return st;
 }
 
-/* Whether info/paths.json lists the member. */
-static bool listed(const cJSON *paths, const char *member)
+/* info/paths.json's _path of each entry, an element at a time, into a list to be sorted. */
+typedef struct path_list {
+    char **v;
+    size_t n;
+    bool seen; /* an entry was met: the list says what the package holds */
+} path_list;
+
+static smc_status paths_member(void *ctx, int key, const cJSON *v, size_t index)
 {
-    const cJSON *p;
-    cJSON_ArrayForEach(p, paths)
-    {
-        const cJSON *at = cJSON_GetObjectItemCaseSensitive(p, "_path");
-        if (cJSON_IsString(at) && strcmp(at->valuestring, member) == 0) return true;
-    }
-    return false;
+    path_list *l = ctx;
+    (void)key;
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(v, "_path");
+    if (index == SIZE_MAX) return SMC_OK;
+    l->seen = true;
+    if (!cJSON_IsString(at)) return SMC_OK;
+    if (l->n >= SMC_ROWS_MAX) return SMC_ERR_LIMIT;
+    char **slot = smc_push(&l->v, l->n, sizeof *slot);
+    if (!slot || !(*slot = smc_strdup(at->valuestring))) return SMC_ERR_NOMEM;
+    l->n++;
+    return SMC_OK;
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The package's libraries go to its distribution; what paths.json does not list is said. */
@@ -319,19 +346,32 @@ static smc_status attribute(package *pk)
     }
     *slot = d;
     size_t k = in->distribution_count++;
-    cJSON *root = pk->paths ? cJSON_ParseWithLength(pk->paths, pk->paths_len) : NULL;
-    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "paths");
+    static const char *const paths_keys[] = {"paths", NULL};
+    path_list listed = {NULL, 0, false};
+    smc_status ps = pk->paths ? smc_json_members(pk->paths, pk->paths_len, paths_keys, true,
+                                                 paths_member, &listed)
+                              : SMC_ERR_FORMAT;
+    if (ps == SMC_ERR_NOMEM) st = ps;
+    if (ps == SMC_ERR_LIMIT) /* the first ones are checked; a library past them is not */
+        st = smc_input_add_error(in, pk->path, "info/paths.json lists more than %d files: "
+                                 "the rest are not read", SMC_ROWS_MAX);
+    bool check = pk->paths && (ps == SMC_OK || ps == SMC_ERR_LIMIT);
+    if (listed.n > 1) qsort(listed.v, listed.n, sizeof *listed.v, by_path);
     size_t skip = strlen(pk->path) + 1; /* "pkg.conda!" */
     for (size_t i = pk->first_runtime; i < in->runtime_count; i++)
         in->runtime[i].distribution = k;
     for (size_t i = pk->first_library; i < in->library_count && st == SMC_OK; i++) {
         smc_library *lib = &in->libraries[i];
         lib->distribution = k;
-        if (cJSON_IsArray(paths) && strlen(lib->path) > skip && !listed(paths, lib->path + skip))
+        const char *member = strlen(lib->path) > skip ? lib->path + skip : NULL;
+        if (check && ps == SMC_OK && listed.seen && member &&
+            !bsearch(&member, listed.v, listed.n, sizeof *listed.v, by_path))
             st = smc_library_add_finding(lib, SMC_NO_OFFSET,
                                          "not in the package's info/paths.json");
     }
-    cJSON_Delete(root);
+    for (size_t i = 0; i < listed.n; i++)
+        free(listed.v[i]);
+    free(listed.v);
     return st;
 }
 

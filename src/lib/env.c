@@ -20,6 +20,7 @@
 #define META_MAX (16u << 20)      /* one metadata file */
 #define META_INPUT_MAX (256u << 20) /* all of one input's */
 #define OWNERS_MAX 1000000          /* the files they list, in all */
+#define OWNER_BYTES_MAX (64u << 20) /* those files' paths, in all */
 
 typedef struct owner {
     char *path; /* normalised */
@@ -31,6 +32,7 @@ struct smc_env {
     owner *owners;
     size_t n;
     uint64_t read;  /* metadata bytes read */
+    uint64_t bytes; /* owners' paths kept */
     bool full;      /* a cap was reached: said once */
 };
 
@@ -207,14 +209,25 @@ static smc_status version_py(const source *src, const char *base,
     return SMC_OK;
 }
 
-static smc_status add_owners(smc_env *env, const char *base, const smc_record_row *rows, size_t n,
-                             size_t dist)
+/* The files one metadata file lists, as owners, within the caps; what a cap leaves out is said
+ * (a library among those files has no distribution), and the metadata after it is not read. */
+static smc_status add_owners(smc_input *in, smc_env *env, const char *path, const char *base,
+                             const smc_record_row *rows, size_t n, size_t dist)
 {
-    for (size_t i = 0; i < n && env->n < OWNERS_MAX; i++) {
+    for (size_t i = 0; i < n; i++) {
+        if (env->n >= OWNERS_MAX || env->bytes >= OWNER_BYTES_MAX) {
+            env->full = true;
+            return smc_input_add_error(in, path,
+                                       "%zu of its files are past the caps for one input's "
+                                       "metadata (%u files, %u MiB of their paths): those and "
+                                       "the metadata after it are not read",
+                                       n - i, OWNERS_MAX, OWNER_BYTES_MAX >> 20);
+        }
         owner *o = smc_push(&env->owners, env->n, sizeof *o);
         if (!o || !(o->path = smc_path_normalize(base, rows[i].path))) return SMC_ERR_NOMEM;
         o->dist = dist;
         o->size = rows[i].size;
+        env->bytes += strlen(o->path) + 1;
         env->n++;
     }
     return SMC_OK;
@@ -226,13 +239,14 @@ static smc_status read_one(smc_input *in, smc_env *env, const source *src, const
 {
     size_t len;
     int err;
-    if (env->read >= META_INPUT_MAX || env->n >= OWNERS_MAX) {
+    if (env->read >= META_INPUT_MAX || env->n >= OWNERS_MAX || env->bytes >= OWNER_BYTES_MAX) {
         if (env->full) return SMC_OK;
         env->full = true;
         return smc_input_add_error(in, path,
-                                   "past the caps for one input's metadata (%u MiB, %u files "
-                                   "listed): this and the metadata after it are not read",
-                                   META_INPUT_MAX >> 20, OWNERS_MAX);
+                                   "past the caps for one input's metadata (%u MiB read, %u "
+                                   "files listed, %u MiB of their paths): this and the metadata "
+                                   "after it are not read",
+                                   META_INPUT_MAX >> 20, OWNERS_MAX, OWNER_BYTES_MAX >> 20);
     }
     char *text = slurp(src, path, &len, &err);
     if (!text && err == EFBIG)
@@ -250,6 +264,9 @@ static smc_status read_one(smc_input *in, smc_env *env, const source *src, const
     smc_status st = dir ? SMC_OK : SMC_ERR_NOMEM;
     if (st == SMC_OK && kind == META_CONDA) {
         st = smc_conda_meta_parse(text, len, &d.name, &d.version, &rows, &n);
+        if (st == SMC_ERR_LIMIT)
+            st = smc_input_add_error(in, path, "more than %d files listed: the rest are not read",
+                                     SMC_ROWS_MAX);
         if (st == SMC_ERR_FORMAT) {
             free(text);
             free(dir);
@@ -281,7 +298,7 @@ static smc_status read_one(smc_input *in, smc_env *env, const source *src, const
     if (st == SMC_OK) {
         smc_distribution_sanitize(&d);
         *slot = d;
-        st = add_owners(env, base, rows, n, in->distribution_count++);
+        st = add_owners(in, env, path, base, rows, n, in->distribution_count++);
     } else {
         smc_distribution_clear(&d);
     }

@@ -74,7 +74,16 @@ smc_status smc_local_version(smc_distribution *d);
 /* The CUDA runtime a wheel requires (nvidia-cuda-runtime...), or NULL; *which names the line. */
 char *smc_requires_cuda(char *const *requires, size_t n, const char *platform,
                         const char **which);
-/* A conda-meta JSON file: the package's name, version and files (relative to the prefix). */
+/* The members of a JSON document's top-level object whose keys are among keys (NULL-ended): fn
+ * gets each key's index and its value parsed alone, or, when by_element and the value is an
+ * array, each element parsed alone with its index (SIZE_MAX for a whole value). SMC_ERR_FORMAT
+ * when the document is not an object, or a value fn gets is not JSON; fn's answer otherwise. */
+struct cJSON;
+typedef smc_status (*smc_json_fn)(void *ctx, int key, const struct cJSON *value, size_t index);
+smc_status smc_json_members(const char *text, size_t len, const char *const *keys, bool by_element,
+                            smc_json_fn fn, void *ctx);
+/* A conda-meta JSON file: the package's name, version and files (relative to the prefix);
+ * SMC_ERR_LIMIT with the first SMC_ROWS_MAX files when it lists more. */
 smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char **version,
                                 smc_record_row **files, size_t *n);
 

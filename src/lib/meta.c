@@ -25,6 +25,44 @@ static smc_status each_line(const char *text, size_t len,
     return SMC_OK;
 }
 
+/* Calls fn on each record of CSV text (RECORD's rows) as Python's csv module splits them: a line
+ * break inside a quoted field (one that begins with a quote) belongs to the field. */
+static smc_status each_record(const char *text, size_t len,
+                              smc_status (*fn)(void *ctx, const char *line, size_t n, bool *stop),
+                              void *ctx)
+{
+    bool stop = false, quoted = false, field_start = true;
+    size_t start = 0;
+    for (size_t i = 0; i < len && !stop; i++) {
+        char c = text[i];
+        if (quoted) { /* "" is a quote; a lone one ends the quoting */
+            if (c == '"' && i + 1 < len && text[i + 1] == '"')
+                i++;
+            else if (c == '"')
+                quoted = false;
+            continue;
+        }
+        if (c == '"' && field_start) {
+            quoted = true;
+            field_start = false;
+            continue;
+        }
+        field_start = c == ',' || c == '\n';
+        if (c != '\n') continue;
+        size_t n = i - start;
+        if (n && text[start + n - 1] == '\r') n--;
+        smc_status st = fn(ctx, text + start, n, &stop);
+        if (st != SMC_OK) return st;
+        start = i + 1;
+    }
+    if (start < len && !stop) { /* the last row, without its line break */
+        size_t n = len - start;
+        if (text[start + n - 1] == '\r') n--;
+        return fn(ctx, text + start, n, &stop);
+    }
+    return SMC_OK;
+}
+
 /* "Key: value" with the key compared without case; the value trimmed. */
 static bool header(const char *line, size_t n, const char *key, const char **value, size_t *vn)
 {
@@ -201,12 +239,14 @@ static smc_status plain_line(void *ctx, const char *line, size_t n, bool *stop)
     return SMC_OK;
 }
 
+typedef smc_status (*line_fn)(void *, const char *, size_t, bool *);
+
 static smc_status collect(const char *text, size_t len,
-                          smc_status (*fn)(void *, const char *, size_t, bool *),
+                          smc_status (*each)(const char *, size_t, line_fn, void *), line_fn fn,
                           smc_record_row **out, size_t *n)
 {
     row_list r = {NULL, 0};
-    smc_status st = each_line(text, len, fn, &r);
+    smc_status st = each(text, len, fn, &r);
     if (st != SMC_OK && st != SMC_ERR_LIMIT) { /* at the limit, the rows so far stay */
         smc_record_free(r.rows, r.n);
         r = (row_list){NULL, 0};
@@ -218,12 +258,12 @@ static smc_status collect(const char *text, size_t len,
 
 smc_status smc_record_parse(const char *text, size_t len, smc_record_row **out, size_t *n)
 {
-    return collect(text, len, record_line, out, n);
+    return collect(text, len, each_record, record_line, out, n);
 }
 
 smc_status smc_installed_files_parse(const char *text, size_t len, smc_record_row **out, size_t *n)
 {
-    return collect(text, len, plain_line, out, n);
+    return collect(text, len, each_line, plain_line, out, n);
 }
 
 void smc_record_free(smc_record_row *rows, size_t n)
@@ -415,36 +455,129 @@ char *smc_requires_cuda(char *const *requires, size_t n, const char *platform, c
     return NULL;
 }
 
+/* JSON documents by their members --------------------------------------------------------------
+ * A metadata file of megabytes as one cJSON tree takes some thirty times its size (a node and a
+ * string for every "a" of a files list): the top-level object is split here into its members,
+ * only the members asked for are parsed, and an array among them element by element, so that
+ * memory holds one element's tree at a time. cJSON parses every value; the splitter only finds
+ * where values end (strings with their escapes, brackets nested to any depth). */
+
+static size_t skip_ws(const char *t, size_t len, size_t i)
+{
+    while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* The end of the value that starts at i (one past it); 0 when it does not end. */
+static size_t value_end(const char *t, size_t len, size_t i)
+{
+    size_t depth = 0;
+    for (; i < len; i++) {
+        char c = t[i];
+        if (c == '"') {
+            for (i++; i < len && t[i] != '"'; i++)
+                if (t[i] == '\\') i++;
+            if (i >= len) return 0;
+            if (depth == 0) return i + 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0) return i; /* a scalar ends at its container's end */
+            if (--depth == 0) return i + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+            return i;
+        }
+    }
+    return depth == 0 ? len : 0;
+}
+
+smc_status smc_json_members(const char *text, size_t len, const char *const *keys, bool by_element,
+                            smc_json_fn fn, void *ctx)
+{
+    size_t i = skip_ws(text, len, 0);
+    if (i >= len || text[i] != '{') return SMC_ERR_FORMAT;
+    i = skip_ws(text, len, i + 1);
+    if (i < len && text[i] == '}') return SMC_OK;
+    for (;;) {
+        size_t kend = i < len && text[i] == '"' ? value_end(text, len, i) : 0;
+        if (!kend) return SMC_ERR_FORMAT;
+        size_t vs = skip_ws(text, len, kend);
+        if (vs >= len || text[vs] != ':') return SMC_ERR_FORMAT;
+        vs = skip_ws(text, len, vs + 1);
+        size_t ve = value_end(text, len, vs);
+        if (!ve || ve == vs) return SMC_ERR_FORMAT;
+        int which = -1; /* keys are compared as written (an escaped key matches none) */
+        for (int k = 0; keys[k] && which < 0; k++)
+            if (kend - i - 2 == strlen(keys[k]) && memcmp(text + i + 1, keys[k], kend - i - 2) == 0)
+                which = k;
+        smc_status st = SMC_OK;
+        if (which >= 0 && by_element && text[vs] == '[') {
+            size_t e = skip_ws(text, len, vs + 1);
+            for (size_t index = 0; st == SMC_OK && e < ve - 1; index++) {
+                size_t ee = value_end(text, ve - 1, e);
+                if (!ee || ee == e) return SMC_ERR_FORMAT;
+                cJSON *one = cJSON_ParseWithLength(text + e, ee - e);
+                if (!one) return SMC_ERR_FORMAT;
+                st = fn(ctx, which, one, index);
+                cJSON_Delete(one);
+                e = skip_ws(text, ve - 1, ee);
+                if (e < ve - 1 && text[e] != ',') return SMC_ERR_FORMAT;
+                e = skip_ws(text, ve - 1, e + 1);
+            }
+        } else if (which >= 0) {
+            cJSON *value = cJSON_ParseWithLength(text + vs, ve - vs);
+            if (!value) return SMC_ERR_FORMAT;
+            st = fn(ctx, which, value, SIZE_MAX);
+            cJSON_Delete(value);
+        }
+        if (st != SMC_OK) return st;
+        i = skip_ws(text, len, ve);
+        if (i < len && text[i] == '}') return SMC_OK;
+        if (i >= len || text[i] != ',') return SMC_ERR_FORMAT;
+        i = skip_ws(text, len, i + 1);
+    }
+}
+
+typedef struct conda_meta {
+    char **name, **version;
+    smc_record_row **files;
+    size_t *n;
+    bool over; /* more than SMC_ROWS_MAX files */
+} conda_meta;
+
+static smc_status conda_meta_member(void *ctx, int key, const cJSON *v, size_t index)
+{
+    conda_meta *m = ctx;
+    (void)index;
+    if (key < 2) { /* name, version: the first of each */
+        char **slot = key == 0 ? m->name : m->version;
+        if (!cJSON_IsString(v) || *slot) return SMC_OK;
+        return (*slot = smc_strdup(v->valuestring)) ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (!cJSON_IsString(v) || index == SIZE_MAX) return SMC_OK; /* files: strings */
+    if (*m->n >= SMC_ROWS_MAX) {
+        m->over = true; /* the name may follow */
+        return SMC_OK;
+    }
+    smc_record_row *row = smc_push(m->files, *m->n, sizeof *row);
+    if (!row || !(row->path = smc_strdup(v->valuestring))) return SMC_ERR_NOMEM;
+    row->size = -1;
+    (*m->n)++;
+    return SMC_OK;
+}
+
 smc_status smc_conda_meta_parse(const char *text, size_t len, char **name, char **version,
                                 smc_record_row **files, size_t *n)
 {
     *name = *version = NULL;
     *files = NULL;
     *n = 0;
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root) return SMC_ERR_FORMAT;
-    const cJSON *jn = cJSON_GetObjectItemCaseSensitive(root, "name");
-    const cJSON *jv = cJSON_GetObjectItemCaseSensitive(root, "version");
-    const cJSON *jf = cJSON_GetObjectItemCaseSensitive(root, "files");
-    smc_status st = cJSON_IsString(jn) && cJSON_IsString(jv) ? SMC_OK : SMC_ERR_FORMAT;
-    if (st == SMC_OK &&
-        (!(*name = smc_strdup(jn->valuestring)) || !(*version = smc_strdup(jv->valuestring))))
-        st = SMC_ERR_NOMEM;
-    const cJSON *f;
-    const cJSON *list = cJSON_IsArray(jf) ? jf : NULL;
-    cJSON_ArrayForEach(f, list)
-    {
-        if (st != SMC_OK) break;
-        if (!cJSON_IsString(f)) continue;
-        smc_record_row *row = smc_push(files, *n, sizeof *row);
-        if (!row || !(row->path = smc_strdup(f->valuestring))) {
-            st = SMC_ERR_NOMEM;
-            break;
-        }
-        row->size = -1;
-        (*n)++;
-    }
-    cJSON_Delete(root);
+    static const char *const keys[] = {"name", "version", "files", NULL};
+    conda_meta m = {name, version, files, n, false};
+    smc_status st = smc_json_members(text, len, keys, true, conda_meta_member, &m);
+    if (st == SMC_OK && (!*name || !*version)) st = SMC_ERR_FORMAT;
+    if (st == SMC_OK && m.over) return SMC_ERR_LIMIT; /* the rows so far stay */
     if (st != SMC_OK) {
         free(*name);
         free(*version);

@@ -95,6 +95,17 @@ static bool escapes(const char *name)
     return false;
 }
 
+/* A member's name as pip and the RECORD see it: the bytes the zip holds when they are ASCII
+ * (libzip reads a name without the UTF-8 flag as CP437 and draws C0 controls as symbols, ESC as
+ * U+2190, where Python keeps them), else as libzip reads it (UTF-8, or CP437 as Python does). */
+static const char *member_name(zip_t *za, zip_uint64_t i)
+{
+    const char *raw = zip_get_name(za, i, ZIP_FL_ENC_RAW);
+    for (const unsigned char *p = (const unsigned char *)raw; p && *p; p++)
+        if (*p >= 0x80) return zip_get_name(za, i, 0);
+    return raw;
+}
+
 static int by_string(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -118,7 +129,7 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     const char *info = NULL;
     size_t info_len = 0;
     for (zip_int64_t i = 0; i < count && !info; i++) {
-        const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *name = member_name(za, (zip_uint64_t)i);
         const char *slash = name ? strchr(name, '/') : NULL;
         if (slash && strcmp(slash, "/WHEEL") == 0 && slash - name > 10 &&
             strncmp(slash - 10, ".dist-info", 10) == 0) {
@@ -193,7 +204,7 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     free(name);
     /* A version.py at the top of a package states the CUDA it was built with (torch does). */
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
-        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *m = member_name(za, (zip_uint64_t)i);
         const char *slash = m ? strchr(m, '/') : NULL;
         if (!slash || strcmp(slash, "/version.py") != 0) continue;
         text = read_member(za, (zip_uint64_t)i, &len, &over);
@@ -204,6 +215,29 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     }
     free(prefix);
     return st;
+}
+
+typedef struct named {
+    const char *name;
+    zip_uint64_t index;
+} named;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* The first count members' names (member_name, "" where libzip has none) with their indexes,
+ * sorted by name. */
+static named *names_sorted(zip_t *za, zip_int64_t count)
+{
+    named *v = malloc((count > 0 ? (size_t)count : 1) * sizeof *v);
+    for (zip_int64_t i = 0; v && i < count; i++) {
+        const char *m = member_name(za, (zip_uint64_t)i);
+        v[i] = (named){m ? m : "", (zip_uint64_t)i};
+    }
+    if (v && count > 1) qsort(v, (size_t)count, sizeof *v, by_name);
+    return v;
 }
 
 /* RECORD must list every member with its size; what disagrees is reported (hashes are not
@@ -234,9 +268,14 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
                                  name, SMC_ROWS_MAX);
     char **listed = st == SMC_OK ? calloc(n ? n : 1, sizeof *listed) : NULL;
     if (st == SMC_OK && !listed) st = SMC_ERR_NOMEM;
+    /* The members by name, for the rows to be looked up in (libzip's own lookup compares its
+     * reading of the names). */
+    named *members = st == SMC_OK ? names_sorted(za, count) : NULL;
+    if (st == SMC_OK && !members) st = SMC_ERR_NOMEM;
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
         listed[i] = rows[i].path;
-        zip_int64_t m = zip_name_locate(za, rows[i].path, 0);
+        named key = {rows[i].path, 0}, *hit = bsearch(&key, members, (size_t)count, sizeof key, by_name);
+        zip_int64_t m = hit ? (zip_int64_t)hit->index : -1;
         zip_stat_t zs;
         if (m < 0) {
             if (reported++ < REPORT_MAX)
@@ -260,7 +299,7 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
     }
     if (st == SMC_OK && n) qsort(listed, n, sizeof *listed, by_string);
     for (zip_int64_t i = 0; i < count && st == SMC_OK && whole; i++) {
-        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *m = member_name(za, (zip_uint64_t)i);
         if (!m || smc_ends_with(m, "/") || strcmp(m, name) == 0 || smc_ends_with(m, "RECORD.jws") ||
             smc_ends_with(m, "RECORD.p7s") || bsearch(&m, listed, n, sizeof *listed, by_string))
             continue;
@@ -270,6 +309,7 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
         st = smc_input_add_error(in, path, "%zu more disagreements with RECORD",
                                  reported - REPORT_MAX);
     free(listed);
+    free(members);
     smc_record_free(rows, n);
     free(name);
     return st;
@@ -320,7 +360,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
 
     /* RECORD beside WHEEL, when there is a dist-info. */
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
-        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *m = member_name(za, (zip_uint64_t)i);
         const char *slash = m ? strchr(m, '/') : NULL;
         if (slash && strcmp(slash, "/WHEEL") == 0 && slash - m > 10 &&
             strncmp(slash - 10, ".dist-info", 10) == 0) {
@@ -336,7 +376,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     if (!names && st == SMC_OK) st = SMC_ERR_NOMEM;
     size_t k = 0;
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
-        const char *m = zip_get_name(za, (zip_uint64_t)i, 0);
+        const char *m = member_name(za, (zip_uint64_t)i);
         if (!m) continue;
         names[k++] = m;
         if (escapes(m))
@@ -351,16 +391,16 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     char *shared = NULL; /* the members' path */
     for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
         zip_stat_t zs;
-        if (zip_stat_index(za, (zip_uint64_t)i, 0, &zs) != 0 || !zs.name || smc_ends_with(zs.name, "/"))
+        const char *m = member_name(za, (zip_uint64_t)i);
+        if (zip_stat_index(za, (zip_uint64_t)i, 0, &zs) != 0 || !m || smc_ends_with(m, "/"))
             continue;
         if ((zs.valid & ZIP_STAT_SIZE) && zs.size < 4) continue; /* no signature fits */
         if (what[i] != SMC_ZIP_MEMBER_OK) {
-            st = smc_input_add_error(in, path, "member %s %s", zs.name,
-                                     smc_zip_member_problem(what[i]));
+            st = smc_input_add_error(in, path, "member %s %s", m, smc_zip_member_problem(what[i]));
             continue;
         }
         if ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) && zs.encryption_method != ZIP_EM_NONE) {
-            st = smc_input_add_error(in, path, "member %s is encrypted: not read", zs.name);
+            st = smc_input_add_error(in, path, "member %s is encrypted: not read", m);
             continue;
         }
         smc_item *it = smc_push(items, *n, sizeof *it);
@@ -532,7 +572,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (zip_stat_index(zc->za, (zip_uint64_t)it->member, 0, &zs) != 0 || !zs.name)
         return smc_input_add_error(part, it->path, "member %lld: %s", (long long)it->member,
                                    zip_strerror(zc->za));
-    char *name = smc_asprintf("%s!%s", it->path, zs.name);
+    char *name = smc_asprintf("%s!%s", it->path, member_name(zc->za, (zip_uint64_t)it->member));
     if (!name) return SMC_ERR_NOMEM;
     smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(opt),
                                       tk ? tk->idle : NULL);
