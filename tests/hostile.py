@@ -151,9 +151,15 @@ def main():
         says("claims_past_end.whl", "claims_past_end.whl!hostile/after.so: 1 container")
         says("overlap.conda", "member pkg-dup0000199.tar.zst overlaps another member's bytes")
         says("overlap.conda", "overlap.conda!lib/libx.so: 1 container")
-        says("skip_bomb.conda", "skip_bomb.conda!share/zeros: declares 21474836480 bytes, which "
-             "reading or skipping it would inflate, past 17179869184 (--max-inflate)")
+        says("skip_bomb.conda", "skip_bomb.conda!lib/libx.so: 1 container")
         says("skip_total.conda", "skip_total.conda!lib/libx.so: 1 container")
+        says("skip_bomb_image.tar", "skip_bomb_image.tar!/usr/lib/libx.so: 1 container")
+        for name, what in (("skip_bomb.conda", "--max-inflate-total"),
+                           ("skip_bomb_image.tar", "--max-inflate-total")):
+            status, _, _, out, err, _ = run(["scan", "--max-inflate-total", "16G",
+                                             os.path.join(corpus, name)], work)
+            check(status == 2 and what.encode() in err and b"libx.so" not in out,
+                  "%s: a 20 GiB skip counts against %s 16G" % (name, what), err[-400:])
         says("long_fields.whl", "[" + "n" * 1024 + "... (8387584 more bytes) 1.0]",
              "--gpu sm_120 --detail")
         says("long_fields.whl", "more bytes)", "--gpu sm_80,sm_120 --verify --format json")

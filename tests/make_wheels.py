@@ -961,6 +961,127 @@ def make_images(out, emit):
     emit(p)
 
 
+def _oci_dir(root, layers, arch="amd64"):
+    """An OCI layout directory of one amd64 image of layers (bottom first)."""
+    files = oci_layout(layers, layers[:1], [])
+    for name, data in files.items():
+        put(os.path.join(root, name), data)
+
+
+def _index_blob(blobs, manifests):
+    return _blob(blobs, json.dumps({"schemaVersion": 2, "manifests": manifests}).encode())
+
+
+def make_images_26(out, emit):
+    """Issue 26's image cases: indexes wide and nested (one 24-wide fan-out over 4 levels, one
+    index of 300 entries, 100 of them nested indexes), a layer listed 200 times (once above a
+    whiteout of its file), hard links whose target is whited out or overwritten, a whiteout of a
+    directory above a path past 4096 bytes, 300 layers of the same 1000 whiteouts."""
+    idx_mt = "application/vnd.oci.image.index.v1+json"
+    man_mt = "application/vnd.oci.image.manifest.v1+json"
+    lib = fixture("gen/cuda128.so")
+    layer = _tar_entries([("usr/lib/libfan.so", "f", lib)])
+    # The fan-out: index.json lists the level-1 index 24 times, each level the next 24 times.
+    files = oci_layout([layer], [layer], [])
+    blobs = {}
+    top = json.loads(files["index.json"])["manifests"][0]["digest"]
+    inner = json.loads(files["blobs/sha256/" + top[7:]])["manifests"]
+    pad = " " * (512 << 10)
+    for _ in range(4):
+        data = (json.dumps({"schemaVersion": 2, "mediaType": idx_mt,
+                            "manifests": inner * 24 if _ else inner}) + pad).encode()
+        inner = [{"mediaType": idx_mt, "digest": _blob(blobs, data), "size": len(data)}]
+    files.update(blobs)
+    files["index.json"] = json.dumps({"schemaVersion": 2, "manifests": inner * 24}).encode()
+    root = os.path.join(out, "image_fanout")
+    for name, data in files.items():
+        put(os.path.join(root, name), data)
+    emit(root)
+    # The breadth: 100 distinct nested indexes, 200 manifests of other platforms, then amd64.
+    files = oci_layout([layer], [layer], [])
+    amd = json.loads(files[json.loads(files["index.json"])["manifests"][0]["digest"]
+                           .replace("sha256:", "blobs/sha256/")])["manifests"][0]
+    blobs = {}
+    wide = [{"mediaType": idx_mt, "digest": _index_blob(blobs, [dict(amd, platform={
+        "os": "linux", "architecture": "nested%d" % i})]), "size": 1} for i in range(100)]
+    wide += [dict(amd, platform={"os": "linux", "architecture": "other%d" % i}) for i in range(200)]
+    wide.append(amd)
+    files.update(blobs)
+    files["index.json"] = json.dumps({"schemaVersion": 2, "manifests": wide}).encode()
+    root = os.path.join(out, "image_breadth")
+    for name, data in files.items():
+        put(os.path.join(root, name), data)
+    emit(root)
+    # One layer listed 200 times, the second listing (bottom up) a whiteout of its library: the
+    # copies above it bring the library back; the layer's 32 MiB of zeros are inflated once.
+    heavy = gzip.compress(_tar_entries([("usr/lib/librep.so", "f", lib),
+                                        ("usr/share/zeros", "f", b"\0" * (32 << 20))]), mtime=0)
+    wh = _tar_entries([("usr/lib/.wh.librep.so", "f", b"")])
+    files = oci_layout([heavy, wh] + [heavy] * 199, [heavy], [])
+    p = os.path.join(out, "image_repeat.tar")
+    with open(p, "wb") as f:
+        f.write(_tar(files))
+    emit(p)
+    # Hard links: liba.so whited out and libc.so overwritten above; their twins libb.so and
+    # libd.so keep the bytes (as an unpacked root keeps them). A directory whose path passes
+    # 4096 bytes, whited out from above at its top.
+    deep = "opt/top/" + "/".join(["d" * 200] * 21) + "/libdeep.so"
+    base = _tar_entries([("usr/lib/liba.so", "f", lib), ("usr/lib/libb.so", "h", "usr/lib/liba.so"),
+                         ("usr/lib/libc.so", "f", lib), ("usr/lib/libd.so", "h", "usr/lib/libc.so"),
+                         (deep, "f", lib), ("opt/keep/libkeep.so", "f", lib)])
+    upper = _tar_entries([("usr/lib/.wh.liba.so", "f", b""),
+                          ("usr/lib/libc.so", "f", fixture("nvcc/multi.so")),
+                          ("opt/.wh.top", "f", b"")])
+    files = oci_layout([base, upper], [base], [])
+    p = os.path.join(out, "image_links.tar")
+    with open(p, "wb") as f:
+        f.write(_tar(files))
+    emit(p)
+    # Layers that cannot be read: one not a tar, one a gzip stream cut short (each said once).
+    cut = gzip.compress(_tar_entries([("usr/lib/libcut.so", "f", lib)]), mtime=0)[:300]
+    files = oci_layout([_tar_entries([("usr/lib/libgood.so", "f", lib)]), b"x" * 1000, cut],
+                       [layer], [])
+    p = os.path.join(out, "image_badlayer.tar")
+    with open(p, "wb") as f:
+        f.write(_tar(files))
+    emit(p)
+    # 300 layers, each the same 1000 whiteouts and one file of its own (so no two are the same).
+    import io
+    import tarfile
+    common = io.BytesIO()
+    with tarfile.open(fileobj=common, mode="w", format=tarfile.USTAR_FORMAT) as tf:
+        for i in range(1000):
+            ti = tarfile.TarInfo("usr/share/w/.wh.f%04d" % i)
+            ti.mtime = 0
+            tf.addfile(ti)
+    body = common.getvalue().rstrip(b"\0")
+    body += b"\0" * (-len(body) % 512)
+    layers = []
+    for k in range(300):
+        own = io.BytesIO()
+        with tarfile.open(fileobj=own, mode="w", format=tarfile.USTAR_FORMAT) as tf:
+            ti = tarfile.TarInfo("layer/%03d" % k)
+            ti.mtime = 0
+            tf.addfile(ti)
+        head = own.getvalue()[:512]
+        layers.append(gzip.compress(head + body + b"\0" * 1024, compresslevel=1, mtime=0))
+    layers[0] = gzip.compress(_tar_entries([("usr/lib/libwh.so", "f", lib)]), mtime=0)
+    root = os.path.join(out, "image_whiteouts")
+    _oci_dir(root, layers)
+    emit(root)
+
+
+def gz_save(path, layers, extra=None):
+    """A `docker save | gzip` of the legacy kind (manifest.json) of layers, bottom first."""
+    cfg = json.dumps({"architecture": "amd64", "os": "linux", "config": {"Env": []}}).encode()
+    names = ["l%03d/layer.tar" % i for i in range(len(layers))]
+    files = dict(zip(names, layers))
+    files["config.json"] = cfg
+    files["manifest.json"] = json.dumps([{"Config": "config.json", "Layers": names}]).encode()
+    with open(path, "wb") as f:
+        f.write(gzip.compress(_tar(files), compresslevel=1, mtime=0))
+
+
 def tarfile_entries(data):
     """(name, kind, data) of a tar's entries, kind "f" for files."""
     import io
@@ -990,6 +1111,7 @@ def main(argv):
     make_envs(out, emit)
     make_conda(out, emit)
     make_images(out, emit)
+    make_images_26(out, emit)
     return 0
 
 

@@ -158,29 +158,23 @@ static smc_status walk_tar(package *pk, struct archive *a, const char *where)
             continue;
         }
         if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e)) continue;
-        /* Reading an entry or skipping it inflates all it declares: both count, before either. */
+        /* Reading an entry or skipping it inflates all it declares: both count, before either
+         * (a skip is bounded by the total only: a large file before a library is honest). */
         uint64_t declared = archive_entry_size_is_set(e) && archive_entry_size(e) > 0
                                 ? (uint64_t)archive_entry_size(e)
                                 : 0;
-        if (declared > pk->member_max || declared > pk->input_max - pk->inflated) {
+        if (declared > pk->input_max - pk->inflated) {
             pk->stopped = true; /* the next entry lies past it: reached only by inflating it */
-            bool one = declared > pk->member_max;
             char *full = smc_asprintf("%s!%s", pk->path, name);
-            st = !full ? SMC_ERR_NOMEM
-                 : one     ? smc_input_add_error(pk->part, full,
-                                                 "declares %llu bytes, which reading or skipping "
-                                                 "it would inflate, past %llu (--max-inflate): it "
-                                                 "and the rest of the package are not read",
-                                                 (unsigned long long)declared,
-                                                 (unsigned long long)pk->member_max)
-                           : smc_input_add_error(pk->part, full,
-                                                 "declares %llu bytes, which reading or skipping "
-                                                 "it would inflate, past the package's %llu in "
-                                                 "all (--max-inflate-total) after %llu: it and the "
-                                                 "rest of the package are not read",
-                                                 (unsigned long long)declared,
-                                                 (unsigned long long)pk->input_max,
-                                                 (unsigned long long)pk->inflated);
+            st = full ? smc_input_add_error(pk->part, full,
+                                            "declares %llu bytes, which reading or skipping it "
+                                            "would inflate, past the package's %llu in all "
+                                            "(--max-inflate-total) after %llu: it and the rest of "
+                                            "the package are not read",
+                                            (unsigned long long)declared,
+                                            (unsigned long long)pk->input_max,
+                                            (unsigned long long)pk->inflated)
+                      : SMC_ERR_NOMEM;
             free(full);
             break;
         }
