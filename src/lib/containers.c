@@ -245,7 +245,15 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
         snprintf(msg, sizeof msg, "not verified: past the budget of decompressed bytes for one "
                                   "file");
         if (f->whole && add_note(h, img->offset, img, msg) != SMC_OK) fnd_nomem(f);
-    } else if (cp->pay_verify) {
+    } else if (cp->pay_verify && !(cp->pay_facts && img->kind == SMC_IMAGE_CUBIN)) {
+        /* Checked in pieces, never held whole (a Zstandard bomb of PTX claims a gigabyte). */
+        smc_fatbin_error err;
+        smc_status st = smc_payload_verify(stored, img, f->zctx, &err);
+        if (st == SMC_ERR_FORMAT && add_note(h, err.offset, img, err.message) != SMC_OK)
+            fnd_nomem(f);
+        else if (st == SMC_ERR_NOMEM)
+            fnd_nomem(f);
+    } else if (cp->pay_verify) { /* a small cubin whose facts are wanted: decompressed once */
         uint8_t *data = NULL;
         smc_fatbin_error err;
         smc_status st = smc_payload_decode(stored, img, f->zctx, &data, &err);

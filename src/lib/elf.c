@@ -86,6 +86,21 @@ static void add_kernel(smc_cubin_info *info, const char *name)
     info->kernels++;
 }
 
+bool smc_cubin_header(const uint8_t *p, size_t n, smc_cubin_info *info)
+{
+    smc_elf_header h;
+    *info = (smc_cubin_info){0};
+    if (!smc_elf_header_read(p, n, &h) || h.machine != EM_CUDA) return false;
+    /* As smc_cubin_inspect reads them: ABI v2 keeps the SM in bits 8-15 and no 'a' bit. */
+    uint32_t flags = (uint32_t)smc_elf_word(&h, p + (h.is64 ? 48 : 36), 4);
+    info->abi = p[EI_ABIVERSION];
+    bool v2 = info->abi >= 8;
+    info->arch = v2 ? (flags >> 8) & 0xff : flags & 0xff;
+    if (!v2 && (flags & 0x800)) info->variant = SMC_VARIANT_A;
+    info->relocatable = smc_elf_word(&h, p + 16, 2) == ET_REL;
+    return true;
+}
+
 smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *info,
                              smc_fatbin_error *err)
 {

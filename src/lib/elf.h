@@ -14,6 +14,9 @@ typedef struct smc_cubin_info {
     char names[256];     /* the first few, comma-separated: "_Z6kernelPf, _Z4scalePfi" */
 } smc_cubin_info;
 
+/* Reads a cubin's ELF header alone, from its first n bytes (arch, abi, the variant e_flags
+ * gives, relocatable); false when they are no EM_CUDA ELF header. */
+bool smc_cubin_header(const uint8_t *p, size_t n, smc_cubin_info *info);
 /* Reads a cubin's ELF header and sections. SMC_ERR_FORMAT with err when it is not a cubin. */
 smc_status smc_cubin_inspect(const uint8_t *buf, uint64_t len, smc_cubin_info *info,
                              smc_fatbin_error *err);

@@ -314,11 +314,15 @@ static smc_status verify_ptx(const smc_image *img, const uint8_t *text, uint64_t
     return SMC_OK;
 }
 
+/* A cubin whole (n = its size), or its head alone (n < its size: its ELF header is checked). */
 static smc_status verify_cubin(const smc_image *img, const uint8_t *elf, uint64_t n,
                                smc_fatbin_error *err)
 {
     smc_cubin_info info;
-    smc_status st = smc_cubin_inspect(elf, n, &info, err);
+    smc_status st = n == img->size ? smc_cubin_inspect(elf, n, &info, err)
+                    : smc_cubin_header(elf, (size_t)n, &info)
+                        ? SMC_OK
+                        : fail(err, img->offset, "not a cubin: no EM_CUDA ELF header");
     if (st != SMC_OK) {
         err->offset = img->offset;
         return st;
@@ -339,6 +343,60 @@ smc_status smc_payload_check(const smc_image *img, const uint8_t *data, smc_fatb
     if (img->kind == SMC_IMAGE_LTO) return SMC_OK; /* opaque by design (§8) */
     return img->kind == SMC_IMAGE_PTX ? verify_ptx(img, data, img->size, err)
                                       : verify_cubin(img, data, img->size, err);
+}
+
+smc_status smc_payload_verify(const uint8_t *src, const smc_image *img, void *zctx,
+                              smc_fatbin_error *err)
+{
+    if (img->kind == SMC_IMAGE_LTO) return SMC_OK;
+    if (img->compression != SMC_COMPRESS_ZSTD) { /* in place, or an LZ4 block: whole */
+        if (img->compression == SMC_COMPRESS_NONE) return smc_payload_check(img, src, err);
+        uint8_t *data = NULL;
+        smc_status st = smc_payload_decode(src, img, zctx, &data, err);
+        if (st == SMC_OK) st = smc_payload_check(img, data, err);
+        free(data);
+        return st;
+    }
+    /* Zstandard: decompressed in pieces into a buffer of the head (where a cubin's ELF header
+     * and PTX's .version and .target are) and one of the rest, counted against the header. */
+    if (ZSTD_DCtx_reset(zctx, ZSTD_reset_session_only) != 0) return SMC_ERR_NOMEM;
+    uint8_t *head = malloc(VERIFY_HEAD + VERIFY_PIECE);
+    if (!head) return SMC_ERR_NOMEM;
+    ZSTD_inBuffer in = {src, (size_t)img->stored_size, 0};
+    uint64_t made = 0;
+    size_t r = 1;
+    while (r != 0) {
+        size_t room = made < VERIFY_HEAD ? VERIFY_HEAD - (size_t)made : VERIFY_PIECE;
+        ZSTD_outBuffer o = {made < VERIFY_HEAD ? head + made : head + VERIFY_HEAD, room, 0};
+        size_t before = in.pos;
+        r = ZSTD_decompressStream(zctx, &o, &in);
+        if (ZSTD_isError(r)) {
+            free(head);
+            return fail(err, img->offset, "Zstandard payload does not decompress: %s",
+                        ZSTD_getErrorName(r));
+        }
+        made += o.pos;
+        if (made > img->size) {
+            free(head);
+            return fail(err, img->offset,
+                        "Zstandard payload decompresses past the %llu bytes the header says",
+                        (unsigned long long)img->size);
+        }
+        if (r != 0 && o.pos == 0 && in.pos == before) { /* no input left, the frame unfinished */
+            free(head);
+            return fail(err, img->offset, "Zstandard payload is cut short after %llu bytes",
+                        (unsigned long long)made);
+        }
+    }
+    smc_status st = made != img->size
+                        ? fail(err, img->offset,
+                               "Zstandard payload decompresses to %llu bytes, the header says %llu",
+                               (unsigned long long)made, (unsigned long long)img->size)
+                    : img->kind == SMC_IMAGE_PTX
+                        ? verify_ptx(img, head, made < VERIFY_HEAD ? made : VERIFY_HEAD, err)
+                        : verify_cubin(img, head, made < VERIFY_HEAD ? made : VERIFY_HEAD, err);
+    free(head);
+    return st;
 }
 
 /* "sm_90a" after .target: the SM and its variant; false when the word is no SM. */

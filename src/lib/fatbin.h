@@ -59,6 +59,15 @@ long smc_payload_prefix(const uint8_t *src, uint64_t have, const smc_image *img,
  * they disagree. */
 smc_status smc_payload_check(const smc_image *img, const uint8_t *data, smc_fatbin_error *err);
 
+/* --verify of a payload without holding it whole (a Zstandard one is decompressed in pieces):
+ * its size against the header, a cubin's ELF header and PTX's .version and .target in its first
+ * VERIFY_HEAD bytes (PTX's come before its first .entry); SMC_ERR_FORMAT with err when they
+ * disagree. An LZ4 block (at most 255 bytes out of one in) is decompressed whole. */
+#define VERIFY_HEAD (64u << 10)
+#define VERIFY_PIECE (256u << 10)
+smc_status smc_payload_verify(const uint8_t *src, const smc_image *img, void *zctx,
+                              smc_fatbin_error *err);
+
 /* Reads the .version and .target lines of PTX text into img's text_ fields. */
 void smc_ptx_facts(smc_image *img, const uint8_t *text, size_t n);
 
