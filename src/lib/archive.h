@@ -51,6 +51,9 @@ typedef enum smc_entry_end {
 } smc_entry_end;
 
 struct archive;
+/* libarchive's reason for a failure, never NULL (it has none after some failures of a reader's
+ * callback: its errno's words then, or a sentence that says so). */
+const char *smc_archive_why(struct archive *a);
 /* Copies the rest of the current entry of a (its first hlen bytes, head, already read) to memory
  * when small, else to an unlinked temporary file, and scans it as the file name. total, when not
  * NULL, counts the bytes of all entries against total_cap; tk ticks progress. The caller words

@@ -112,7 +112,7 @@ static smc_status scan_member(package *pk, struct archive *a, const char *name, 
     switch (smc_entry_scan(a, head, hlen, pk->member_max, NULL, 0, pk->tk, pk->part, full, pk->opt,
                            &st)) {
     case SMC_ENTRY_UNREADABLE:
-        st = smc_input_add_error(pk->part, full, "cannot be read: %s", archive_error_string(a));
+        st = smc_input_add_error(pk->part, full, "cannot be read: %s", smc_archive_why(a));
         break;
     case SMC_ENTRY_CAPPED:
         st = smc_input_add_error(pk->part, full,
@@ -188,7 +188,7 @@ static smc_status walk_tar(package *pk, struct archive *a, const char *where)
             if (!text) {
                 st = smc_input_add_error(pk->part, pk->path, "%s: %s", name,
                                          over ? "over the cap of 16 MiB for metadata: not read"
-                                              : archive_error_string(a));
+                                              : smc_archive_why(a));
                 continue;
             }
             char **slot = index ? &pk->index : &pk->paths;
@@ -200,14 +200,14 @@ static smc_status walk_tar(package *pk, struct archive *a, const char *where)
         uint8_t head[4096];
         la_ssize_t got = archive_read_data(a, head, sizeof head);
         if (got < 0) {
-            st = smc_input_add_error(pk->part, pk->path, "%s: %s", name, archive_error_string(a));
+            st = smc_input_add_error(pk->part, pk->path, "%s: %s", name, smc_archive_why(a));
             continue;
         }
         if (got > 0 && smc_finder_signature(head, (uint64_t)got))
             st = scan_member(pk, a, name, head, (size_t)got);
     }
     if (st == SMC_OK && !pk->stopped && rc != ARCHIVE_EOF && rc != ARCHIVE_OK)
-        st = smc_input_add_error(pk->part, pk->path, "%s: %s", where, archive_error_string(a));
+        st = smc_input_add_error(pk->part, pk->path, "%s: %s", where, smc_archive_why(a));
     return st;
 }
 
@@ -406,7 +406,7 @@ static smc_status read_conda(package *pk, int fd)
                 st = SMC_ERR_NOMEM;
             } else if (archive_read_open(a, &z, NULL, zip_read, NULL) != ARCHIVE_OK) {
                 st = smc_input_add_error(pk->part, pk->path, "%s: %s", name,
-                                         archive_error_string(a));
+                                         smc_archive_why(a));
             } else {
                 st = walk_tar(pk, a, name);
             }
@@ -443,7 +443,7 @@ smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
         struct archive *a = tar_reader();
         if (!a) return SMC_ERR_NOMEM;
         if (archive_read_open_fd(a, fd, 64 << 10) != ARCHIVE_OK)
-            st = smc_input_add_error(part, path, "%s", archive_error_string(a));
+            st = smc_input_add_error(part, path, "%s", smc_archive_why(a));
         else
             st = walk_tar(&pk, a, "the tar stream");
         archive_read_free(a);

@@ -13,6 +13,14 @@
 #define IN_MEMORY (16u << 20) /* a member copied out: to memory up to this, else a file */
 
 
+const char *smc_archive_why(struct archive *a)
+{
+    const char *why = a ? archive_error_string(a) : NULL;
+    if (why && *why) return why;
+    int err = a ? archive_errno(a) : 0;
+    return err > 0 ? strerror(err) : "unreadable (libarchive gives no reason)";
+}
+
 smc_entry_end smc_entry_scan(struct archive *a, const uint8_t *head, size_t hlen, uint64_t cap,
                              uint64_t *total, uint64_t total_cap, const smc_ticker *tk,
                              smc_input *into, const char *name, const smc_options *opt,

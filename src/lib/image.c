@@ -287,15 +287,6 @@ static struct archive *reader(bool filters)
     return a;
 }
 
-/* libarchive's reason, never NULL (it has none after some failures of a reader's callback). */
-static const char *la_why(struct archive *a)
-{
-    const char *why = a ? archive_error_string(a) : NULL;
-    if (why && *why) return why;
-    int err = a ? archive_errno(a) : 0;
-    return err > 0 ? strerror(err) : "unreadable (libarchive gives no reason)";
-}
-
 /* The tarball's member name, without a leading "./". */
 static const char *member_name(struct archive_entry *e)
 {
@@ -366,7 +357,7 @@ static void ostream_close(ostream *s)
  * truncation of its own), else libarchive's. */
 static const char *why_of(const image *im, struct archive *a)
 {
-    return im->stream && im->stream->err ? im->stream->err : la_why(a);
+    return im->stream && im->stream->err ? im->stream->err : smc_archive_why(a);
 }
 
 /* At the end of one gzip member another may follow (gzip's multi-member streams). */
@@ -1217,7 +1208,7 @@ static la_ssize_t outer_read(struct archive *a, void *ctx, const void **out)
     int rc = archive_read_data_block(l->o, out, &size, &off);
     if (rc == ARCHIVE_EOF) return 0;
     if (rc != ARCHIVE_OK) {
-        archive_set_error(a, EIO, "%s", la_why(l->o));
+        archive_set_error(a, EIO, "%s", smc_archive_why(l->o));
         return -1;
     }
     return (la_ssize_t)size;
@@ -1270,7 +1261,7 @@ static smc_status layer_open(image *im, const char *name, layer_src *l, char **k
         if (found != 1) *why = found < 0 ? "the tarball cannot be read" : "no such member";
         else rc = archive_read_open(l->a, l, NULL, outer_read, NULL);
     }
-    if (!*why && rc != ARCHIVE_OK) *why = la_why(l->a);
+    if (!*why && rc != ARCHIVE_OK) *why = smc_archive_why(l->a);
     return SMC_OK;
 }
 
