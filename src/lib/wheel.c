@@ -270,11 +270,13 @@ static smc_status check_record(smc_input *in, zip_t *za, const char *path, zip_i
     if (st == SMC_OK && !listed) st = SMC_ERR_NOMEM;
     /* The members by name, for the rows to be looked up in (libzip's own lookup compares its
      * reading of the names). */
-    named *members = st == SMC_OK ? names_sorted(za, count) : NULL;
+    zip_int64_t all = zip_get_num_entries(za, 0); /* those past --max-members are there too */
+    if (all < count) all = count;
+    named *members = st == SMC_OK ? names_sorted(za, all) : NULL;
     if (st == SMC_OK && !members) st = SMC_ERR_NOMEM;
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
         listed[i] = rows[i].path;
-        named key = {rows[i].path, 0}, *hit = bsearch(&key, members, (size_t)count, sizeof key, by_name);
+        named key = {rows[i].path, 0}, *hit = bsearch(&key, members, (size_t)all, sizeof key, by_name);
         zip_int64_t m = hit ? (zip_int64_t)hit->index : -1;
         zip_stat_t zs;
         if (m < 0) {

@@ -16,7 +16,6 @@
 
 #define TAIL_MAX 65557u   /* an end record (22 bytes) and the longest comment */
 #define DIRS_MAX 16       /* distinct directories a tail may name; real zips name one or two */
-#define DIR_BYTES (1u << 30)
 
 /* A central directory an end record names. */
 typedef struct zip_dir {
@@ -95,28 +94,52 @@ static bool entry_fields(const uint8_t *p, uint64_t *comp, uint64_t *off)
     return false;
 }
 
+/* The central directory read in pieces: at least want bytes at cd->buf + cd->at, refilled from
+ * the file as the entries pass (an entry is at most 46 + 3 * 65,535 bytes). */
+typedef struct cd_reader {
+    int fd;
+    uint64_t next, end; /* the next byte to read, and the directory's end, in the file */
+    uint8_t *buf;
+    size_t at, have;
+} cd_reader;
+
+#define CD_BUF (1u << 20)
+
+static const uint8_t *cd_need(cd_reader *cd, size_t want)
+{
+    if (cd->have - cd->at >= want) return cd->buf + cd->at;
+    memmove(cd->buf, cd->buf + cd->at, cd->have - cd->at);
+    cd->have -= cd->at;
+    cd->at = 0;
+    uint64_t left = cd->end - cd->next;
+    size_t room = CD_BUF - cd->have, n = left < room ? (size_t)left : room;
+    if (n && pread(cd->fd, cd->buf + cd->have, n, (off_t)cd->next) != (ssize_t)n) return NULL;
+    cd->next += n;
+    cd->have += n;
+    return cd->have >= want ? cd->buf : NULL;
+}
+
 /* Whether d lists what libzip lists (count entries, each with libzip's compressed size and CRC);
  * if so, each member's local header offset and compressed size. */
 static bool dir_members(int fd, uint64_t size, const zip_dir *d, zip_t *za, uint64_t count,
                         uint64_t *offs, uint64_t *comps)
 {
     if (d->entries != count || d->offset > size || d->size > size - d->offset ||
-        d->size > DIR_BYTES || d->size < 46 * count)
+        d->size < 46 * count)
         return false;
-    uint8_t *cd = malloc(d->size ? d->size : 1);
-    bool ok = cd && pread(fd, cd, d->size, (off_t)d->offset) == (ssize_t)d->size;
-    uint64_t p = 0;
+    cd_reader cd = {fd, d->offset, d->offset + d->size, malloc(CD_BUF), 0, 0};
+    bool ok = cd.buf != NULL;
     for (uint64_t i = 0; ok && i < count; i++) {
-        const uint8_t *e = cd + p;
-        ok = d->size - p >= 46 && memcmp(e, "PK\1\2", 4) == 0;
-        uint64_t vars = ok ? (uint64_t)smc_le16(e + 28) + smc_le16(e + 30) + smc_le16(e + 32) : 0;
-        ok = ok && d->size - p - 46 >= vars && entry_fields(e, &comps[i], &offs[i]);
+        const uint8_t *e = cd_need(&cd, 46);
+        ok = e && memcmp(e, "PK\1\2", 4) == 0;
+        size_t len = ok ? 46u + smc_le16(e + 28) + smc_le16(e + 30) + smc_le16(e + 32) : 0;
+        ok = ok && (e = cd_need(&cd, len)) != NULL && entry_fields(e, &comps[i], &offs[i]);
         zip_stat_t zs;
         ok = ok && zip_stat_index(za, i, 0, &zs) == 0 && (zs.valid & ZIP_STAT_COMP_SIZE) &&
              (zs.valid & ZIP_STAT_CRC) && zs.comp_size == comps[i] && zs.crc == smc_le32(e + 16);
-        p += 46 + vars;
+        cd.at += len;
     }
-    free(cd);
+    free(cd.buf);
     return ok;
 }
 
