@@ -172,7 +172,7 @@ def main():
               "metadata_flood.conda: the CUDA from the end of 15 MiB of depends; every library "
               "found in 552,000 paths", err)
         says("../deepenv", "of its files are past the caps for one input's metadata (1000000 "
-             "files, 64 MiB of their paths): those and the metadata after it are not read")
+             "files, 32 MiB of their paths): those and the metadata after it are not read")
         says("../condaenv", "flood-1.0-0.json: more than 1000000 files listed: the rest are not read")
         says("record_names.whl", "record_names.whl!hostile/esc-?[31m.so: 1 container")
         out, err = said[("record_names.whl", "scan")]

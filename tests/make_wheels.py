@@ -1069,6 +1069,23 @@ def make_images_26(out, emit):
     root = os.path.join(out, "image_whiteouts")
     _oci_dir(root, layers)
     emit(root)
+    # A conda prefix in an image: its record's paths_data (the bulk of a real one: 40,000 files
+    # with hashes) is not what is kept of it; and, in the layer below, 6 records of 15 MiB each
+    # past the image's cap on metadata (64 MiB in all), a gzip layer of a few hundred KB.
+    files = ["lib/libconda.so"] + ["share/f%05d" % k for k in range(40000)]
+    record = {"name": "condapkg", "version": "1.0", "build": "0", "files": files,
+              "paths_data": {"paths": [{"_path": f, "path_type": "hardlink", "sha256": "0" * 64,
+                                        "size_in_bytes": 1} for f in files], "paths_version": 1}}
+    conda = _tar_entries([("opt/conda/lib/libconda.so", "f", lib),
+                          ("opt/conda/conda-meta/condapkg-1.0-0.json", "f",
+                           json.dumps(record).encode())])
+    name = b'"' + b"x" * 100 + b'",'
+    flood = _tar_entries([("opt/flood/conda-meta/f%02d-1.0-0.json" % k, "f",
+                           b'{"name": "f%02d", "version": "1.0", "files": [' % k +
+                           name * ((15 << 20) // len(name)) + b'"b"]}') for k in range(6)])
+    gz_save(os.path.join(out, "image_conda.tar.gz"), [gzip.compress(flood, mtime=0),
+                                                      gzip.compress(conda, mtime=0)])
+    emit(os.path.join(out, "image_conda.tar.gz"))
 
 
 def gz_save(path, layers, extra=None):

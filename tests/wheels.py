@@ -903,6 +903,14 @@ def rollups(out):
           "images: a hard-linked twin keeps the bytes when its target is whited out or "
           "overwritten; a whiteout of a directory hides a path past 4096 bytes below it (%s, %r)"
           % (sorted(libs), err))
+    rc, out_, err = run("--gpu", "sm_80", "--format", "json", os.path.join(out, "image_conda.tar.gz"))
+    v = json.loads(out_)["inputs"][0]
+    owner = [d["name"] for d in v["distributions"]
+             if any(str(x).endswith("/opt/conda/lib/libconda.so") for x in d["libraries"])]
+    capped = [l for l in err.splitlines() if "past the image's metadata in all, 64 MiB: not read" in l]
+    check(owner == ["condapkg"] and len(capped) == 1,
+          "images: a conda prefix's record is kept as what is read of it (its library owned); "
+          "records past 64 MiB of metadata in all are said, not held (%s, %d said)" % (owner, len(capped)))
     rc, out_, err = run("scan", os.path.join(out, "image_badlayer.tar"))
     lines = err.splitlines()
     check(rc == 2 and len(lines) == len(set(lines)) == 2 and "(null)" not in err and

@@ -10,6 +10,7 @@
 
 #include <smcheck/builds.h>
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -20,7 +21,7 @@
 #define META_MAX (16u << 20)      /* one metadata file */
 #define META_INPUT_MAX (256u << 20) /* all of one input's */
 #define OWNERS_MAX 1000000          /* the files they list, in all */
-#define OWNER_BYTES_MAX (64u << 20) /* those files' paths, in all */
+#define OWNER_BYTES_MAX (32u << 20) /* those files' paths, in all */
 
 typedef struct owner {
     char *path; /* normalised */
@@ -413,6 +414,76 @@ smc_status smc_env_collect_files(smc_input *in, const smc_memfile *files, size_t
     }
     if (env->n) qsort(env->owners, env->n, sizeof *env->owners, by_owner);
     return st;
+}
+
+/* A growing text. */
+typedef struct text_buf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} text_buf;
+
+static void put(text_buf *t, const char *s)
+{
+    size_t n = strlen(s);
+    if (t->failed) return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = (t->len + n + 1) * 2;
+        char *grown = realloc(t->s, cap);
+        if (!grown) {
+            t->failed = true;
+            return;
+        }
+        t->s = grown;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n + 1);
+    t->len += n;
+}
+
+/* A string as JSON text (quoted and escaped by cJSON). */
+static void put_string(text_buf *t, const char *s)
+{
+    cJSON *node = cJSON_CreateString(s);
+    char *text = node ? cJSON_PrintUnformatted(node) : NULL;
+    cJSON_Delete(node);
+    if (text) put(t, text);
+    else t->failed = true;
+    free(text);
+}
+
+smc_status smc_env_compact(const char *path, char **data, size_t *len)
+{
+    /* Only a record with paths_data has bulk that is not read (else it is as short already). */
+    if (kind_of(path) != META_CONDA || !memmem(*data, *len, "\"paths_data\"", 12)) return SMC_OK;
+    char *name, *version;
+    smc_record_row *rows;
+    size_t n;
+    smc_status st = smc_conda_meta_parse(*data, *len, &name, &version, &rows, &n);
+    if (st != SMC_OK && st != SMC_ERR_LIMIT) /* read as it is: its error is said then */
+        return st == SMC_ERR_NOMEM ? st : SMC_OK;
+    text_buf t = {0};
+    put(&t, "{\"name\":");
+    put_string(&t, name);
+    put(&t, ",\"version\":");
+    put_string(&t, version);
+    put(&t, ",\"files\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) put(&t, ",");
+        put_string(&t, rows[i].path);
+    }
+    put(&t, "]}");
+    free(name);
+    free(version);
+    smc_record_free(rows, n);
+    if (t.failed) {
+        free(t.s);
+        return SMC_ERR_NOMEM;
+    }
+    free(*data);
+    *data = t.s;
+    *len = t.len;
+    return SMC_OK;
 }
 
 bool smc_env_wants(const char *path)

@@ -17,6 +17,10 @@ typedef struct smc_memfile {
 /* The same from files in memory, sorted by path (strcmp). */
 smc_status smc_env_collect_files(smc_input *in, const smc_memfile *files, size_t n,
                                  smc_env **env);
+/* A conda-meta record held in memory (an image's) cut to what is read of it (name, version,
+ * files: not paths_data, the bulk of a real one): *data replaced. Other files, and a record that
+ * does not parse (its error is said when it is read), are left as they are. */
+smc_status smc_env_compact(const char *path, char **data, size_t *len);
 /* Whether the environment's metadata includes a file at path (RECORD, METADATA, ...). */
 bool smc_env_wants(const char *path);
 smc_status smc_env_collect(smc_input *in, const smc_item *items, size_t n, smc_env **env);

@@ -36,7 +36,7 @@
 #define BLOBS_MAX 64           /* indexes, manifests and configs read per image */
 #define ENTRIES_MAX 256        /* manifests read of one index */
 #define META_CAP (16u << 20)   /* one metadata file of the environment */
-#define META_ALL (256u << 20)  /* all of them */
+#define META_ALL (64u << 20)   /* all of them, conda-meta records as smc_env_compact cuts them */
 #define PATHS_ALL (64u << 20)  /* what the layers say of paths, kept while they are read */
 #define DEPTH_MAX 4            /* nested indexes */
 #define LAYERS_MAX 1024
@@ -1038,11 +1038,12 @@ static smc_status scan_entry(image *im, struct archive *a, const char *path, con
 /* Keeps a visible metadata file of the environment (RECORD, METADATA, conda-meta/x.json). */
 static smc_status keep_meta(image *im, struct archive *a, const char *path, uint64_t size)
 {
-    if (size > META_CAP || im->meta_bytes + size > META_ALL)
-        return smc_input_add_error(im->part, im->path,
-                                   "layer %s: %s: metadata over %u MiB, or past %u MiB of it in "
-                                   "all: not read",
-                                   im->layer, path, META_CAP >> 20, META_ALL >> 20);
+    if (size > META_CAP || im->meta_bytes >= META_ALL)
+        return smc_input_add_error(im->part, im->path, "layer %s: %s: %s %u MiB: not read",
+                                   im->layer, path,
+                                   size > META_CAP ? "metadata over"
+                                                   : "past the image's metadata in all,",
+                                   size > META_CAP ? META_CAP >> 20 : META_ALL >> 20);
     char *data = malloc((size_t)size + 1);
     la_ssize_t got = data ? archive_read_data(a, data, (size_t)size) : -1;
     smc_memfile *slot = data ? smc_push(&im->meta, im->meta_count, sizeof *slot) : NULL;
@@ -1054,10 +1055,17 @@ static smc_status keep_meta(image *im, struct archive *a, const char *path, uint
                                    why_of(im, a));
     }
     data[got] = '\0';
+    size_t len = (size_t)got;
+    smc_status st = smc_env_compact(path, &data, &len);
+    if (st != SMC_OK) {
+        free(data);
+        free(slot->path);
+        return st;
+    }
     slot->data = data;
-    slot->len = (size_t)got;
+    slot->len = len;
     im->meta_count++;
-    im->meta_bytes += (uint64_t)got;
+    im->meta_bytes += len;
     return SMC_OK;
 }
 
@@ -1511,8 +1519,15 @@ static smc_status settle_fs(image *im)
             part->runtime[part->runtime_count - 1].distribution = f->distribution + base;
         free(p);
     }
-    for (size_t i = 0; st == SMC_OK && i < fs->error_count; i++)
-        st = smc_input_add_error(part, fs->errors[i].path, "%s", fs->errors[i].message);
+    size_t plen = strlen(im->path);
+    for (size_t i = 0; st == SMC_OK && i < fs->error_count; i++) {
+        const char *p = fs->errors[i].path; /* a path in the image (its metadata's) is named so */
+        bool named = strncmp(p, im->path, plen) == 0 && p[plen] == '!';
+        char *full = named ? NULL : smc_asprintf("%s!%s", im->path, p);
+        st = named || full ? smc_input_add_error(part, named ? p : full, "%s", fs->errors[i].message)
+                           : SMC_ERR_NOMEM;
+        free(full);
+    }
     part->files += fs->files;
     return st;
 }
