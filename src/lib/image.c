@@ -1371,12 +1371,14 @@ static smc_status orphans_read(image *im, const char *name, orphan *o, size_t n)
 static smc_status orphans_settle(image *im, const char *name)
 {
     size_t n = im->orphan_count / 2;
-    orphan *o = calloc(n, sizeof *o);
+    orphan *o = calloc(n ? n : 1, sizeof *o);
     smc_status st = o ? SMC_OK : SMC_ERR_NOMEM;
-    for (size_t i = 0; st == SMC_OK && i < n; i++)
-        o[i] = (orphan){im->orphans[2 * i], im->orphans[2 * i + 1], false};
-    if (st == SMC_OK) qsort(o, n, sizeof *o, by_target);
-    if (st == SMC_OK) st = orphans_read(im, name, o, n);
+    if (st == SMC_OK) {
+        for (size_t i = 0; i < n; i++)
+            o[i] = (orphan){im->orphans[2 * i], im->orphans[2 * i + 1], false};
+        qsort(o, n, sizeof *o, by_target);
+        st = orphans_read(im, name, o, n);
+    }
     for (size_t i = 1; st == SMC_OK && i < n; i++) { /* twins: links of the first */
         if (strcmp(o[i].target, o[i - 1].target) != 0) continue;
         size_t first = i - 1;
@@ -1524,8 +1526,8 @@ static smc_status settle_fs(image *im)
         const char *p = fs->errors[i].path; /* a path in the image (its metadata's) is named so */
         bool named = strncmp(p, im->path, plen) == 0 && p[plen] == '!';
         char *full = named ? NULL : smc_asprintf("%s!%s", im->path, p);
-        st = named || full ? smc_input_add_error(part, named ? p : full, "%s", fs->errors[i].message)
-                           : SMC_ERR_NOMEM;
+        const char *at = named ? p : full;
+        st = at ? smc_input_add_error(part, at, "%s", fs->errors[i].message) : SMC_ERR_NOMEM;
         free(full);
     }
     part->files += fs->files;
