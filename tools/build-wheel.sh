@@ -342,7 +342,7 @@ build_arch() { # ARCH
     log "$arch: smcheck"
     b=$a/smcheck
     cmake -S "$root" -B "$b" -DCMAKE_TOOLCHAIN_FILE="$a/toolchain.cmake" -DCMAKE_BUILD_TYPE=Release \
-        -DBUILD_TESTING=OFF -DSMCHECK_STATIC_DEPS=ON -DSMCHECK_ISAL=$isal -DCMAKE_EXE_LINKER_FLAGS="-s -pie" \
+        -DBUILD_TESTING=OFF -DSMCHECK_STATIC_DEPS=ON -DSMCHECK_ISAL=$isal -DSMCHECK_CURL=OFF -DCMAKE_EXE_LINKER_FLAGS="-s -pie" \
         >"$a/smcheck.log" 2>&1 || { tail -40 "$a/smcheck.log"; return 1; }
     cmake --build "$b" -j"$jobs" --target smcheck >>"$a/smcheck.log" 2>&1 || { tail -40 "$a/smcheck.log"; return 1; }
     collect_licenses "$a/licenses"

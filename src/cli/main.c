@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,6 +100,7 @@ typedef struct config {
     const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
     smc_lib_status fail_on;
     const char **excludes; /* --exclude, in argv's memory */
+    const char **extra_indexes; /* --extra-index-url, in argv's memory */
     bool given[N_OPTIONS]; /* which rows of the option table the command line used */
 } config;
 
@@ -171,6 +173,12 @@ static int usage_error(const char *fmt, const char *what)
 }
 
 /* Returns -1 to go on, or the exit status to stop with. */
+/* An http:// or https:// URL, as the library reads them. */
+static bool is_url(const char *s)
+{
+    return strncasecmp(s, "https://", 8) == 0 || strncasecmp(s, "http://", 7) == 0;
+}
+
 static int parse_args(int argc, char **argv, config *cfg)
 {
     struct option longs[N_OPTIONS + 1];
@@ -213,9 +221,11 @@ static int parse_args(int argc, char **argv, config *cfg)
             break;
         case OPT_PLATFORM:
             if (!(cfg->platform = smc_platform_name(optarg)))
-                return usage_error("--platform wants linux-x86_64, linux-aarch64 or windows-amd64, "
-                                   "not '%s'",
+                return usage_error("--platform wants linux-x86_64, linux-aarch64 or windows-amd64 "
+                                   "(or a wheel platform tag: manylinux_2_28_x86_64), not '%s'",
                                    optarg);
+            /* a wheel tag says more (the glibc, musl) to the choice of wheels */
+            cfg->scan.wheel_platform = strchr(optarg, '_') ? optarg : NULL;
             break;
         case OPT_DRIVER:
             switch (smc_driver_parse(optarg, &cfg->driver_cuda)) {
@@ -282,6 +292,40 @@ static int parse_args(int argc, char **argv, config *cfg)
             if (errno || *end || end == optarg || n < 1 || n > 256 || optarg[0] == '-')
                 return usage_error("--jobs wants a number from 1 to 256, not '%s'", optarg);
             cfg->scan.jobs = (unsigned)n;
+            break;
+        }
+        case OPT_INDEX_URL:
+            if (!is_url(optarg))
+                return usage_error("--index-url wants an http:// or https:// URL, not '%s'", optarg);
+            cfg->scan.index_url = optarg;
+            break;
+        case OPT_EXTRA_INDEX_URL: {
+            if (!is_url(optarg))
+                return usage_error("--extra-index-url wants an http:// or https:// URL, not '%s'",
+                                   optarg);
+            const char **grown =
+                realloc(cfg->extra_indexes, (cfg->scan.extra_index_count + 1) * sizeof *grown);
+            if (!grown) return usage_error("%s", "out of memory");
+            grown[cfg->scan.extra_index_count++] = optarg;
+            cfg->extra_indexes = grown;
+            cfg->scan.extra_index_urls = grown;
+            break;
+        }
+        case OPT_PYTHON_VERSION: {
+            unsigned major, minor;
+            char tail;
+            if (sscanf(optarg, "%u.%u%c", &major, &minor, &tail) != 2 || major != 3 || minor > 99)
+                return usage_error("--python-version wants 3.X (3.11), not '%s'", optarg);
+            cfg->scan.python_version = optarg;
+            break;
+        }
+        case OPT_TIMEOUT: {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(optarg, &end, 10);
+            if (errno || *end || end == optarg || n < 1 || n > 86400 || optarg[0] == '-')
+                return usage_error("--timeout wants seconds from 1 to 86400, not '%s'", optarg);
+            cfg->scan.timeout = (unsigned)n;
             break;
         }
         case OPT_MAX_INFLATE:
@@ -740,6 +784,7 @@ int main(int argc, char **argv)
     cfg.mode = take_subcommand(&argc, argv);
     int stop = parse_args(argc, argv, &cfg);
     atexit_free(cfg.excludes);
+    atexit_free(cfg.extra_indexes);
     if (stop >= 0) return stop;
     int npaths = argc - optind;
     char **paths = argv + optind;

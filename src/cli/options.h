@@ -32,6 +32,10 @@ enum {
     OPT_ONE_FILE_SYSTEM,
     OPT_EXCLUDE,
     OPT_SARIF,
+    OPT_TIMEOUT,
+    OPT_INDEX_URL,
+    OPT_EXTRA_INDEX_URL,
+    OPT_PYTHON_VERSION,
     OPT_QUIET = 'q',
 };
 
@@ -93,9 +97,11 @@ static const option_row option_rows[] = {
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table",
      M_ALL},
     {"platform", OPT_PLATFORM, "PLATFORM",
-     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64: where the "
+     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64, or a wheel "
+     "platform tag (manylinux_2_17_x86_64, win_amd64): where the "
      "libraries must load when no wheel tag says (a library for another machine is none), the "
-     "image to read from a multi-platform image, and with 'advise' the platform to install for "
+     "image to read from a multi-platform image, the wheels requirements and lock files install "
+     "(linux: glibc 2.28), and with 'advise' the platform to install for "
      "(default: this machine's for the local GPUs, else not checked; for advise "
      "linux-aarch64 when every GPU is one only Arm machines have)",
      M_JUDGE | M_SCAN | M_ADVISE},
@@ -119,6 +125,23 @@ static const option_row option_rows[] = {
     {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)",
      M_JUDGE | M_SCAN},
     {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)",
+     M_JUDGE | M_SCAN},
+    {"index-url", OPT_INDEX_URL, "URL",
+     "resolve requirements (torch==2.8.0) and requirements.txt pins through this package index "
+     "(PEP 691 JSON or PEP 503 HTML; default: PIP_INDEX_URL, UV_INDEX_URL or UV_DEFAULT_INDEX, "
+     "else https://pypi.org/simple/)",
+     M_JUDGE | M_SCAN},
+    {"extra-index-url", OPT_EXTRA_INDEX_URL, "URL",
+     "also look in this index (repeatable; the files of all indexes are chosen among as pip "
+     "does; default: PIP_EXTRA_INDEX_URL, UV_EXTRA_INDEX_URL, UV_INDEX)",
+     M_JUDGE | M_SCAN},
+    {"python-version", OPT_PYTHON_VERSION, "X.Y",
+     "choose the wheels of requirements and lock files for this CPython (default 3.12), on "
+     "--platform's (default: this machine's; linux means glibc 2.28)",
+     M_JUDGE | M_SCAN},
+    {"timeout", OPT_TIMEOUT, "SECONDS",
+     "reading a URL, give up on a connection that takes SECONDS to open or a transfer that "
+     "stalls that long (default 30)",
      M_JUDGE | M_SCAN},
     {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
      "do not walk into directories on other filesystems than the one named",

@@ -784,8 +784,8 @@ const char *smc_platform_name(const char *text)
         strcmp(text, "win-64") == 0) /* a wheel tag, an OCI platform, a conda subdir */
         return names[2];
     if (strcmp(text, "linux-64") == 0) return names[0];
-    bool linux_tag = strncmp(text, "manylinux", 9) == 0 || strncmp(text, "linux", 5) == 0 ||
-                     strchr(text, '_') == NULL;
+    bool linux_tag = strncmp(text, "manylinux", 9) == 0 || strncmp(text, "musllinux", 9) == 0 ||
+                     strncmp(text, "linux", 5) == 0 || strchr(text, '_') == NULL;
     if (!linux_tag) return NULL;
     if (smc_ends_with(text, "x86_64") || smc_ends_with(text, "amd64")) return names[0];
     if (smc_ends_with(text, "aarch64") || smc_ends_with(text, "arm64")) return names[1];

@@ -85,7 +85,15 @@ bool smc_zip_at(const uint8_t *p, uint64_t n);
  * directory libzip read could not be found again (the archive is then not to be read). */
 enum { SMC_ZIP_MEMBER_OK, SMC_ZIP_OVERLAPS, SMC_ZIP_PAST_END };
 struct zip;
-const char *smc_zip_members(int fd, struct zip *za, uint8_t *what);
+struct smc_remote;
+/* An archive's bytes read at any offset: a local file (fd), or a remote one (remote.h). */
+typedef struct smc_bytes {
+    int fd;
+    struct smc_remote *remote; /* when not NULL, read through it */
+} smc_bytes;
+/* Exactly n bytes at off, or false. */
+bool smc_bytes_pread(const smc_bytes *b, void *buf, size_t n, uint64_t off);
+const char *smc_zip_members(const smc_bytes *b, struct zip *za, uint8_t *what);
 /* The words for a member's problem (an error's end), NULL for SMC_ZIP_MEMBER_OK. */
 const char *smc_zip_member_problem(uint8_t what);
 /* Reads the archive at path: its facts become a distribution of in, its problems errors of in,

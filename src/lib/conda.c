@@ -381,7 +381,8 @@ static smc_status read_conda(package *pk, int fd)
     zip_int64_t count = zip_get_num_entries(za, 0);
     smc_status st = SMC_OK;
     uint8_t *buf = malloc(BLOCK), *what = malloc(count > 0 ? (size_t)count : 1);
-    const char *dir = buf && what ? smc_zip_members(fd, za, what) : NULL;
+    smc_bytes bytes = {.fd = fd};
+    const char *dir = buf && what ? smc_zip_members(&bytes, za, what) : NULL;
     if (!buf || !what)
         st = SMC_ERR_NOMEM;
     else if (dir)

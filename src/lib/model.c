@@ -591,7 +591,8 @@ const char *smc_compression_str(smc_compression c)
 bool smc_distribution_installed(const smc_distribution *d)
 {
     return d->source && (strcmp(d->source, "dist-info") == 0 ||
-                         strcmp(d->source, "egg-info") == 0 || strcmp(d->source, "conda") == 0);
+                         strcmp(d->source, "egg-info") == 0 || strcmp(d->source, "conda") == 0 ||
+                         strcmp(d->source, "lock") == 0);
 }
 
 const char *smc_input_kind_str(smc_input_kind kind)

@@ -6,6 +6,9 @@
 #include "walk.h"
 #include "archive.h"
 #include "env.h"
+#include "remote.h"
+#include "resolve.h"
+#include "lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +84,22 @@ static smc_status scan_zip_here(smc_input *part, const smc_item *it, const smc_o
     return st;
 }
 
+/* Scans a wheel read over the network: its members in their order, so that its bytes stream by
+ * once, and then its sha256 where one was expected. */
+static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_options *opt,
+                              const smc_ticker *tk, smc_zipcache *zc)
+{
+    smc_zipcache_close(zc);
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < it->member_count && st == SMC_OK; i++)
+        st = smc_wheel_member(part, zc, &it->members[i], opt, tk);
+    smc_zipcache_close(zc); /* its archive reads through the remote file */
+    char why[512];
+    if (st == SMC_OK && !smc_remote_finish(it->remote, why, sizeof why))
+        st = smc_input_add_error(part, it->path, "%s", why);
+    return st;
+}
+
 /* Scans one item into its own input, so that threads share nothing but the item list. */
 static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
 {
@@ -93,6 +112,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
+    if (it->remote) return scan_remote(part, it, p->opt, &tk, zc);
     if (it->image) {
         struct stat sb;
         int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -376,14 +396,160 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
     return SMC_OK;
 }
 
+/* A wheel named by its URL: opened (its tail read) and planned here, its members one item that
+ * one thread reads in order. sha256, when known, is checked as its bytes stream by. */
+static smc_status plan_remote(const char *url, const char *sha256, size_t input,
+                              const smc_options *opt, smc_input *in, smc_item **items, size_t *n)
+{
+    char why[512];
+    smc_net net = {.timeout = opt ? opt->timeout : 0};
+    smc_remote *r = smc_remote_open(&net, url, sha256, why, sizeof why);
+    if (!r) return smc_input_add_error(in, url, "%s", why);
+    smc_item proto = {.path = (char *)url, .root = -1, .member = -1, .dist = SMC_NONE,
+                      .input = input, .same_as = SMC_NONE, .remote = r};
+    smc_item *sub = NULL;
+    size_t k = 0;
+    smc_status st = smc_wheel_plan(in, url, &proto, opt, &sub, &k);
+    in->kind = SMC_INPUT_WHEEL;
+    smc_item *slot = st == SMC_OK && k ? smc_push(items, *n, sizeof *slot) : NULL;
+    if (!slot) {
+        smc_items_free(sub, k);
+        smc_remote_close(r);
+        return st == SMC_OK && k ? SMC_ERR_NOMEM : st;
+    }
+    *slot = (smc_item){.path = smc_strdup(url), .root = -1, .member = -1, .dist = SMC_NONE,
+                       .input = input, .same_as = SMC_NONE, .remote = r, .owns_remote = true,
+                       .members = sub, .member_count = k};
+    for (size_t i = 0; i < k; i++)
+        slot->size += sub[i].size;
+    (*n)++;
+    return slot->path ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+/* The environment wheels are chosen for: --platform and --python-version. */
+static bool pyenv_of(const smc_options *opt, smc_pyenv *e, char *why, size_t n)
+{
+    const char *platform = opt && opt->wheel_platform   ? opt->wheel_platform
+                           : opt && opt->image_platform ? opt->image_platform
+                                                        : smc_host_platform();
+    return smc_pyenv_init(e, platform, opt ? opt->python_version : NULL, why, n);
+}
+
+/* A requirement pinned to one version: the wheel pip would install, read over the network. */
+static smc_status plan_requirement(const char *spec, size_t input, const smc_options *opt,
+                                   smc_input *in, smc_item **items, size_t *n)
+{
+    char name[128], version[128], why[512];
+    smc_requirement_split(spec, name, sizeof name, version, sizeof version);
+    smc_pyenv e;
+    if (!pyenv_of(opt, &e, why, sizeof why)) return smc_input_add_error(in, spec, "%s", why);
+    smc_indexes ix;
+    if (!smc_indexes_init(&ix, opt ? opt->index_url : NULL, opt ? opt->extra_index_urls : NULL,
+                          opt ? opt->extra_index_count : 0)) {
+        smc_pyenv_free(&e);
+        return SMC_ERR_NOMEM;
+    }
+    smc_net net = {.timeout = opt ? opt->timeout : 0};
+    char *url = NULL, sha[65];
+    smc_status st = smc_resolve_pin(&net, &ix, &e, name, version, NULL, 0, &url, sha, why,
+                                    sizeof why)
+                        ? plan_remote(url, sha, input, opt, in, items, n)
+                        : smc_input_add_error(in, spec, "%s", why);
+    in->kind = SMC_INPUT_WHEEL;
+    free(url);
+    smc_indexes_free(&ix);
+    smc_pyenv_free(&e);
+    return st;
+}
+
+/* A lock file: every wheel it would install on the platform judged, read over the network (or
+ * from beside it, where it names a path) into one input judged as the environment it makes. */
+static smc_status plan_lock(const char *path, size_t input, const smc_options *opt,
+                            smc_input *in, smc_item **items, size_t *n)
+{
+    char why[512], *text = NULL;
+    size_t len = 0;
+    int r = smc_read_small_file(path, 64u << 20, &text, &len, why, sizeof why);
+    if (r < 0) return SMC_ERR_NOMEM;
+    if (r == 0) return smc_input_add_error(in, path, "%s", why);
+    smc_pyenv e;
+    if (!pyenv_of(opt, &e, why, sizeof why)) {
+        free(text);
+        return smc_input_add_error(in, path, "%s", why);
+    }
+    smc_lock lock;
+    bool read = smc_lock_read(path, text, len, &e, &lock, why, sizeof why);
+    free(text);
+    if (!read) {
+        smc_pyenv_free(&e);
+        return smc_input_add_error(in, path, "%s", why);
+    }
+    in->kind = SMC_INPUT_ENVIRONMENT;
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < lock.problem_count && st == SMC_OK; i++)
+        st = smc_input_add_error(in, path, "%s", lock.problems[i]);
+    smc_indexes ix = {0};
+    bool own = lock.index_count > 0; /* requirements.txt's own --index-url lines */
+    if (st == SMC_OK &&
+        !smc_indexes_init(&ix, own && lock.index_given ? lock.indexes[0] : opt ? opt->index_url : NULL,
+                          own ? (const char *const *)lock.indexes + lock.index_given
+                              : opt ? opt->extra_index_urls : NULL,
+                          own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
+        st = SMC_ERR_NOMEM;
+    smc_net net = {.timeout = opt ? opt->timeout : 0};
+    for (size_t i = 0; i < lock.pin_count && st == SMC_OK; i++) {
+        const smc_pin *pin = &lock.pins[i];
+        char *url = NULL, sha[65];
+        snprintf(sha, sizeof sha, "%s", pin->sha256);
+        if (!pin->url &&
+            !smc_resolve_pin(&net, &ix, &e, pin->name, pin->version,
+                             (const char *const *)pin->hashes, pin->hash_count, &url, sha, why,
+                             sizeof why)) {
+            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version, why);
+            continue;
+        }
+        size_t first = in->distribution_count;
+        const char *where = pin->url ? pin->url : url;
+        if (smc_url_is(where)) {
+            st = plan_remote(where, sha[0] ? sha : NULL, input, opt, in, items, n);
+        } else { /* a wheel beside the lock */
+            smc_item it = {.path = smc_strdup(where), .root = -1, .member = -1,
+                           .dist = SMC_NONE, .input = input, .same_as = SMC_NONE};
+            st = it.path ? add_item(in, &it, true, opt, items, n) : SMC_ERR_NOMEM;
+        }
+        for (size_t d = first; d < in->distribution_count && st == SMC_OK; d++) {
+            free(in->distributions[d].source);
+            if (!(in->distributions[d].source = smc_strdup("lock"))) st = SMC_ERR_NOMEM;
+        }
+        free(url);
+    }
+    in->kind = SMC_INPUT_ENVIRONMENT;
+    smc_indexes_free(&ix);
+    smc_lock_free(&lock);
+    smc_pyenv_free(&e);
+    return st;
+}
+
 /* Lists the items of one path given by the user into *items (growing *n); creates its input and
  * reads the metadata of the distributions a directory holds. */
 static smc_status plan(const char *path, size_t input, const smc_options *opt, smc_input **in,
                        smc_env **env, int *root, smc_item **items, size_t *n)
 {
+    if (smc_url_is(path)) {
+        if (!(*in = smc_input_new(path, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
+        return plan_remote(path, NULL, input, opt, *in, items, n);
+    }
     struct stat sb;
     /* A path the user named is followed if it is a link; links inside a directory are not. */
     bool have = stat(path, &sb) == 0;
+    if (!have && smc_requirement_is(path)) { /* torch==2.8.0, no file of that name */
+        if (!(*in = smc_input_new(path, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
+        return plan_requirement(path, input, opt, *in, items, n);
+    }
+    if (have && S_ISREG(sb.st_mode) && smc_lock_named(path)) {
+        if (!(*in = smc_input_new(path, SMC_INPUT_ENVIRONMENT))) return SMC_ERR_NOMEM;
+        return plan_lock(path, input, opt, *in, items, n);
+    }
     const char *problem = !have ? strerror(errno)
                           : S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode)
                               ? NULL

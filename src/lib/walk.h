@@ -19,6 +19,12 @@ typedef struct smc_item {
     uint64_t dev, ino;  /* the file's, when known (ino 0: not known) */
     size_t same_as;     /* an earlier item with the same file (hard link, bind mount), or SMC_NONE */
     bool image;         /* a container image the user named: read by smc_image_scan */
+    /* A wheel read over the network (remote.h): the item holds it open (owns_remote) and lists
+     * its members, which one thread reads in their order, so the bytes stream by once. */
+    struct smc_remote *remote;
+    bool owns_remote;
+    struct smc_item *members;
+    size_t member_count;
 } smc_item;
 
 

@@ -11,6 +11,7 @@
 #include "archive.h"
 #include "inflate.h"
 #include "env.h"
+#include "remote.h"
 
 #include <smcheck/builds.h>
 
@@ -46,6 +47,19 @@ static const char *zip_code_str(int code, char *buf, size_t n)
 /* The archive of an item, opened as the item says (smc_item_open). */
 static zip_t *open_zip(const smc_item *it, char *why, size_t n)
 {
+    if (it->remote) { /* over the network, through its source */
+        zip_error_t e;
+        zip_error_init(&e);
+        zip_source_t *src = smc_remote_zip_source(it->remote);
+        zip_t *za = src ? zip_open_from_source(src, ZIP_RDONLY, &e) : NULL;
+        if (!za) {
+            const char *net = smc_remote_error(it->remote);
+            snprintf(why, n, "%s", !src ? "out of memory" : *net ? net : zip_error_strerror(&e));
+            zip_source_free(src);
+        }
+        zip_error_fini(&e);
+        return za;
+    }
     int code = 0;
     int fd = smc_item_open(it, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -326,9 +340,12 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
     zip_int64_t count = zip_get_num_entries(za, 0);
     /* Members whose bytes overlap or pass the directory, by the directory libzip read. */
     uint8_t *what = malloc(count > 0 ? (size_t)count : 1);
-    int fd = what ? smc_item_open(proto, O_RDONLY | O_CLOEXEC) : -1;
-    const char *dir = !what ? "out of memory" : fd < 0 ? smc_open_error(errno) : smc_zip_members(fd, za, what);
-    if (fd >= 0) close(fd);
+    smc_bytes bytes = {.fd = what && !proto->remote ? smc_item_open(proto, O_RDONLY | O_CLOEXEC) : -1,
+                       .remote = proto->remote};
+    const char *dir = !what                          ? "out of memory"
+                      : bytes.fd < 0 && !bytes.remote ? smc_open_error(errno)
+                                                      : smc_zip_members(&bytes, za, what);
+    if (bytes.fd >= 0) close(bytes.fd);
     if (dir) {
         free(what);
         zip_discard(za);
@@ -426,6 +443,11 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         it->dev = proto->dev;
         it->ino = proto->ino;
         it->same_as = SMC_NONE;
+        it->remote = proto->remote;
+        it->owns_remote = false;
+        it->members = NULL;
+        it->member_count = 0;
+        it->image = false;
         (*n)++;
     }
     free(what);

@@ -7,6 +7,7 @@
  * lists is taken for libzip's. Where several do, a member is refused if any of them says so;
  * where none does, the archive is not read. */
 #include "archive.h"
+#include "remote.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,12 @@ static void add_dir(zip_dir *dirs, size_t *n, bool *full, zip_dir d)
 /* Every directory the tail names: each end record's 32-bit fields, and the Zip64 record its
  * locator points to where one precedes it. -1 when more than DIRS_MAX, or the tail is
  * unreadable. */
-static int tail_dirs(int fd, uint64_t size, zip_dir *dirs)
+static int tail_dirs(const smc_bytes *b, uint64_t size, zip_dir *dirs)
 {
     size_t len = size < TAIL_MAX ? (size_t)size : TAIL_MAX, n = 0;
     uint64_t base = size - len;
     uint8_t *tail = malloc(len ? len : 1);
-    if (!tail || pread(fd, tail, len, (off_t)base) != (ssize_t)len) {
+    if (!tail || !smc_bytes_pread(b, tail, len, base)) {
         free(tail);
         return -1;
     }
@@ -56,10 +57,10 @@ static int tail_dirs(int fd, uint64_t size, zip_dir *dirs)
                 (zip_dir){smc_le16(tail + e + 10), smc_le32(tail + e + 12), smc_le32(tail + e + 16)});
         uint8_t loc[20], z[56];
         uint64_t at = base + e;
-        if (at < 20 || pread(fd, loc, 20, (off_t)(at - 20)) != 20 || memcmp(loc, "PK\6\7", 4) != 0)
+        if (at < 20 || !smc_bytes_pread(b, loc, 20, at - 20) || memcmp(loc, "PK\6\7", 4) != 0)
             continue;
         uint64_t z64 = smc_le64(loc + 8);
-        if (z64 <= size - 56 && pread(fd, z, 56, (off_t)z64) == 56 && memcmp(z, "PK\6\6", 4) == 0)
+        if (z64 <= size - 56 && smc_bytes_pread(b, z, 56, z64) && memcmp(z, "PK\6\6", 4) == 0)
             add_dir(dirs, &n, &full, (zip_dir){smc_le64(z + 32), smc_le64(z + 40), smc_le64(z + 48)});
     }
     free(tail);
@@ -97,7 +98,7 @@ static bool entry_fields(const uint8_t *p, uint64_t *comp, uint64_t *off)
 /* The central directory read in pieces: at least want bytes at cd->buf + cd->at, refilled from
  * the file as the entries pass (an entry is at most 46 + 3 * 65,535 bytes). */
 typedef struct cd_reader {
-    int fd;
+    const smc_bytes *b;
     uint64_t next, end; /* the next byte to read, and the directory's end, in the file */
     uint8_t *buf;
     size_t at, have;
@@ -113,7 +114,7 @@ static const uint8_t *cd_need(cd_reader *cd, size_t want)
     cd->at = 0;
     uint64_t left = cd->end - cd->next;
     size_t room = CD_BUF - cd->have, n = left < room ? (size_t)left : room;
-    if (n && pread(cd->fd, cd->buf + cd->have, n, (off_t)cd->next) != (ssize_t)n) return NULL;
+    if (n && !smc_bytes_pread(cd->b, cd->buf + cd->have, n, cd->next)) return NULL;
     cd->next += n;
     cd->have += n;
     return cd->have >= want ? cd->buf : NULL;
@@ -121,13 +122,13 @@ static const uint8_t *cd_need(cd_reader *cd, size_t want)
 
 /* Whether d lists what libzip lists (count entries, each with libzip's compressed size and CRC);
  * if so, each member's local header offset and compressed size. */
-static bool dir_members(int fd, uint64_t size, const zip_dir *d, zip_t *za, uint64_t count,
+static bool dir_members(const smc_bytes *b, uint64_t size, const zip_dir *d, zip_t *za, uint64_t count,
                         uint64_t *offs, uint64_t *comps)
 {
     if (d->entries != count || d->offset > size || d->size > size - d->offset ||
         d->size < 46 * count)
         return false;
-    cd_reader cd = {fd, d->offset, d->offset + d->size, malloc(CD_BUF), 0, 0};
+    cd_reader cd = {b, d->offset, d->offset + d->size, malloc(CD_BUF), 0, 0};
     bool ok = cd.buf != NULL;
     for (uint64_t i = 0; ok && i < count; i++) {
         const uint8_t *e = cd_need(&cd, 46);
@@ -176,22 +177,34 @@ static bool mark(uint8_t *what, const uint64_t *offs, const uint64_t *comps, uin
     return true;
 }
 
-const char *smc_zip_members(int fd, zip_t *za, uint8_t *what)
+bool smc_bytes_pread(const smc_bytes *b, void *buf, size_t n, uint64_t off)
+{
+    if (b->remote) return smc_remote_pread(b->remote, buf, n, off);
+    for (size_t done = 0; done < n;) {
+        ssize_t k = pread(b->fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
+        if (k <= 0) return false;
+        done += (size_t)k;
+    }
+    return true;
+}
+
+const char *smc_zip_members(const smc_bytes *b, zip_t *za, uint8_t *what)
 {
     struct stat sb;
+    uint64_t size = b->remote ? smc_remote_size(b->remote)
+                    : fstat(b->fd, &sb) == 0 && sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
     zip_int64_t n = zip_get_num_entries(za, 0);
     uint64_t count = n > 0 ? (uint64_t)n : 0;
     memset(what, SMC_ZIP_MEMBER_OK, count);
     if (count == 0) return NULL;
     zip_dir dirs[DIRS_MAX];
-    int ndirs = fstat(fd, &sb) == 0 && sb.st_size >= 22 ? tail_dirs(fd, (uint64_t)sb.st_size, dirs)
-                                                        : -1;
+    int ndirs = size >= 22 ? tail_dirs(b, size, dirs) : -1;
     if (ndirs < 0) return "more than 16 end records, or an unreadable tail";
     uint64_t *offs = malloc(2 * count * sizeof *offs);
     if (!offs) return "out of memory";
     bool found = false, nomem = false;
     for (int k = 0; k < ndirs && !nomem; k++)
-        if (dir_members(fd, (uint64_t)sb.st_size, &dirs[k], za, count, offs, offs + count)) {
+        if (dir_members(b, size, &dirs[k], za, count, offs, offs + count)) {
             found = true;
             nomem = !mark(what, offs, offs + count, count, dirs[k].offset);
         }

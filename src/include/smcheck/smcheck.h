@@ -512,6 +512,19 @@ typedef struct smc_options {
      * [1,000,000] and images [10,000,000] in one file, members in one archive [1,000,000],
      * directory depth [256], path length [4096], files walked in one input [10,000,000]. */
     uint64_t max_containers, max_images, max_members, max_depth, max_path, max_files;
+    /* Reading URLs: the seconds a connection may take to open and a transfer may stall (0: 30). */
+    unsigned timeout;
+    /* Requirements (torch==2.8.0) and lock files: the index (NULL: PIP_INDEX_URL, UV_INDEX_URL,
+     * UV_DEFAULT_INDEX, else PyPI), the extra ones (none: PIP_EXTRA_INDEX_URL,
+     * UV_EXTRA_INDEX_URL, UV_INDEX), and the Python the wheels are for ("3.11"; NULL: 3.12),
+     * on the platform image_platform names (NULL: this machine's). */
+    const char *index_url;
+    const char *const *extra_index_urls;
+    size_t extra_index_count;
+    const char *python_version;
+    /* A wheel platform tag the wheels are chosen for ("manylinux_2_17_x86_64", "win_amd64"), when
+     * --platform named one; NULL: by image_platform. */
+    const char *wheel_platform;
     /* Called about ten times a second from the scanning threads, one call at a time: bytes done
      * of the total, and the file being read. NULL for none. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *current);

@@ -1,0 +1,41 @@
+/* lock.h: what a lock file would install (lock.c): pylock.toml (PEP 751), uv.lock and pinned
+ * requirements.txt, read for one environment (markers evaluated, one wheel chosen per package) */
+#ifndef SMCHECK_LOCK_H
+#define SMCHECK_LOCK_H
+
+#include "pypkg.h"
+#include "util.h"
+
+/* One distribution the lock installs: the wheel it names (url, sha256), or for
+ * requirements.txt only the pin and the hashes the chosen file must have (the index chooses). */
+typedef struct smc_pin {
+    char *name, *version;
+    char *url;       /* the wheel's URL as the lock names it; NULL: chosen from an index */
+    char sha256[65]; /* the wheel's sha256, lower-case hex; "" when the lock gives none */
+    char **hashes;   /* requirements.txt: the sha256s --hash allows (lower-case hex) */
+    size_t hash_count;
+    char *index; /* the index the lock names for it, or NULL */
+} smc_pin;
+
+typedef struct smc_lock {
+    smc_pin *pins;
+    size_t pin_count;
+    char **problems; /* "torch 2.8.0: no wheel for cp311 manylinux_2_28_x86_64", one line each */
+    size_t problem_count;
+    char **indexes; /* requirements.txt's --index-url (first) and --extra-index-url lines */
+    size_t index_count;
+    bool index_given; /* it names its --index-url: the default index is not used */
+} smc_lock;
+
+/* Whether a file is a lock file by its name: pylock.toml, pylock.NAME.toml, uv.lock,
+ * requirements*.txt, *.lock.txt. */
+bool smc_lock_named(const char *path);
+
+/* Reads a lock file's text for environment e. False with why when the file as a whole cannot be
+ * read (not TOML, not a lock of a kind known, a requirement that is not pinned to one version);
+ * problems with single packages are listed in the lock's problems. */
+bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pyenv *e,
+                   smc_lock *out, char *why, size_t n);
+void smc_lock_free(smc_lock *l);
+
+#endif

@@ -1,0 +1,55 @@
+/* remote.h: files read in place over HTTP(S) with libcurl (remote.c): a wheel by its URL, read
+ * with range requests and never written anywhere, and the small pages of a package index */
+#ifndef SMCHECK_REMOTE_H
+#define SMCHECK_REMOTE_H
+
+#include "util.h"
+
+/* Whether a path given by the user is a URL smcheck reads over the network (http:// or
+ * https://, any case). */
+bool smc_url_is(const char *s);
+
+/* Whether this build can read URLs (built with libcurl: SMCHECK_CURL). */
+bool smc_remote_built(void);
+
+/* How the network is used: the seconds a connection may take to open and a transfer may stall
+ * (0: 30). The rest comes from the environment as curl's tool reads it: proxies (libcurl's own:
+ * http_proxy, HTTPS_PROXY, NO_PROXY), SSL_CERT_FILE or CURL_CA_BUNDLE, SSL_CERT_DIR, and .netrc
+ * ($NETRC, else ~/.netrc). */
+typedef struct smc_net {
+    unsigned timeout;
+} smc_net;
+
+/* A small resource fetched whole (an index page): at most cap bytes, redirects followed (10 at
+ * most, http and https only). accept: the Accept header (NULL: none). On success *body is
+ * NUL-terminated and malloc'd, *type its Content-Type (or NULL) and *final_url where it came
+ * from after redirects (for relative links); false with why ("HTTP 404", "timed out after 30 s
+ * without data") otherwise. */
+bool smc_http_get(const smc_net *net, const char *url, const char *accept, size_t cap,
+                  char **body, size_t *len, char **type, char **final_url, char *why, size_t n);
+
+/* A remote file read in place: the last bytes are fetched when it opens (its size from the
+ * response), the rest by one forward stream of a range request that a read elsewhere moves
+ * (short forward gaps are read through). A server that ignores ranges (200 for a range) is
+ * streamed from its start. With sha256 (64 hex digits) the bytes are hashed as they stream by,
+ * in order, and smc_remote_finish reads what was never read and compares. */
+typedef struct smc_remote smc_remote;
+smc_remote *smc_remote_open(const smc_net *net, const char *url, const char *sha256, char *why,
+                            size_t n);
+uint64_t smc_remote_size(const smc_remote *r);
+/* Exactly n bytes at off into buf, or false with the reason in smc_remote_error. */
+bool smc_remote_pread(smc_remote *r, void *buf, size_t n, uint64_t off);
+const char *smc_remote_error(const smc_remote *r);
+/* Bytes received so far (for progress). */
+uint64_t smc_remote_received(const smc_remote *r);
+/* With a sha256: reads the bytes never hashed and says whether the file is the one expected;
+ * false with why (a mismatch names both hashes). Without one: true. */
+bool smc_remote_finish(smc_remote *r, char *why, size_t n);
+void smc_remote_close(smc_remote *r);
+
+/* libzip reads a remote file through this source (read-only, seekable); r stays the caller's,
+ * open until the archive is discarded. NULL when out of memory. */
+struct zip_source;
+struct zip_source *smc_remote_zip_source(smc_remote *r);
+
+#endif

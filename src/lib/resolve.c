@@ -1,0 +1,197 @@
+/* resolve.c: a requirement pinned to one version (torch==2.8.0) turned into the wheel pip would
+ * install, through package indexes: each index's project page asked for as PEP 691 JSON and
+ * taken as PEP 503 HTML where that is what comes; the files of all indexes pooled and chosen
+ * among as pip does (smc_index_choose). Pages are capped; a 404 is an index without the
+ * project, any other failure an error that names the index. */
+#include "resolve.h"
+#include "remote.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <sys/utsname.h>
+
+#define PAGE_MAX (256u << 20) /* torch's JSON page is 0.4 MB, numpy's 1.9 MB */
+#define DEFAULT_INDEX "https://pypi.org/simple/"
+#define ACCEPT "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
+
+bool smc_requirement_is(const char *s)
+{
+    size_t n = 0;
+    while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-')
+        n++;
+    if (n == 0 || !isalnum((unsigned char)s[0])) return false;
+    if (s[n] == '[') {
+        const char *close = strchr(s + n, ']');
+        if (!close) return false;
+        n = (size_t)(close - s) + 1;
+    }
+    while (s[n] == ' ')
+        n++;
+    if (strncmp(s + n, "==", 2) != 0) return false;
+    n += s[n + 2] == '=' ? 3 : 2;
+    while (s[n] == ' ')
+        n++;
+    if (!isalnum((unsigned char)s[n])) return false;
+    for (; s[n]; n++)
+        if (!(isalnum((unsigned char)s[n]) || strchr(".+!_-", s[n]))) return false;
+    return true;
+}
+
+bool smc_requirement_split(const char *s, char *name, size_t nn, char *version, size_t vn)
+{
+    if (!smc_requirement_is(s)) return false;
+    size_t k = strcspn(s, "[ =");
+    snprintf(name, nn, "%.*s", (int)k, s);
+    const char *v = strstr(s, "==") + 2;
+    if (*v == '=') v++;
+    while (*v == ' ')
+        v++;
+    snprintf(version, vn, "%s", v);
+    return true;
+}
+
+/* Appends the words of an environment variable (index URLs separated by blanks; uv's "name=url"
+ * entries by their url). */
+static bool env_urls(const char *var, char ***list, size_t *n)
+{
+    const char *v = getenv(var);
+    for (const char *p = v; p && *p;) {
+        p += strspn(p, " \t\n");
+        size_t k = strcspn(p, " \t\n");
+        if (!k) break;
+        const char *eq = memchr(p, '=', k), *u = p;
+        if (eq && !smc_url_is(p)) u = eq + 1;
+        char *s = smc_asprintf("%.*s", (int)(k - (size_t)(u - p)), u);
+        char **slot = s ? smc_push(list, *n, sizeof *slot) : NULL;
+        if (!slot) {
+            free(s);
+            return false;
+        }
+        *slot = s;
+        (*n)++;
+        p += k;
+    }
+    return true;
+}
+
+static bool add_url(smc_indexes *ix, const char *u)
+{
+    char *s = smc_strdup(u);
+    char **slot = s ? smc_push(&ix->urls, ix->count, sizeof *slot) : NULL;
+    if (!slot) {
+        free(s);
+        return false;
+    }
+    *slot = s;
+    ix->count++;
+    return true;
+}
+
+bool smc_indexes_init(smc_indexes *ix, const char *index_url, const char *const *extras,
+                      size_t n_extras)
+{
+    *ix = (smc_indexes){0};
+    /* The environment's settings are the options' defaults, as pip's and uv's are. */
+    const char *def = index_url;
+    if (!def || !*def) def = getenv("PIP_INDEX_URL");
+    if (!def || !*def) def = getenv("UV_INDEX_URL");
+    if (!def || !*def) def = getenv("UV_DEFAULT_INDEX");
+    bool ok = add_url(ix, def && *def ? def : DEFAULT_INDEX);
+    for (size_t i = 0; ok && i < n_extras; i++)
+        ok = add_url(ix, extras[i]);
+    if (ok && n_extras == 0)
+        ok = env_urls("PIP_EXTRA_INDEX_URL", &ix->urls, &ix->count) &&
+             env_urls("UV_EXTRA_INDEX_URL", &ix->urls, &ix->count) &&
+             env_urls("UV_INDEX", &ix->urls, &ix->count);
+    if (!ok) smc_indexes_free(ix);
+    return ok;
+}
+
+void smc_indexes_free(smc_indexes *ix)
+{
+    for (size_t i = 0; i < ix->count; i++)
+        free(ix->urls[i]);
+    free(ix->urls);
+    *ix = (smc_indexes){0};
+}
+
+const char *smc_host_platform(void)
+{
+    struct utsname u;
+    if (uname(&u) == 0 && (strcmp(u.machine, "aarch64") == 0 || strcmp(u.machine, "arm64") == 0))
+        return "linux-aarch64";
+    return "linux-x86_64";
+}
+
+/* Adds the files of one index's page for a project to files (growing *n). False with why on a
+ * failure other than "not there". */
+static bool read_page(const smc_net *net, const char *index, const char *project,
+                      smc_index_file **files, size_t *n, char *why, size_t wn)
+{
+    size_t il = strlen(index);
+    char *url = smc_asprintf("%s%s%s/", index, il && index[il - 1] == '/' ? "" : "/", project);
+    if (!url) return false;
+    char *body, *type, *final;
+    size_t len;
+    char err[256];
+    bool ok = smc_http_get(net, url, ACCEPT, PAGE_MAX, &body, &len, &type, &final, err, sizeof err);
+    if (!ok) {
+        bool absent = strcmp(err, "HTTP 404") == 0 || strcmp(err, "HTTP 410") == 0;
+        if (!absent) snprintf(why, wn, "the index %s: %s", url, err);
+        free(url);
+        return absent;
+    }
+    smc_index_file *got = NULL;
+    size_t k = 0, dropped = 0;
+    ok = smc_index_parse(body, len, type, final, &got, &k, &dropped, err, sizeof err);
+    if (!ok) snprintf(why, wn, "the index page %s: %s", url, err);
+    for (size_t i = 0; ok && i < k; i++) {
+        smc_index_file *slot = smc_push(files, *n, sizeof *slot);
+        if (!slot) {
+            ok = false;
+            break;
+        }
+        *slot = got[i];
+        got[i] = (smc_index_file){0};
+        (*n)++;
+    }
+    smc_index_files_free(got, k); /* what was not moved, and the array */
+    free(url);
+    free(body);
+    free(type);
+    free(final);
+    return ok;
+}
+
+bool smc_resolve_pin(const smc_net *net, const smc_indexes *ix, const smc_pyenv *e,
+                     const char *name, const char *version, const char *const *hashes,
+                     size_t n_hashes, char **url, char sha256[65], char *why, size_t wn)
+{
+    *url = NULL;
+    sha256[0] = '\0';
+    why[0] = '\0';
+    char project[128];
+    smc_pyname_normalize(name, project, sizeof project);
+    smc_index_file *files = NULL;
+    size_t n = 0;
+    bool ok = true;
+    for (size_t i = 0; ok && i < ix->count; i++)
+        ok = read_page(net, ix->urls[i], project, &files, &n, why, wn);
+    if (ok && n == 0) {
+        snprintf(why, wn, "no index has %s (%s%s)", project, ix->count ? ix->urls[0] : "no index",
+                 ix->count > 1 ? " and the others" : "");
+        ok = false;
+    }
+    long k = ok ? smc_index_choose(files, n, project, version, e, hashes, n_hashes, why, wn) : -1;
+    if (k >= 0) {
+        *url = smc_strdup(files[k].url);
+        snprintf(sha256, 65, "%s", files[k].sha256);
+        ok = *url != NULL;
+        if (!ok) snprintf(why, wn, "out of memory");
+    } else {
+        ok = false;
+    }
+    if (!ok && !why[0]) snprintf(why, wn, "out of memory");
+    smc_index_files_free(files, n);
+    return ok;
+}

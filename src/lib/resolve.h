@@ -1,0 +1,37 @@
+/* resolve.h: requirements pinned to one version resolved to wheels through package indexes
+ * (resolve.c) */
+#ifndef SMCHECK_RESOLVE_H
+#define SMCHECK_RESOLVE_H
+
+#include "pypkg.h"
+#include "remote.h"
+
+/* Whether s is a requirement pinned to one version: NAME[extras]==VERSION (or ===). */
+bool smc_requirement_is(const char *s);
+/* Its name and version, cut to the sizes given; false when it is not one. */
+bool smc_requirement_split(const char *s, char *name, size_t nn, char *version, size_t vn);
+
+/* The indexes to look in, the first the default one: --index-url's, else PIP_INDEX_URL,
+ * UV_INDEX_URL or UV_DEFAULT_INDEX, else https://pypi.org/simple/; then the extra ones
+ * (--extra-index-url, PIP_EXTRA_INDEX_URL, UV_EXTRA_INDEX_URL, UV_INDEX). */
+typedef struct smc_indexes {
+    char **urls;
+    size_t count;
+} smc_indexes;
+/* index_url: --index-url (NULL: the environment's, else PyPI); extras: --extra-index-url's (none:
+ * the environment's). */
+bool smc_indexes_init(smc_indexes *ix, const char *index_url, const char *const *extras,
+                      size_t n_extras);
+void smc_indexes_free(smc_indexes *ix);
+
+/* smcheck's name of this machine's platform ("linux-x86_64", "linux-aarch64"). */
+const char *smc_host_platform(void);
+
+/* The wheel pip would install for name==version in e, from the files of every index pooled:
+ * its URL (malloc'd) and sha256 ("" when the index gives none). hashes: the sha256s the file must
+ * have (requirements.txt's --hash), or none. False with a one-line why. */
+bool smc_resolve_pin(const smc_net *net, const smc_indexes *ix, const smc_pyenv *e,
+                     const char *name, const char *version, const char *const *hashes,
+                     size_t n_hashes, char **url, char sha256[65], char *why, size_t wn);
+
+#endif

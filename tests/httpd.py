@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""httpd.py DIR: a small package index for the tests, serving the files of DIR on 127.0.0.1 (a
+free port, printed as the first line of stdout), with failures on demand. Python 3 standard
+library only; HTTP/1.1 with keep-alive, as real indexes are.
+
+  /files/NAME            the file, with single range requests (206, 416) as files.pythonhosted.org
+                         serves them; a multi-range request gets the whole file (200), as there
+  /norange/NAME          the file, ranges ignored (200 and the whole file)
+  /truncate/NAME         promises the whole length, sends half, and closes
+  /slow/NAME             sends its headers and then nothing for 60 s
+  /redirect/N/REST       302 to /redirect/N-1/REST, and at 0 to /REST
+  /loop/NAME             302 to itself
+  /status/CODE/NAME      that status
+  /simple/PROJECT/       PEP 691 JSON when the Accept header asks for it, else PEP 503 HTML: the
+                         files of DIR whose name is the project's (PEP 503 normalized), with
+                         sha256 and requires-python (>=3.8); /html/simple/... always HTML;
+                         /json/simple/... always JSON; /badhash/simple/... JSON whose sha256s
+                         are all zeros
+  /hostile/simple/PROJECT/  a page of hostile links (file:, javascript:, huge, unterminated)
+"""
+import hashlib
+import html
+import json
+import os
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+_hashes = {}
+_lock = threading.Lock()
+
+
+def sha256_of(path):
+    with _lock:
+        if path not in _hashes:
+            h = hashlib.sha256()
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+            _hashes[path] = h.hexdigest()
+        return _hashes[path]
+
+
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def project_files(project):
+    out = []
+    for name in sorted(os.listdir(ROOT)):
+        if not (name.endswith(".whl") or name.endswith(".tar.gz")):
+            continue
+        stem = name.split("-")[0]
+        if normalize(stem) == normalize(project):
+            out.append(name)
+    return out
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    def send_body(self, code, body, ctype, extra=()):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def redirect(self, where):
+        self.send_response(302)
+        self.send_header("Location", where)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def serve_file(self, name, ranges=True, truncate=False, slow=False):
+        path = os.path.join(ROOT, os.path.basename(name))
+        if not os.path.isfile(path):
+            return self.send_body(404, b"not found\n", "text/plain")
+        size = os.path.getsize(path)
+        rng = self.headers.get("Range")
+        start, end = 0, size - 1
+        partial = False
+        if ranges and rng and rng.startswith("bytes=") and "," not in rng:
+            a, _, b = rng[6:].partition("-")
+            if a == "":
+                n = int(b)
+                start, end = max(0, size - n), size - 1
+            else:
+                start = int(a)
+                end = min(int(b), size - 1) if b else size - 1
+            if start >= size or start > end:
+                self.send_response(416)
+                self.send_header("Content-Range", "bytes */%d" % size)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            partial = True
+        self.send_response(206 if partial else 200)
+        self.send_header("Content-Type", "application/octet-stream" if partial else "application/zip")
+        self.send_header("Accept-Ranges", "bytes" if ranges else "none")
+        if partial:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+        self.send_header("Content-Length", str(end - start + 1))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        if slow:
+            time.sleep(60)
+            return
+        left = end - start + 1
+        if truncate:
+            left //= 2
+        with open(path, "rb") as f:
+            f.seek(start)
+            try:
+                while left > 0:
+                    block = f.read(min(left, 1 << 16))
+                    if not block:
+                        break
+                    self.wfile.write(block)
+                    left -= len(block)
+            except (BrokenPipeError, ConnectionResetError):
+                return
+        if truncate:
+            self.close_connection = True
+
+    def simple(self, project, fmt, bad_hash=False):
+        files = project_files(project)
+        if not files:
+            return self.send_body(404, b"no such project\n", "text/plain")
+        up = "../" * len(self.path.split("?")[0].strip("/").split("/")) + "files/"
+        if fmt == "json":
+            page = {"meta": {"api-version": "1.1"}, "name": normalize(project), "files": [
+                {"filename": f, "url": up + f,
+                 "hashes": {"sha256": "0" * 64 if bad_hash else sha256_of(os.path.join(ROOT, f))},
+                 "requires-python": ">=3.8", "size": os.path.getsize(os.path.join(ROOT, f)),
+                 "yanked": False} for f in files]}
+            return self.send_body(200, json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
+        links = "".join('<a href="%s%s#sha256=%s" data-requires-python="%s">%s</a><br/>\n'
+                        % (up, f, sha256_of(os.path.join(ROOT, f)), html.escape(">=3.8"), f) for f in files)
+        body = "<!DOCTYPE html><html><body>\n%s</body></html>\n" % links
+        return self.send_body(200, body.encode(), "text/html")
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        p = self.path.split("?")[0]
+        parts = p.strip("/").split("/")
+        try:
+            if parts[0] == "files":
+                return self.serve_file(parts[-1])
+            if parts[0] == "norange":
+                return self.serve_file(parts[-1], ranges=False)
+            if parts[0] == "truncate":
+                return self.serve_file(parts[-1], truncate=True)
+            if parts[0] == "slow":
+                return self.serve_file(parts[-1], slow=True)
+            if parts[0] == "redirect":
+                n = int(parts[1])
+                rest = "/".join(parts[2:])
+                return self.redirect("/redirect/%d/%s" % (n - 1, rest) if n > 0 else "/" + rest)
+            if parts[0] == "loop":
+                return self.redirect(p)
+            if parts[0] == "status":
+                return self.send_body(int(parts[1]), b"status on demand\n", "text/plain")
+            if parts[0] == "simple" and len(parts) >= 2:
+                accept = self.headers.get("Accept", "")
+                return self.simple(parts[1], "json" if "vnd.pypi.simple.v1+json" in accept else "html")
+            if parts[0] in ("html", "json") and len(parts) >= 3 and parts[1] == "simple":
+                return self.simple(parts[2], parts[0])
+            if parts[0] == "badhash" and len(parts) >= 3 and parts[1] == "simple":
+                return self.simple(parts[2], "json", bad_hash=True)
+            if parts[0] == "hostile":
+                body = ('<a href="file:///etc/passwd">x-1.0-py3-none-any.whl</a>'
+                        '<a href="javascript:alert(1)">x-1.0-py3-none-any.whl</a>'
+                        '<a href="' + "A" * 100000 + '">x-1.0-py3-none-any.whl</a>'
+                        '<a href="../../files/x-1.0-py3-none-any.whl').encode()
+                return self.send_body(200, body, "text/html")
+        except (ValueError, IndexError):
+            pass
+        return self.send_body(404, b"not found\n", "text/plain")
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

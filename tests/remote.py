@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""remote.py SMCHECK FIXTURES: wheels read over HTTP (range requests) against the same wheels read
+from disk, through the test index tests/httpd.py on 127.0.0.1: the same JSON report and exit
+status, through redirects and from a server without ranges; and each failure a server can make
+(404, a redirect loop, a truncated body, a stall past --timeout) one error naming the URL while
+the other inputs are still judged. Nothing but the report may be written: the runs get an empty
+HOME, TMPDIR and working directory, which must stay empty. Prints "N passed, M failed"."""
+import base64
+import hashlib
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+SMCHECK, FIX = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+HERE = os.path.dirname(os.path.abspath(__file__))
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: " + what, file=sys.stderr)
+
+
+def record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "%s,sha256=%s,%d\n" % (name, digest, len(data))
+
+
+def big_wheel(out, demo):
+    """The demo wheel's members renamed to big_demo, between two 6 MiB stored members of random
+    bytes: larger than the tail fetched at open, with gaps the stream must pass or skip."""
+    src = zipfile.ZipFile(demo)
+    members = []
+    members.append(("big_demo/a_blob.bin", os.urandom(6 << 20), zipfile.ZIP_STORED))
+    for info in src.infolist():
+        name = info.filename.replace("demo_sm80_sm90", "big_demo")
+        if name.endswith("/RECORD"):
+            continue
+        members.append((name, src.read(info), zipfile.ZIP_DEFLATED))
+    members.append(("big_demo/z_blob.bin", os.urandom(6 << 20), zipfile.ZIP_STORED))
+    record = "".join(record_line(n, d) for n, d, _ in members) + "big_demo-1.0.dist-info/RECORD,,\n"
+    members.append(("big_demo-1.0.dist-info/RECORD", record.encode(), zipfile.ZIP_DEFLATED))
+    path = os.path.join(out, "big_demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl")
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data, method in members:
+            info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            z.writestr(info, data)
+    return path
+
+
+def run(args, sandbox, timeout=120):
+    env = dict(os.environ, HOME=sandbox, TMPDIR=sandbox, no_proxy="127.0.0.1,localhost",
+               NO_PROXY="127.0.0.1,localhost")
+    t = time.monotonic()
+    p = subprocess.run([SMCHECK] + args, cwd=sandbox, env=env, capture_output=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout.decode(), p.stderr.decode(), time.monotonic() - t
+
+
+def libraries(report):
+    """The libraries of every input of a JSON report, by path."""
+    return {lib["path"]: lib for i in json.loads(report)["inputs"] for lib in i["libraries"]}
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def one_error(err, name, words):
+    lines = [l for l in err.splitlines() if l]
+    return len(lines) == 1 and lines[0].startswith("smcheck: " + name + ": ") and words in lines[0]
+
+
+def specs_and_locks(base, www, sandbox, gpus):
+    """Requirements resolved through the index (JSON and HTML pages), and lock files: the same
+    libraries as the wheels read from disk; the wheels a marker leaves out are not read."""
+    files = {w.split("-")[0]: w for w in os.listdir(www) if w.endswith(".whl")}
+    _, out_disk, _, _ = run(gpus + [os.path.join(www, w) for w in sorted(files.values())], sandbox)
+    disk = {p.replace(www + "/", base + "/files/"): lib for p, lib in libraries(out_disk).items()}
+    for lib in disk.values():
+        lib["path"] = lib["path"].replace(www + "/", base + "/files/")
+
+    for pages in ("simple", "html/simple", "json/simple"):
+        rc, out, err, _ = run(gpus + ["--index-url", "%s/%s/" % (base, pages), "demo-sm80-sm90==1.0"], sandbox)
+        got = libraries(out)
+        want = {p: l for p, l in disk.items() if "demo_sm80_sm90" in p}
+        check(rc == 1 and got == want and err == "",
+              "demo-sm80-sm90==1.0 (none on sm_120) through %s pages: rc %d, same libraries %s; %s" % (pages, rc, got == want, err))
+    rc, out, err, _ = run(gpus + ["--index-url", base + "/simple/", "no-such-project==1.0",
+                                  "--extra-index-url", base + "/json/simple/"], sandbox)
+    check(rc == 2 and one_error(err, "no-such-project==1.0", "no index has no-such-project"),
+          "a project no index has: %d %r" % (rc, err))
+    rc, out, err, _ = run(gpus + ["--index-url", base + "/badhash/simple/", "demo-ptx==1.0"], sandbox)
+    check(rc == 2 and one_error(err, base + "/files/" + files["demo_ptx"], "its sha256 is " + sha(os.path.join(www, files["demo_ptx"]))),
+          "a wheel whose sha256 is not the index's: %d %r" % (rc, err))
+
+    def wheel_url(key):
+        return base + "/files/" + files[key]
+
+    locks = os.path.join(sandbox, "..", "locks")
+    os.makedirs(locks, exist_ok=True)
+    h = {k: sha(os.path.join(www, f)) for k, f in files.items()}
+    pylock = """lock-version = "1.0"
+created-by = "tests/remote.py"
+requires-python = ">=3.8"
+
+[[packages]]
+name = "demo-sm80-sm90"
+version = "1.0"
+wheels = [{ url = "%s", upload-time = 2025-08-06T14:55:05Z, hashes = { sha256 = "%s" } }]
+
+[[packages]]
+name = "demo-ptx"
+version = "1.0"
+marker = "sys_platform == 'win32'"
+wheels = [{ url = "%s", hashes = { sha256 = "%s" } }]
+
+[[packages]]
+name = "demo-cu128"
+version = "1.0"
+
+[[packages.wheels]]
+name = "%s"
+url = "%s"
+
+[packages.wheels.hashes]
+sha256 = "%s"
+""" % (wheel_url("demo_sm80_sm90"), h["demo_sm80_sm90"], wheel_url("demo_ptx"), h["demo_ptx"],
+       files["demo_cu128"], wheel_url("demo_cu128"), h["demo_cu128"])
+    uvlock = """version = 1
+revision = 3
+requires-python = ">=3.8"
+
+[[package]]
+name = "proj"
+version = "0.1.0"
+source = { virtual = "." }
+dependencies = [
+    { name = "demo-sm80-sm90" },
+    { name = "demo-ptx", marker = "sys_platform == 'win32'" },
+]
+
+[package.dev-dependencies]
+dev = [
+    { name = "demo-cu128" },
+]
+
+[[package]]
+name = "demo-sm80-sm90"
+version = "1.0"
+source = { registry = "%s/simple" }
+wheels = [
+    { url = "%s", hash = "sha256:%s", size = 1 },
+]
+
+[[package]]
+name = "demo-ptx"
+version = "1.0"
+source = { registry = "%s/simple" }
+wheels = [{ url = "%s", hash = "sha256:%s" }]
+
+[[package]]
+name = "demo-cu128"
+version = "1.0"
+source = { registry = "%s/simple" }
+wheels = [{ url = "%s", hash = "sha256:%s" }]
+""" % (base, wheel_url("demo_sm80_sm90"), h["demo_sm80_sm90"], base, wheel_url("demo_ptx"),
+       h["demo_ptx"], base, wheel_url("demo_cu128"), h["demo_cu128"])
+    reqs = """# pinned with hashes, as pip-compile writes them
+--index-url %s/simple/
+demo-sm80-sm90==1.0 \\
+    --hash=sha256:%s
+demo-ptx==1.0 ; sys_platform == "win32"
+demo_cu128==1.0 --hash=sha256:%s  # via proj
+""" % (base, h["demo_sm80_sm90"], h["demo_cu128"])
+    def facts(libs):
+        """What a lock's environment does not change: an environment also says what a library
+        needs that the environment lacks (libcudart here), a wheel read alone does not."""
+        out = {}
+        for p, lib in libs.items():
+            lib = json.loads(json.dumps(lib))
+            for v in lib["verdicts"]:
+                v.pop("warnings", None)
+                v.pop("needs", None)
+            out[p] = lib
+        return out
+
+    want = facts({p: l for p, l in disk.items() if "demo_ptx" not in p and "big_demo" not in p})
+    for name, text in (("pylock.toml", pylock), ("uv.lock", uvlock), ("requirements.txt", reqs)):
+        path = os.path.join(locks, name)
+        with open(path, "w") as f:
+            f.write(text)
+        rc, out, err, _ = run(gpus + [path], sandbox)
+        got = facts(libraries(out))
+        inp = json.loads(out)["inputs"][0] if out else {}
+        if got != want:
+            for p in sorted(set(got) | set(want)):
+                if got.get(p) != want.get(p):
+                    print("DIFF", p, json.dumps(got.get(p))[:600], json.dumps(want.get(p))[:600], file=sys.stderr)
+        check(rc == 1 and got == want and err == "" and inp.get("kind") == "environment" and
+              sorted(d["source"] for d in inp["distributions"]) == ["lock", "lock"],
+              "%s: rc %d, kind %s, the two wheels its markers keep, as from disk: %s; %s"
+              % (name, rc, inp.get("kind"), got == want, err.strip()[:300]))
+
+    bad = [("pylock.toml", "lock-version = = 1\n", "not TOML: line 1"),
+           ("requirements.txt", "demo-ptx>=1.0\n", "line 1: 'demo-ptx>=1.0' is not pinned"),
+           ("pylock.toml", pylock.replace(h["demo_cu128"], "0" * 64), "its sha256 is"),
+           ("pylock.toml", pylock.replace("manylinux_2_28_x86_64", "win_amd64"), "no wheel for")]
+    for name, text, words in bad:
+        path = os.path.join(locks, name)
+        with open(path, "w") as f:
+            f.write(text)
+        rc, out, err, _ = run(gpus + [path, wheel_url("demo_ptx")], sandbox)
+        lines = [l for l in err.splitlines() if l]
+        named = [l for l in lines if l.startswith("smcheck: " + path + ": ") or
+                 l.startswith("smcheck: " + base)]
+        check(rc == 2 and lines and len(named) == len(lines) and any(words in l for l in lines),
+              "%s (%s): rc %d, errors naming it: %r" % (name, words, rc, err.strip()[:400]))
+        check(any(p.startswith(wheel_url("demo_ptx")) for p in libraries(out)),
+              "%s (%s): the wheel beside it is still judged" % (name, words))
+    shutil.rmtree(locks)
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="smcheck-remote-")
+    www, sandbox = os.path.join(work, "www"), os.path.join(work, "sandbox")
+    os.mkdir(www)
+    os.mkdir(sandbox)
+    demos = sorted(os.path.join(FIX, "demo", f) for f in os.listdir(os.path.join(FIX, "demo"))
+                   if f.endswith(".whl"))
+    for d in demos:
+        shutil.copy(d, www)
+    big_wheel(www, demos[-1] if "sm80_sm90" in demos[-1] else
+              [d for d in demos if "sm80_sm90" in d][0])
+    server = subprocess.Popen([sys.executable, os.path.join(HERE, "httpd.py"), www],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(server.stdout.readline())
+        base = "http://127.0.0.1:%d" % port
+        wheels = sorted(f for f in os.listdir(www) if f.endswith(".whl"))
+        gpus = ["--gpu", "sm_80,sm_120", "--format", "json"]
+
+        # The same report over the network as from disk, for each way a server may serve it.
+        for w in wheels:
+            rc_l, out_l, _, _ = run(gpus + [os.path.join(www, w)], sandbox)
+            for how in ("files", "norange", "redirect/3/files"):
+                url = "%s/%s/%s" % (base, how, w)
+                rc, out, err, _ = run(gpus + [url], sandbox)
+                want = out_l.replace(os.path.join(www, w), url)
+                check(rc == rc_l and out == want,
+                      "%s: rc %d (disk %d), same JSON as from disk: %s; stderr %s"
+                      % (url, rc, rc_l, out == want, err.strip()[:300]))
+        big = [w for w in wheels if w.startswith("big_demo")][0]
+        rc, out, err, _ = run(["scan", "--format", "json", "%s/files/%s" % (base, big)], sandbox)
+        check(rc == 0 and '"sm_80"' in out and err == "", "scan of the big wheel over HTTP: %d %s" % (rc, err))
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        check(peak < 64 * 1024, "peak RSS of the runs so far %d KiB, under 64 MiB" % peak)
+
+        # Failures: one line naming the URL, exit 2, the other input still judged.
+        good = "%s/files/%s" % (base, wheels[0])
+        cases = [
+            ("%s/status/404/%s" % (base, big), [], "HTTP 404"),
+            ("%s/status/500/%s" % (base, big), [], "HTTP 500"),
+            ("%s/loop/%s" % (base, big), [], "redirect"),
+            ("%s/redirect/20/files/%s" % (base, big), [], "redirect"),
+            ("%s/truncate/%s" % (base, big), [], ""),
+            ("%s/slow/%s" % (base, big), ["--timeout", "2"], "timed out"),
+            ("http://127.0.0.1:1/files/%s" % big, [], ""),
+        ]
+        for url, extra, words in cases:
+            rc, out, err, secs = run(gpus + extra + [url, good], sandbox)
+            lines = [l for l in err.splitlines() if l]
+            check(rc == 2 and len(lines) == 1 and lines[0].startswith("smcheck: " + url + ": ")
+                  and words.lower() in lines[0].lower(),
+                  "%s: rc %d, one error line naming it (%r)" % (url, rc, err.strip()[:300]))
+            try:
+                judged = [i for i in json.loads(out)["inputs"] if i["path"] == good]
+            except ValueError:
+                judged = []
+            check(len(judged) == 1 and judged[0]["libraries"] and not judged[0]["errors"],
+                  "%s: the good wheel beside it is still judged" % url)
+            check(secs < 30, "%s: took %.1f s" % (url, secs))
+
+        specs_and_locks(base, www, sandbox, gpus)
+
+        check(os.listdir(sandbox) == [], "nothing written to HOME, TMPDIR or the working "
+              "directory: %s" % os.listdir(sandbox))
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
