@@ -3,8 +3,9 @@
 from disk, through the test index tests/httpd.py on 127.0.0.1: the same JSON report and exit
 status, through redirects and from a server without ranges; and each failure a server can make
 (404, a redirect loop, a truncated body, a stall past --timeout) one error naming the URL while
-the other inputs are still judged. Nothing but the report may be written: the runs get an empty
-HOME, TMPDIR and working directory, which must stay empty. Prints "N passed, M failed"."""
+the other inputs are still judged. Nothing but the report and the cache may be written: the runs
+get an empty HOME, TMPDIR and working directory, where only HOME/.cache/smcheck may appear; the
+cache serves a second check without the network, and a damaged record is an error. Prints "N passed, M failed"."""
 import base64
 import hashlib
 import json
@@ -187,10 +188,13 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
 """ % (base, h["demo_sm80_sm90"], h["demo_cu128"])
     def facts(libs):
         """What a lock's environment does not change: an environment also says what a library
-        needs that the environment lacks (libcudart here), a wheel read alone does not."""
+        needs that the environment lacks (libcudart here), a wheel read alone does not. And a
+        wheel whose sha256 is known is read for every GPU (its facts go to the cache), so it
+        knows its cubins' release where a read for two GPUs did not need to look."""
         out = {}
         for p, lib in libs.items():
             lib = json.loads(json.dumps(lib))
+            lib.pop("release", None)
             for v in lib["verdicts"]:
                 v.pop("warnings", None)
                 v.pop("needs", None)
@@ -230,7 +234,44 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
               "%s (%s): rc %d, errors naming it: %r" % (name, words, rc, err.strip()[:400]))
         check(any(p.startswith(wheel_url("demo_ptx")) for p in libraries(out)),
               "%s (%s): the wheel beside it is still judged" % (name, words))
+    cache_checks(base, locks, sandbox, gpus, pylock, want, facts)
     shutil.rmtree(locks)
+
+
+def cache_checks(base, locks, sandbox, gpus, pylock, want, facts):
+    """The facts of wheels whose sha256 the lock gives are kept under HOME/.cache/smcheck: a
+    second check reads nothing from the network (the URLs made unreachable), a damaged record is
+    an error and read again, --no-cache writes nothing."""
+    path = os.path.join(locks, "pylock.toml")
+    with open(path, "w") as f:
+        f.write(pylock)
+    rc0, out0, _, _ = run(gpus + [path], sandbox)
+    records = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(sandbox, ".cache", "smcheck"))
+               for f in fs]
+    check(len(records) == 2 and all(r.endswith(".json") for r in records),
+          "two records in the cache: %s" % records)
+    with open(path, "w") as f:
+        f.write(pylock.replace(base, "http://127.0.0.1:1"))
+    rc, out, err, _ = run(gpus + [path], sandbox)
+    got = {p.replace("http://127.0.0.1:1", base): l for p, l in facts(libraries(out)).items()}
+    for lib in got.values():
+        lib["path"] = lib["path"].replace("http://127.0.0.1:1", base)
+    check(rc == rc0 and got == want and err == "",
+          "the lock again, its URLs unreachable: from the cache, the same (rc %d, %r)" % (rc, err[:300]))
+    with open(records[0], "r+b") as f:
+        f.truncate(100)
+    with open(path, "w") as f:
+        f.write(pylock)
+    rc, out, err, _ = run(gpus + [path], sandbox)
+    lines = [l for l in err.splitlines() if l]
+    check(rc == 2 and len(lines) == 1 and "in the cache" in lines[0] and facts(libraries(out)) == want,
+          "a damaged record: one error, read again: %d %r" % (rc, err[:300]))
+    rc, out, err, _ = run(gpus + [path], sandbox)
+    check(rc == rc0 and err == "", "and replaced: %d %r" % (rc, err[:300]))
+    shutil.rmtree(os.path.join(sandbox, ".cache"))
+    rc, out, err, _ = run(gpus + ["--no-cache", path], sandbox)
+    check(rc == rc0 and not os.path.exists(os.path.join(sandbox, ".cache")),
+          "--no-cache: nothing kept (%d)" % rc)
 
 
 def main():
@@ -295,8 +336,11 @@ def main():
 
         specs_and_locks(base, www, sandbox, gpus)
 
-        check(os.listdir(sandbox) == [], "nothing written to HOME, TMPDIR or the working "
-              "directory: %s" % os.listdir(sandbox))
+        written = [os.path.relpath(os.path.join(d, f), sandbox) for d, _, fs in os.walk(sandbox)
+                   for f in fs]
+        check(all(w.startswith(".cache/smcheck/v1/") for w in written),
+              "nothing but the cache written to HOME, TMPDIR or the working directory: %s"
+              % written[:5])
     finally:
         server.kill()
         server.wait()

@@ -319,6 +319,13 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->scan.python_version = optarg;
             break;
         }
+        case OPT_NO_CACHE:
+            cfg->scan.no_cache = true;
+            break;
+        case OPT_CACHE_MAX:
+            if (!parse_size(optarg, &cfg->scan.cache_cap) || cfg->scan.cache_cap == 0)
+                return usage_error("--cache-max wants a size such as 512M or 4G, not '%s'", optarg);
+            break;
         case OPT_TIMEOUT: {
             char *end;
             errno = 0;

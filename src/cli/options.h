@@ -36,6 +36,8 @@ enum {
     OPT_INDEX_URL,
     OPT_EXTRA_INDEX_URL,
     OPT_PYTHON_VERSION,
+    OPT_NO_CACHE,
+    OPT_CACHE_MAX,
     OPT_QUIET = 'q',
 };
 
@@ -138,6 +140,13 @@ static const option_row option_rows[] = {
     {"python-version", OPT_PYTHON_VERSION, "X.Y",
      "choose the wheels of requirements and lock files for this CPython (default 3.12), on "
      "--platform's (default: this machine's; linux means glibc 2.28)",
+     M_JUDGE | M_SCAN},
+    {"no-cache", OPT_NO_CACHE, NULL,
+     "neither read nor keep the facts of wheels read over the network (kept by their sha256 in "
+     "$XDG_CACHE_HOME/smcheck, else ~/.cache/smcheck)",
+     M_JUDGE | M_SCAN},
+    {"cache-max", OPT_CACHE_MAX, "SIZE",
+     "keep that cache to SIZE bytes, the least recently used going first (default 1G)",
      M_JUDGE | M_SCAN},
     {"timeout", OPT_TIMEOUT, "SECONDS",
      "reading a URL, give up on a connection that takes SECONDS to open or a transfer that "

@@ -3,6 +3,7 @@
  * ups, serving lists, variant claims not backed, next steps), so that the printers only read.
  * Every next step is checked by judging again with it applied: one that would not make the
  * library run (ok, jit, or partial) is not offered. */
+#include "cache.h"
 #include "judge.h"
 
 #include <smcheck/builds.h>
@@ -212,8 +213,14 @@ static smc_status derive_input(const smc_result *r, smc_input *in, const smc_bui
         st = derive_library(r, in, &in->libraries[l]);
     for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
         smc_distribution *d = &in->distributions[k];
-        if (d->variant_claim_count)
+        if (d->variant_claim_count) { /* derived again when checked again */
+            for (size_t i = 0; i < d->unbacked_count; i++)
+                free(d->unbacked[i]);
+            free(d->unbacked);
+            d->unbacked = NULL;
+            d->unbacked_count = 0;
             st = smc_variant_unbacked(in, d, &d->unbacked, &d->unbacked_count);
+        }
         if (st == SMC_OK) st = derive_rollups(in, d->verdicts, d->verdict_count, r->target_count);
         for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++) {
             smc_rollup *v = &d->verdicts[t];
@@ -367,9 +374,16 @@ smc_status smc_check(const smc_request *req, smc_result **out)
     opt.targets = req->target_count && !req->serving ? req->targets : NULL; /* NULL: every GPU */
     opt.target_count = opt.targets ? req->target_count : 0;
     opt.driver_cuda = opt.targets ? req->driver_cuda : 0;
+    /* The cache of wheels' facts: the user's unless told otherwise. */
+    char *cache = opt.cache_dir || opt.no_cache ? NULL : smc_cache_dir();
+    if (cache) opt.cache_dir = cache;
     smc_input **inputs = calloc(req->path_count ? req->path_count : 1, sizeof *inputs);
-    if (!inputs) return SMC_ERR_NOMEM;
+    if (!inputs) {
+        free(cache);
+        return SMC_ERR_NOMEM;
+    }
     smc_status st = smc_scan_paths(req->paths, req->path_count, &opt, inputs);
+    free(cache);
     if (st == SMC_OK) st = smc_check_inputs(inputs, req->path_count, req, out);
     if (st == SMC_OK) (*out)->owns_inputs = true;
     for (size_t i = 0; st != SMC_OK && i < req->path_count; i++)

@@ -9,6 +9,7 @@
 #include "remote.h"
 #include "resolve.h"
 #include "lock.h"
+#include "cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,20 +85,90 @@ static smc_status scan_zip_here(smc_input *part, const smc_item *it, const smc_o
     return st;
 }
 
-/* Scans a wheel read over the network: its members in their order, so that its bytes stream by
- * once, and then its sha256 where one was expected. */
+static smc_status merge(smc_input *in, smc_input *part);
+
+/* Whether a wheel's facts may come from, and go to, the cache: read for every target and
+ * driver, with the default limits, without --verify's or --detail's extra facts. */
+static bool cacheable(const smc_options *opt)
+{
+    return opt && opt->inspect && !opt->no_cache && !opt->verify && !opt->kernel_names &&
+           !opt->max_member_bytes && !opt->max_input_bytes && !opt->max_containers &&
+           !opt->max_images && !opt->max_members;
+}
+
+/* The libraries each distribution of a wheel's own input lists, as smc_distributions_finish
+ * lists them once the input is whole: made for a cache record (which holds them), dropped before
+ * the merge (make false). */
+static smc_status list_libraries(smc_input *own, bool make)
+{
+    for (size_t d = 0; d < own->distribution_count; d++) {
+        free(own->distributions[d].libraries);
+        own->distributions[d].libraries = NULL;
+        own->distributions[d].library_count = 0;
+    }
+    for (size_t i = 0; make && i < own->library_count; i++) {
+        size_t k = own->libraries[i].distribution;
+        if (k >= own->distribution_count) continue;
+        smc_distribution *d = &own->distributions[k];
+        size_t *slot = smc_push(&d->libraries, d->library_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = i;
+        d->library_count++;
+    }
+    return SMC_OK;
+}
+
+/* Makes the distributions of a wheel of a lock file say so. */
+static smc_status mark_lock(smc_input *wheel)
+{
+    for (size_t d = 0; d < wheel->distribution_count; d++) {
+        free(wheel->distributions[d].source);
+        if (!(wheel->distributions[d].source = smc_strdup("lock"))) return SMC_ERR_NOMEM;
+    }
+    return SMC_OK;
+}
+
+/* Scans a wheel read over the network into its own input: its members in their order, so that
+ * its bytes stream by once, then its sha256 where one was expected; its facts go to the cache
+ * when they may, and then to part. */
 static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_options *opt,
                               const smc_ticker *tk, smc_zipcache *zc)
 {
-    smc_zipcache_close(zc);
+    smc_input *own = it->wheel;
     smc_status st = SMC_OK;
-    for (size_t i = 0; i < it->member_count && st == SMC_OK; i++)
-        st = smc_wheel_member(part, zc, &it->members[i], opt, tk);
-    smc_zipcache_close(zc); /* its archive reads through the remote file */
-    char why[512];
-    if (st == SMC_OK && !smc_remote_finish(it->remote, why, sizeof why))
-        st = smc_input_add_error(part, it->path, "%s", why);
-    return st;
+    if (it->remote) {
+        /* Facts for the cache are read for every target and driver. */
+        smc_options all = *opt;
+        bool keep = it->cache_key[0] && cacheable(opt);
+        if (keep) {
+            all.targets = NULL;
+            all.target_count = 0;
+            all.driver_cuda = 0;
+        }
+        smc_zipcache_close(zc);
+        for (size_t i = 0; i < it->member_count && st == SMC_OK; i++)
+            st = smc_wheel_member(own, zc, &it->members[i], &all, tk);
+        smc_zipcache_close(zc); /* its archive reads through the remote file */
+        char why[512];
+        bool same = true;
+        if (st == SMC_OK && !smc_remote_finish(it->remote, why, sizeof why)) {
+            same = false;
+            st = smc_input_add_error(own, it->path, "%s", why);
+        }
+        if (st == SMC_OK && keep && same && opt->cache_dir) {
+            own->inspected = true;
+            st = list_libraries(own, true);
+            char *text = st == SMC_OK ? smc_cache_encode(own, it->path, it->cache_key, why,
+                                                         sizeof why)
+                                      : NULL;
+            if (text) smc_cache_store(opt->cache_dir, it->cache_key, text, strlen(text),
+                                      opt->cache_cap, why, sizeof why);
+            free(text); /* a cache that cannot be written is not the input's problem */
+        }
+    }
+    if (st == SMC_OK) st = list_libraries(own, false);
+    if (st == SMC_OK && it->lock) st = mark_lock(own);
+    return st == SMC_OK ? merge(part, own) : st;
 }
 
 /* Scans one item into its own input, so that threads share nothing but the item list. */
@@ -112,7 +183,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
-    if (it->remote) return scan_remote(part, it, p->opt, &tk, zc);
+    if (it->wheel) return scan_remote(part, it, p->opt, &tk, zc);
     if (it->image) {
         struct stat sb;
         int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -396,34 +467,53 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
     return SMC_OK;
 }
 
-/* A wheel named by its URL: opened (its tail read) and planned here, its members one item that
- * one thread reads in order. sha256, when known, is checked as its bytes stream by. */
-static smc_status plan_remote(const char *url, const char *sha256, size_t input,
+/* A wheel named by its URL, into an input of its own that one item carries to the scan: its
+ * facts from the cache where its sha256 is known and they are there; else it is opened (its tail
+ * read) and planned here, its members read in order by one thread. sha256, when known, is
+ * checked as its bytes stream by. lock: a wheel a lock file installs. */
+static smc_status plan_remote(const char *url, const char *sha256, bool lock, size_t input,
                               const smc_options *opt, smc_input *in, smc_item **items, size_t *n)
 {
     char why[512];
+    smc_item *slot = smc_push(items, *n, sizeof *slot);
+    if (!slot) return SMC_ERR_NOMEM;
+    *slot = (smc_item){.path = smc_strdup(url), .root = -1, .member = -1, .dist = SMC_NONE,
+                       .input = input, .same_as = SMC_NONE, .lock = lock};
+    if (!slot->path) return SMC_ERR_NOMEM;
+    (*n)++;
+    bool keyed = sha256 && smc_cache_key_ok(sha256);
+    if (keyed) snprintf(slot->cache_key, sizeof slot->cache_key, "%s", sha256);
+    if (keyed && cacheable(opt) && opt->cache_dir) {
+        size_t len = 0;
+        char *text = smc_cache_load(opt->cache_dir, sha256, &len, why, sizeof why);
+        if (text) {
+            slot->wheel = smc_cache_decode(text, len, url, url, sha256, why, sizeof why);
+            free(text);
+            if (slot->wheel) {
+                slot->wheel->kind = SMC_INPUT_WHEEL;
+                return SMC_OK;
+            }
+        }
+        if (why[0]) { /* damaged: said, and read again (which replaces it) */
+            smc_status st = smc_input_add_error(in, url, "its facts in the cache (%s) cannot be "
+                                                "used: %s; read from the network again",
+                                                opt->cache_dir, why);
+            if (st != SMC_OK) return st;
+        }
+    }
+    if (!(slot->wheel = smc_input_new(url, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
     smc_net net = {.timeout = opt ? opt->timeout : 0};
-    smc_remote *r = smc_remote_open(&net, url, sha256, why, sizeof why);
-    if (!r) return smc_input_add_error(in, url, "%s", why);
+    smc_remote *r = smc_remote_open(&net, url, keyed ? sha256 : NULL, why, sizeof why);
+    if (!r) return smc_input_add_error(slot->wheel, url, "%s", why);
+    slot->remote = r;
+    slot->owns_remote = true;
     smc_item proto = {.path = (char *)url, .root = -1, .member = -1, .dist = SMC_NONE,
                       .input = input, .same_as = SMC_NONE, .remote = r};
-    smc_item *sub = NULL;
-    size_t k = 0;
-    smc_status st = smc_wheel_plan(in, url, &proto, opt, &sub, &k);
-    in->kind = SMC_INPUT_WHEEL;
-    smc_item *slot = st == SMC_OK && k ? smc_push(items, *n, sizeof *slot) : NULL;
-    if (!slot) {
-        smc_items_free(sub, k);
-        smc_remote_close(r);
-        return st == SMC_OK && k ? SMC_ERR_NOMEM : st;
-    }
-    *slot = (smc_item){.path = smc_strdup(url), .root = -1, .member = -1, .dist = SMC_NONE,
-                       .input = input, .same_as = SMC_NONE, .remote = r, .owns_remote = true,
-                       .members = sub, .member_count = k};
-    for (size_t i = 0; i < k; i++)
-        slot->size += sub[i].size;
-    (*n)++;
-    return slot->path ? SMC_OK : SMC_ERR_NOMEM;
+    smc_status st = smc_wheel_plan(slot->wheel, url, &proto, opt, &slot->members,
+                                   &slot->member_count);
+    for (size_t i = 0; i < slot->member_count; i++)
+        slot->size += slot->members[i].size;
+    return st;
 }
 
 /* The environment wheels are chosen for: --platform and --python-version. */
@@ -453,7 +543,7 @@ static smc_status plan_requirement(const char *spec, size_t input, const smc_opt
     char *url = NULL, sha[65];
     smc_status st = smc_resolve_pin(&net, &ix, &e, name, version, NULL, 0, &url, sha, why,
                                     sizeof why)
-                        ? plan_remote(url, sha, input, opt, in, items, n)
+                        ? plan_remote(url, sha, false, input, opt, in, items, n)
                         : smc_input_add_error(in, spec, "%s", why);
     in->kind = SMC_INPUT_WHEEL;
     free(url);
@@ -511,7 +601,7 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
         size_t first = in->distribution_count;
         const char *where = pin->url ? pin->url : url;
         if (smc_url_is(where)) {
-            st = plan_remote(where, sha[0] ? sha : NULL, input, opt, in, items, n);
+            st = plan_remote(where, sha[0] ? sha : NULL, true, input, opt, in, items, n);
         } else { /* a wheel beside the lock */
             smc_item it = {.path = smc_strdup(where), .root = -1, .member = -1,
                            .dist = SMC_NONE, .input = input, .same_as = SMC_NONE};
@@ -537,7 +627,7 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
 {
     if (smc_url_is(path)) {
         if (!(*in = smc_input_new(path, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
-        return plan_remote(path, NULL, input, opt, *in, items, n);
+        return plan_remote(path, NULL, false, input, opt, *in, items, n);
     }
     struct stat sb;
     /* A path the user named is followed if it is a link; links inside a directory are not. */

@@ -372,6 +372,7 @@ void smc_items_free(smc_item *items, size_t n)
         free(items[i].error);
         smc_items_free(items[i].members, items[i].member_count);
         if (items[i].owns_remote) smc_remote_close(items[i].remote);
+        smc_input_free(items[i].wheel);
     }
     free(items);
 }

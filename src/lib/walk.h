@@ -25,6 +25,12 @@ typedef struct smc_item {
     bool owns_remote;
     struct smc_item *members;
     size_t member_count;
+    /* Such a wheel's facts, planned and scanned here (or read from the cache), then merged as
+     * a wheel found by the walk is; its sha256 when known ("" not), the cache's key; and whether
+     * a lock file installs it. */
+    smc_input *wheel;
+    char cache_key[65];
+    bool lock;
 } smc_item;
 
 

@@ -423,6 +423,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
             continue;
         }
         smc_item *it = smc_push(items, *n, sizeof *it);
+        if (it) *it = (smc_item){0};
         if (!it || !(it->path = shared ? shared : smc_strdup(path))) {
             st = SMC_ERR_NOMEM;
             break;
@@ -444,10 +445,6 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         it->ino = proto->ino;
         it->same_as = SMC_NONE;
         it->remote = proto->remote;
-        it->owns_remote = false;
-        it->members = NULL;
-        it->member_count = 0;
-        it->image = false;
         (*n)++;
     }
     free(what);

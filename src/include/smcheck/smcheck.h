@@ -525,6 +525,12 @@ typedef struct smc_options {
     /* A wheel platform tag the wheels are chosen for ("manylinux_2_17_x86_64", "win_amd64"), when
      * --platform named one; NULL: by image_platform. */
     const char *wheel_platform;
+    /* The facts of wheels read over the network whose sha256 is known are kept in cache_dir
+     * (NULL: none; smc_check fills in $XDG_CACHE_HOME/smcheck), trimmed to cache_cap bytes (0:
+     * 1 GiB); no_cache neither reads nor writes it. */
+    const char *cache_dir;
+    uint64_t cache_cap;
+    bool no_cache;
     /* Called about ten times a second from the scanning threads, one call at a time: bytes done
      * of the total, and the file being read. NULL for none. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *current);
