@@ -3,6 +3,7 @@
  * the records (atomic stores, least-recently-used trimming, merging the caches of parallel jobs).
  * It trusts its callers' models; records, and every file under a cache directory, are untrusted. */
 #include "cache.h"
+#include "util.h"
 #include "model.h"
 
 #include <cjson/cJSON.h>
@@ -38,15 +39,6 @@ static const char *const container_fields[] = {
     "bare_cubin", "first_image", "image_count", "kernels", "kernel_names"};
 #define CONTAINER_FIELDS (sizeof container_fields / sizeof container_fields[0])
 
-static void say(char *why, size_t n, const char *fmt, ...) SMC_PRINTF(3, 4);
-static void say(char *why, size_t n, const char *fmt, ...)
-{
-    if (!why || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-}
 
 bool smc_cache_key_ok(const char *s)
 {
@@ -445,13 +437,13 @@ static void w_input(writer *w, const smc_input *in)
 char *smc_cache_encode(const smc_input *in, const char *prefix, const char *sha256, char *why,
                        size_t n)
 {
-    say(why, n, "%s", "");
+    smc_say(why, n, "%s", "");
     if (!in || !prefix) {
-        say(why, n, "no input or prefix");
+        smc_say(why, n, "no input or prefix");
         return NULL;
     }
     if (!smc_cache_key_ok(sha256)) {
-        say(why, n, "the key is not a sha256 (64 lower-case hex digits)");
+        smc_say(why, n, "the key is not a sha256 (64 lower-case hex digits)");
         return NULL;
     }
     writer w = {.prefix = prefix, .plen = strlen(prefix), .why = why, .n = n};
@@ -1014,7 +1006,7 @@ smc_input *smc_cache_decode(const char *text, size_t len, const char *path, cons
                             const char *sha256, char *why, size_t n)
 {
     reader r = {.prefix = prefix, .plen = prefix ? strlen(prefix) : 0, .why = why, .n = n};
-    say(why, n, "%s", "");
+    smc_say(why, n, "%s", "");
     if (!text || !path || !prefix) return r_fail(&r, "no text, path or prefix"), NULL;
     if (!smc_cache_key_ok(sha256))
         return r_fail(&r, "the key is not a sha256 (64 lower-case hex digits)"), NULL;
@@ -1091,7 +1083,7 @@ static bool make_dirs(const char *path, char *why, size_t n)
 {
     char *p = smc_strdup(path);
     if (!p || !*p) {
-        say(why, n, p ? "no directory" : "out of memory");
+        smc_say(why, n, p ? "no directory" : "out of memory");
         free(p);
         return false;
     }
@@ -1100,7 +1092,7 @@ static bool make_dirs(const char *path, char *why, size_t n)
         char c = *s;
         *s = '\0';
         if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-            say(why, n, "%s: cannot make the directory: %s", p, strerror(errno));
+            smc_say(why, n, "%s: cannot make the directory: %s", p, strerror(errno));
             free(p);
             return false;
         }
@@ -1110,7 +1102,7 @@ static bool make_dirs(const char *path, char *why, size_t n)
     free(p);
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        say(why, n, "%s: not a directory", path);
+        smc_say(why, n, "%s: not a directory", path);
         return false;
     }
     return true;
@@ -1120,25 +1112,25 @@ static bool make_dirs(const char *path, char *why, size_t n)
 static char *read_record(const char *dir, const char *key, bool touch, size_t *len, char *why,
                          size_t n)
 {
-    say(why, n, "%s", "");
+    smc_say(why, n, "%s", "");
     if (!dir || !smc_cache_key_ok(key)) {
-        say(why, n, dir ? "the key is not a sha256 (64 lower-case hex digits)" : "no directory");
+        smc_say(why, n, dir ? "the key is not a sha256 (64 lower-case hex digits)" : "no directory");
         return NULL;
     }
     char *path = smc_asprintf("%s/v%d/%.2s/%s.json", dir, SMC_CACHE_FORMAT, key, key);
     if (!path) {
-        say(why, n, "out of memory");
+        smc_say(why, n, "out of memory");
         return NULL;
     }
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     char *text = NULL;
     int err = errno;
     if (fd < 0 && err != ENOENT && err != ENOTDIR)
-        say(why, n, "%s: %s", path, err == ELOOP ? "a symbolic link: not read" : strerror(err));
+        smc_say(why, n, "%s: %s", path, err == ELOOP ? "a symbolic link: not read" : strerror(err));
     if (fd >= 0) {
         text = smc_read_fd_small(fd, SMC_CACHE_MAX_BYTES, len, &err);
         if (!text)
-            say(why, n, "%s: %s", path,
+            smc_say(why, n, "%s: %s", path,
                 err == EFBIG ? "not a regular file of at most 256 MiB" : strerror(err));
         if (text && touch) (void)futimens(fd, NULL); /* read-only caches stay as they are */
         close(fd);
@@ -1161,18 +1153,18 @@ static bool write_record(const char *dir, const char *key, const char *text, siz
     char *tmp = sub ? smc_asprintf("%s/.%s.json.XXXXXX", sub, key) : NULL;
     char *final = tmp ? smc_asprintf("%s/%s.json", sub, key) : NULL;
     bool ok = final != NULL;
-    if (!ok) say(why, n, "out of memory");
+    if (!ok) smc_say(why, n, "out of memory");
     ok = ok && make_dirs(sub, why, n);
     int fd = ok ? mkostemp(tmp, O_CLOEXEC) : -1;
     if (ok && fd < 0) {
-        say(why, n, "%s: cannot make a temporary file: %s", sub, strerror(errno));
+        smc_say(why, n, "%s: cannot make a temporary file: %s", sub, strerror(errno));
         ok = false;
     }
     for (size_t done = 0; ok && done < len;) {
         ssize_t k = write(fd, text + done, len - done);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) {
-            say(why, n, "%s: cannot write: %s", tmp, k < 0 ? strerror(errno) : "no progress");
+            smc_say(why, n, "%s: cannot write: %s", tmp, k < 0 ? strerror(errno) : "no progress");
             ok = false;
         } else {
             done += (size_t)k;
@@ -1180,11 +1172,11 @@ static bool write_record(const char *dir, const char *key, const char *text, siz
     }
     if (ok && times) (void)futimens(fd, times);
     if (fd >= 0 && close(fd) != 0 && ok) {
-        say(why, n, "%s: cannot write: %s", tmp, strerror(errno));
+        smc_say(why, n, "%s: cannot write: %s", tmp, strerror(errno));
         ok = false;
     }
     if (ok && rename(tmp, final) != 0) {
-        say(why, n, "%s: cannot rename it into place: %s", final, strerror(errno));
+        smc_say(why, n, "%s: cannot rename it into place: %s", final, strerror(errno));
         ok = false;
     }
     if (!ok && fd >= 0) unlink(tmp);
@@ -1197,13 +1189,13 @@ static bool write_record(const char *dir, const char *key, const char *text, siz
 bool smc_cache_store(const char *dir, const char *sha256, const char *text, size_t len,
                      uint64_t cap, char *why, size_t n)
 {
-    say(why, n, "%s", "");
+    smc_say(why, n, "%s", "");
     if (!dir || !text || !smc_cache_key_ok(sha256)) {
-        say(why, n, "no directory, no record, or a key that is not a sha256");
+        smc_say(why, n, "no directory, no record, or a key that is not a sha256");
         return false;
     }
     if (len > SMC_CACHE_MAX_BYTES) {
-        say(why, n, "a record of %zu bytes, more than %u", len, SMC_CACHE_MAX_BYTES);
+        smc_say(why, n, "a record of %zu bytes, more than %u", len, SMC_CACHE_MAX_BYTES);
         return false;
     }
     if (!write_record(dir, sha256, text, len, NULL, why, n)) return false;
@@ -1261,12 +1253,12 @@ static DIR *open_sub(DIR *at, const char *name)
 
 bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, size_t n)
 {
-    say(why, n, "%s", "");
+    smc_say(why, n, "%s", "");
     if (!cap) cap = SMC_CACHE_DEFAULT_CAP;
     DIR *top = dir ? opendir(dir) : NULL;
     if (!top) {
         if (dir && errno == ENOENT) return true;
-        say(why, n, "%s: cannot list: %s", dir ? dir : "(none)",
+        smc_say(why, n, "%s: cannot list: %s", dir ? dir : "(none)",
             dir ? strerror(errno) : "no directory");
         return false;
     }
@@ -1295,7 +1287,7 @@ bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, 
                 char *path =
                     e ? smc_asprintf("%s/%s/%s/%s", dir, ve->d_name, fe->d_name, re->d_name) : NULL;
                 if (!path) {
-                    say(why, n, "out of memory");
+                    smc_say(why, n, "out of memory");
                     ok = false;
                     break;
                 }
@@ -1329,15 +1321,15 @@ bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t 
     if (!copied) copied = &dummy_c;
     if (!skipped) skipped = &dummy_s;
     *copied = *skipped = 0;
-    say(why, n, "%s", "");
+    smc_say(why, n, "%s", "");
     struct stat sb;
     if (!into || !from) {
-        say(why, n, "no directory");
+        smc_say(why, n, "no directory");
         return false;
     }
     bool there = stat(from, &sb) == 0;
     if (!there || !S_ISDIR(sb.st_mode)) {
-        say(why, n, "%s: %s", from, there ? "not a directory" : strerror(errno));
+        smc_say(why, n, "%s: %s", from, there ? "not a directory" : strerror(errno));
         return false;
     }
     char *vpath = smc_asprintf("%s/v%d", from, SMC_CACHE_FORMAT);
@@ -1345,7 +1337,7 @@ bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t 
     if (!vd) {
         bool none = vpath && errno == ENOENT; /* no record of this format: nothing to merge */
         if (!none)
-            say(why, n, "%s: cannot list: %s", vpath ? vpath : from,
+            smc_say(why, n, "%s: cannot list: %s", vpath ? vpath : from,
                 vpath ? strerror(errno) : "out of memory");
         free(vpath);
         return none;

@@ -3,8 +3,9 @@
  * dependency graph, which is walked from the project (the default dev group included, as `uv
  * sync` installs it), and may hold a package in several versions; requirements.txt pins and
  * hashes, and leaves the choice of file to the index. The files are untrusted: every field is
- * checked for its type, the graph walk is bounded by its packages, and a package that cannot be
- * installed is a problem of the lock, not the end of reading it. */
+ * checked for its type, lookups go through sorted indexes (a lock of 20,000 packages is read in
+ * linear-logarithmic time), the graph walk visits each package and extra once, and a package that
+ * cannot be installed is a problem of the lock, not the end of reading it. */
 #include "lock.h"
 #include "toml.h"
 
@@ -14,7 +15,9 @@
 #include <strings.h>
 
 #define PROBLEMS_MAX 1000
-#define LINE_MAX_BYTES (1u << 16)
+/* One logical line of requirements.txt: a pin and its --hash options (a project with a thousand
+ * files has 80 KB of them). */
+#define LINE_MAX_BYTES (1u << 20)
 
 bool smc_lock_named(const char *path)
 {
@@ -26,18 +29,21 @@ bool smc_lock_named(const char *path)
            (n > 9 && strcmp(base + n - 9, ".lock.txt") == 0);
 }
 
+static void pin_free(smc_pin *p)
+{
+    free(p->name);
+    free(p->version);
+    free(p->url);
+    free(p->index);
+    for (size_t k = 0; k < p->hash_count; k++)
+        free(p->hashes[k]);
+    free(p->hashes);
+}
+
 void smc_lock_free(smc_lock *l)
 {
-    for (size_t i = 0; i < l->pin_count; i++) {
-        smc_pin *p = &l->pins[i];
-        free(p->name);
-        free(p->version);
-        free(p->url);
-        free(p->index);
-        for (size_t k = 0; k < p->hash_count; k++)
-            free(p->hashes[k]);
-        free(p->hashes);
-    }
+    for (size_t i = 0; i < l->pin_count; i++)
+        pin_free(&l->pins[i]);
     free(l->pins);
     for (size_t i = 0; i < l->problem_count; i++)
         free(l->problems[i]);
@@ -47,6 +53,15 @@ void smc_lock_free(smc_lock *l)
     free(l->indexes);
     *l = (smc_lock){0};
 }
+
+/* One read: the lock being filled, the environment, and the lock file's path (local wheels are
+ * relative to its directory). */
+typedef struct reader {
+    smc_lock *l;
+    const smc_pyenv *e;
+    const char *path;
+    char env[96]; /* "cp311 manylinux_2_28_x86_64", for problems */
+} reader;
 
 static bool add_string(char ***list, size_t *n, char *s)
 {
@@ -60,14 +75,24 @@ static bool add_string(char ***list, size_t *n, char *s)
     return true;
 }
 
-static bool problem(smc_lock *l, const char *fmt, ...) SMC_PRINTF(2, 3);
-static bool problem(smc_lock *l, const char *fmt, ...)
+/* A problem with one package: one line (control characters from the file made '?'), at most
+ * MESSAGE_MAX bytes; after PROBLEMS_MAX - 1 of them, one that says the rest are not listed.
+ * False only when out of memory. */
+static bool problem(reader *r, const char *fmt, ...) SMC_PRINTF(2, 3);
+static bool problem(reader *r, const char *fmt, ...)
 {
+    smc_lock *l = r->l;
     if (l->problem_count >= PROBLEMS_MAX) return true;
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = smc_vasprintf(fmt, ap);
-    va_end(ap);
+    char *s;
+    if (l->problem_count == PROBLEMS_MAX - 1) {
+        s = smc_strdup("more problems than these: the rest are not listed");
+    } else {
+        va_list ap;
+        va_start(ap, fmt);
+        s = smc_vasprintf(fmt, ap);
+        va_end(ap);
+    }
+    if (s) s = smc_cut(smc_sanitize(s), MESSAGE_MAX);
     return add_string(&l->problems, &l->problem_count, s);
 }
 
@@ -84,12 +109,22 @@ static bool sha256_of(const char *s, char out[65])
     return s[64] == '\0';
 }
 
+/* A hash "ALGO:HEX" of another algorithm than sha256 (uv writes sha384/sha512 for some indexes):
+ * nothing this can check, and no error either. */
+static bool other_algorithm(const char *h)
+{
+    const char *colon = strchr(h, ':');
+    return colon && colon > h && strncasecmp(h, "sha256:", 7) != 0 &&
+           strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
+               (size_t)(colon - h);
+}
+
 static smc_pin *add_pin(smc_lock *l, const char *name, const char *version, const char *url,
                         const char *sha256, const char *index)
 {
     smc_pin *p = smc_push(&l->pins, l->pin_count, sizeof *p);
     if (!p) return NULL;
-    *p = (smc_pin){.name = smc_strdup(name), .version = smc_strdup(version ? version : ""),
+    *p = (smc_pin){.name = smc_strdup_clean(name), .version = smc_strdup_clean(version ? version : ""),
                    .url = url ? smc_strdup(url) : NULL, .index = index ? smc_strdup(index) : NULL};
     l->pin_count++;
     if (sha256) snprintf(p->sha256, sizeof p->sha256, "%s", sha256);
@@ -97,13 +132,24 @@ static smc_pin *add_pin(smc_lock *l, const char *name, const char *version, cons
     return p;
 }
 
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
 static const char *str(const cJSON *o, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = get(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* The file name a URL ends in, percent-decoded ("torch-2.8.0%2Bcu128-..." is "+"). */
+/* An array's items (cJSON_ArrayForEach would walk an object's members as well). */
+static const cJSON *items(const cJSON *a)
+{
+    return cJSON_IsArray(a) ? a->child : NULL;
+}
+
+/* The file name a URL or path ends in, percent-decoded ("torch-2.8.0%2Bcu128-..." is "+"). */
 static void url_file(const char *url, char *out, size_t n)
 {
     const char *end = url + strcspn(url, "?#"), *start = end;
@@ -123,126 +169,208 @@ static void url_file(const char *url, char *out, size_t n)
     out[k] = '\0';
 }
 
-/* A marker that holds (an absent one does); a malformed one is a problem and does not hold. */
-static bool marker_holds(smc_lock *l, const char *what, const char *marker, const smc_pyenv *e,
-                         const char *extra)
+/* A URL fit to fetch, or a path fit to open: not empty, no control bytes, and a URL has no
+ * spaces (a path may). */
+static bool location_ok(const char *s)
+{
+    if (!*s) return false;
+    bool url = strstr(s, "://") != NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (url && *p == ' ')) return false;
+    return true;
+}
+
+/* A local wheel's path: a file: URL's path (RFC 8089, percent-decoded), or a path relative to the
+ * lock file's directory (PEP 751's packages.wheels.path; uv's source paths). New memory, or
+ * NULL when out of memory. */
+static char *beside(const char *lockpath, const char *path)
+{
+    if (strncasecmp(path, "file://", 7) == 0) {
+        const char *p = path + 7;
+        if (strncasecmp(p, "localhost/", 10) == 0) p += 9;
+        char *out = malloc(strlen(p) + 1);
+        if (!out) return NULL;
+        size_t k = 0;
+        for (; *p && *p != '?' && *p != '#'; p++) {
+            unsigned v;
+            if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2]) &&
+                sscanf(p + 1, "%2x", &v) == 1 && v != 0) {
+                out[k++] = (char)v;
+                p += 2;
+            } else {
+                out[k++] = *p;
+            }
+        }
+        out[k] = '\0';
+        return out;
+    }
+    const char *slash = strrchr(lockpath, '/');
+    return path[0] == '/' || !slash
+               ? smc_strdup(path)
+               : smc_asprintf("%.*s/%s", (int)(slash - lockpath), lockpath, path);
+}
+
+/* Whether a marker holds; a malformed one is a problem of what (a package, an edge, a line)
+ * and does not hold. */
+static bool marker_text_holds(reader *r, const char *what, const char *marker)
+{
+    char why[256];
+    int v = smc_marker_eval(marker, r->e, NULL, why, sizeof why);
+    if (v < 0) problem(r, "%s: its marker '%.200s' cannot be read: %s", what, marker, why);
+    return v == 1;
+}
+
+/* The same for a marker field: an absent one holds; one that is not a string is a problem. */
+static bool marker_holds(reader *r, const char *what, const cJSON *marker)
 {
     if (!marker) return true;
-    char why[256];
-    int r = smc_marker_eval(marker, e, extra, why, sizeof why);
-    if (r < 0) problem(l, "%s: its marker '%.200s' cannot be read: %s", what, marker, why);
-    return r == 1;
+    if (!cJSON_IsString(marker)) {
+        problem(r, "%s: its marker is not a string", what);
+        return false;
+    }
+    return marker_text_holds(r, what, marker->valuestring);
 }
 
-/* The environment in words, for problems: "cp311 manylinux_2_28_x86_64". */
-static const char *env_words(const smc_pyenv *e)
+/* The environment in words, for problems: "cp311 manylinux_2_28_x86_64" from its best tag. */
+static void env_words(const smc_pyenv *e, char *out, size_t n)
 {
-    return e->tag_count ? e->tags[0] : "this environment";
+    const char *t = e->tag_count ? e->tags[0] : NULL;
+    const char *d1 = t ? strchr(t, '-') : NULL, *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+    if (!t)
+        snprintf(out, n, "this environment");
+    else if (!d2)
+        snprintf(out, n, "%s", t);
+    else
+        snprintf(out, n, "%.*s %s", (int)(d1 - t), t, d2 + 1);
 }
 
-/* The best of a package's wheels (an array of inline tables with url or path or name) for e:
- * its index, or -1. */
-static int best_wheel(const cJSON *wheels, const smc_pyenv *e)
+/* A wheel entry's file name: its name (pylock), filename (uv), or the end of its url or path. */
+static void wheel_file(const cJSON *w, char *file, size_t n)
 {
-    int best = -1, i = 0;
+    const char *name = str(w, "name"), *filename = str(w, "filename"), *url = str(w, "url"),
+               *path = str(w, "path");
+    if (name || filename)
+        snprintf(file, n, "%s", name ? name : filename);
+    else if (url || path)
+        url_file(url ? url : path, file, n);
+    else
+        file[0] = '\0';
+}
+
+/* The best of a package's wheels (an array of tables) for e, by pip's tag order: the entry, or
+ * NULL. */
+static const cJSON *best_wheel(const cJSON *wheels, const smc_pyenv *e)
+{
+    const cJSON *best = NULL, *w;
     long best_rank = -1;
-    const cJSON *w;
-    cJSON_ArrayForEach(w, wheels)
-    {
-        const char *name = str(w, "name"), *url = str(w, "url"), *path = str(w, "path");
+    for (w = items(wheels); w; w = w->next) {
         char file[1024];
-        if (name)
-            snprintf(file, sizeof file, "%s", name);
-        else if (url || path)
-            url_file(url ? url : path, file, sizeof file);
-        else
-            file[0] = '\0';
+        wheel_file(w, file, sizeof file);
         long rank = file[0] ? smc_wheel_rank(e, file) : -1;
-        if (rank >= 0 && (best < 0 || rank < best_rank)) {
-            best = i;
+        if (rank >= 0 && (!best || rank < best_rank)) {
+            best = w;
             best_rank = rank;
         }
-        i++;
     }
     return best;
 }
 
-/* A wheel entry as a pin: its url (or a path beside the lock) and its sha256. */
-static bool pin_wheel(smc_lock *l, const char *lockpath, const char *name, const char *version,
-                      const cJSON *w, const char *index)
+/* A wheel entry as a pin: its url, or its path (or else the package's source path) beside the
+ * lock, and its sha256 (pylock: hashes.sha256; uv: hash = "sha256:HEX"). A hash that is not 64
+ * hex digits, or a location that is not one, is a problem and no pin. */
+static bool pin_wheel(reader *r, const char *what, const char *name, const char *version,
+                      const cJSON *w, const char *index, const char *source_path)
 {
     const char *url = str(w, "url"), *path = str(w, "path");
+    if (!url && !path) path = source_path;
     char sha[65] = "";
-    const cJSON *hashes = cJSON_GetObjectItemCaseSensitive(w, "hashes");
+    const cJSON *hashes = get(w, "hashes");
     const char *h = hashes ? str(hashes, "sha256") : str(w, "hash");
-    if (h && !sha256_of(h, sha))
-        return problem(l, "%s %s: its wheel's sha256 '%.80s' is not 64 hex digits", name,
-                       version ? version : "", h);
-    char *local = NULL;
-    if (!url && path) { /* relative to the lock file */
-        const char *slash = strrchr(lockpath, '/');
-        local = path[0] == '/' || !slash ? smc_strdup(path)
-                                         : smc_asprintf("%.*s/%s", (int)(slash - lockpath),
-                                                        lockpath, path);
-        if (!local) return false;
-    }
-    if (!url && !local) return problem(l, "%s %s: its wheel names no url or path", name, version ? version : "");
-    bool ok = add_pin(l, name, version, url ? url : local, sha[0] ? sha : NULL, index) != NULL;
+    if (h && !sha256_of(h, sha) && (hashes || !other_algorithm(h)))
+        return problem(r, "%s: its wheel's sha256 '%.80s' is not 64 hex digits", what, h);
+    if (url && !location_ok(url))
+        return problem(r, "%s: its wheel's url '%.200s' is not one to fetch", what, url);
+    if (!url && !path) return problem(r, "%s: its wheel names no url or path", what);
+    if (!url && !location_ok(path))
+        return problem(r, "%s: its wheel's path '%.200s' is not one to open", what, path);
+    char *local = url ? NULL : beside(r->path, path);
+    if (!url && !local) return false;
+    bool ok = add_pin(r->l, name, version, url ? url : local, sha[0] ? sha : NULL, index) != NULL;
     free(local);
     return ok;
 }
 
-/* What a package that has no wheel for e has instead, for its problem. */
+/* What a package that has no wheel for e has instead, for its problem (pylock's sdist, vcs,
+ * directory, archive; uv's source kinds). */
 static const char *instead(const cJSON *pkg)
 {
-    if (cJSON_GetObjectItemCaseSensitive(pkg, "sdist")) return ": only a source distribution fits";
-    if (cJSON_GetObjectItemCaseSensitive(pkg, "vcs")) return ": it comes from version control";
-    if (cJSON_GetObjectItemCaseSensitive(pkg, "directory")) return ": it is a local directory";
+    const cJSON *src = get(pkg, "source");
+    if (get(pkg, "vcs") || get(src, "git")) return ": it comes from version control";
+    if (get(pkg, "directory") || get(src, "directory") || get(src, "editable"))
+        return ": it is a local directory";
+    if (get(pkg, "sdist") || get(pkg, "archive")) return ": only a source distribution fits";
     return "";
+}
+
+/* "name version" of a package, bounded, for problems. */
+static void package_words(const char *name, const char *version, char *out, size_t n)
+{
+    snprintf(out, n, "%.100s%s%.60s", name ? name : "?", version ? " " : "", version ? version : "");
 }
 
 /* --- pylock.toml (PEP 751) ----------------------------------------------------------------- */
 
-static bool read_pylock(const char *path, const cJSON *root, const smc_pyenv *e, smc_lock *l,
-                        char *why, size_t n)
+static bool read_pylock(reader *r, const cJSON *root, char *why, size_t n)
 {
-    const cJSON *envs = cJSON_GetObjectItemCaseSensitive(root, "environments");
-    if (cJSON_IsArray(envs) && cJSON_GetArraySize(envs) > 0) {
-        bool any = false;
-        const cJSON *m;
-        cJSON_ArrayForEach(m, envs)
-        {
-            if (cJSON_IsString(m) && marker_holds(l, "environments", m->valuestring, e, NULL)) any = true;
-        }
-        if (!any)
-            return problem(l, "none of the lock's environments is %s", env_words(e));
-    }
-    const char *rp = str(root, "requires-python");
-    if (rp && smc_pep440_match(rp, e->python_full_version) == 0) {
-        snprintf(why, n, "it requires Python %.100s, not %s", rp, e->python_full_version);
+    /* PEP 751: an installer refuses a lock-version whose major version it does not know */
+    const char *lv = str(root, "lock-version");
+    if (!lv || !(strcmp(lv, "1") == 0 || strncmp(lv, "1.", 2) == 0)) {
+        snprintf(why, n, "its lock-version %.40s is not 1.x, the one this reads",
+                 lv ? lv : "(not a string)");
         return false;
     }
-    const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(root, "packages");
+    const cJSON *envs = get(root, "environments");
+    if (cJSON_IsArray(envs) && cJSON_GetArraySize(envs) > 0) {
+        bool any = false;
+        for (const cJSON *m = items(envs); m && !any; m = m->next)
+            any = marker_holds(r, "environments", m);
+        if (!any) {
+            const cJSON *first = items(envs);
+            snprintf(why, n, "none of its environments ('%.100s'%s) is %s",
+                     cJSON_IsString(first) ? first->valuestring : "?", first->next ? ", ..." : "",
+                     r->env);
+            return false;
+        }
+    }
+    const char *rp = str(root, "requires-python");
+    if (rp && smc_pep440_match(rp, r->e->python_full_version) == 0) {
+        snprintf(why, n, "it requires Python %.100s, not %s", rp, r->e->python_full_version);
+        return false;
+    }
+    const cJSON *pkgs = get(root, "packages");
     if (pkgs && !cJSON_IsArray(pkgs)) {
         snprintf(why, n, "its packages are not an array of tables");
         return false;
     }
-    const cJSON *pkg;
-    cJSON_ArrayForEach(pkg, pkgs)
-    {
+    for (const cJSON *pkg = items(pkgs); pkg; pkg = pkg->next) {
         const char *name = str(pkg, "name"), *version = str(pkg, "version");
         if (!name) {
-            if (!problem(l, "a package without a name")) return false;
+            if (!problem(r, "a package without a name")) return false;
             continue;
         }
         char what[256];
-        snprintf(what, sizeof what, "%.100s %.60s", name, version ? version : "");
-        if (!marker_holds(l, what, str(pkg, "marker"), e, NULL)) continue;
-        const cJSON *wheels = cJSON_GetObjectItemCaseSensitive(pkg, "wheels");
-        int best = cJSON_IsArray(wheels) ? best_wheel(wheels, e) : -1;
-        bool ok = best < 0 ? problem(l, "%s: no wheel for %s%s", what, env_words(e), instead(pkg))
-                           : pin_wheel(l, path, name, version, cJSON_GetArrayItem(wheels, best),
-                                       str(pkg, "index"));
+        package_words(name, version, what, sizeof what);
+        if (!marker_holds(r, what, get(pkg, "marker"))) continue;
+        const cJSON *w = best_wheel(get(pkg, "wheels"), r->e);
+        /* packages.archive: a file by url or path, which may be a wheel */
+        const cJSON *archive = get(pkg, "archive");
+        if (!w && cJSON_IsObject(archive)) {
+            char file[1024];
+            wheel_file(archive, file, sizeof file);
+            if (file[0] && smc_wheel_rank(r->e, file) >= 0) w = archive;
+        }
+        bool ok = !w ? problem(r, "%s: no wheel for %s%s", what, r->env, instead(pkg))
+                     : pin_wheel(r, what, name, version, w, str(pkg, "index"), NULL);
         if (!ok) return false;
     }
     return true;
@@ -250,22 +378,74 @@ static bool read_pylock(const char *path, const cJSON *root, const smc_pyenv *e,
 
 /* --- uv.lock ------------------------------------------------------------------------------- */
 
+/* A package in the index by name: normalized name, version and source (printed: an edge's
+ * source is written as its package's), and its place in the lock. */
+typedef struct uv_key {
+    const char *name, *version, *source;
+    size_t i;
+} uv_key;
+
+/* An extra a package declares (its optional-dependencies), sorted by package then name. */
+typedef struct uv_extra {
+    size_t pkg;
+    const char *name;
+    const cJSON *edges;
+    bool seen;
+} uv_extra;
+
 typedef struct uv_walk {
     const cJSON **pkgs;
     size_t n;
-    char (*names)[128]; /* normalized */
-    bool *seen;         /* reached with its base dependencies */
-    char **extras;      /* "INDEX extra" reached */
+    char **names;   /* normalized, per package */
+    char **sources; /* printed, per package; NULL when none */
+    uv_key *keys;   /* sorted by name, version, source, place */
+    size_t *pick;   /* per key and level: the package an edge with that key resolves to */
+    signed char *rm; /* resolution-markers hold: 1, 0, -1 not yet evaluated */
+    bool *seen;     /* reached, with its base dependencies */
+    uv_extra *extras;
     size_t extra_count;
-    size_t *stack; /* work: a package index, and an extra (index into extras, or SMC_NONE) */
+    size_t *stack; /* to walk: a package, and an extra (index into extras, or SMC_NONE) */
     size_t *stack_extra;
     size_t depth, cap;
 } uv_walk;
 
+static int cmp_opt(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Levels of an edge's key: its name; and version; and source. */
+static int uv_key_cmp_level(const uv_key *a, const uv_key *b, int level)
+{
+    int c = strcmp(a->name, b->name);
+    if (c || level == 0) return c;
+    if ((c = cmp_opt(a->version, b->version)) || level == 1) return c;
+    return cmp_opt(a->source, b->source);
+}
+
+static int uv_key_cmp(const void *pa, const void *pb)
+{
+    const uv_key *a = pa, *b = pb;
+    int c = uv_key_cmp_level(a, b, 2);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int uv_extra_cmp(const void *pa, const void *pb)
+{
+    const uv_extra *a = pa, *b = pb;
+    if (a->pkg != b->pkg) return a->pkg < b->pkg ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
 static bool uv_source_is(const cJSON *pkg, const char *kind)
 {
-    const cJSON *src = cJSON_GetObjectItemCaseSensitive(pkg, "source");
-    return cJSON_IsObject(src) && cJSON_GetObjectItemCaseSensitive(src, kind) != NULL;
+    return get(get(pkg, "source"), kind) != NULL;
+}
+
+/* A project of the workspace (uv sync installs from it), not a wheel. */
+static bool uv_project(const cJSON *pkg)
+{
+    return uv_source_is(pkg, "virtual") || uv_source_is(pkg, "editable");
 }
 
 static bool uv_push(uv_walk *w, size_t pkg, size_t extra)
@@ -285,54 +465,108 @@ static bool uv_push(uv_walk *w, size_t pkg, size_t extra)
     return true;
 }
 
-/* The package an edge names: by name, and its version and source where the edge gives them;
- * among several, the first whose resolution-markers hold (uv names the version when that is
- * ambiguous). SMC_NONE when none. */
-static size_t uv_target(smc_lock *l, const uv_walk *w, const cJSON *edge, const smc_pyenv *e)
+/* Whether a package's resolution-markers (the forks it was resolved for) hold, once each. */
+static bool uv_resolved_for(reader *r, uv_walk *w, size_t i)
 {
-    char want[128];
-    const char *name = str(edge, "name"), *version = str(edge, "version");
-    if (!name) return SMC_NONE;
-    smc_pyname_normalize(name, want, sizeof want);
-    const cJSON *src = cJSON_GetObjectItemCaseSensitive(edge, "source");
-    char *src_text = src ? cJSON_PrintUnformatted(src) : NULL;
-    size_t first = SMC_NONE, holds = SMC_NONE;
-    for (size_t i = 0; i < w->n && holds == SMC_NONE; i++) {
-        if (strcmp(w->names[i], want) != 0) continue;
-        const char *v = str(w->pkgs[i], "version");
-        if (version && (!v || strcmp(v, version) != 0)) continue;
-        if (src_text) {
-            const cJSON *s = cJSON_GetObjectItemCaseSensitive(w->pkgs[i], "source");
-            char *t = s ? cJSON_PrintUnformatted(s) : NULL;
-            bool same = t && strcmp(t, src_text) == 0;
-            free(t);
-            if (!same) continue;
-        }
-        if (first == SMC_NONE) first = i;
-        const cJSON *rm = cJSON_GetObjectItemCaseSensitive(w->pkgs[i], "resolution-markers"), *m;
+    if (w->rm[i] < 0) {
+        const cJSON *rm = get(w->pkgs[i], "resolution-markers");
         bool any = !cJSON_IsArray(rm) || cJSON_GetArraySize(rm) == 0;
-        cJSON_ArrayForEach(m, rm)
-        {
-            if (!any && cJSON_IsString(m) && marker_holds(l, name, m->valuestring, e, NULL)) any = true;
-        }
-        if (any) holds = i;
+        char what[256];
+        package_words(str(w->pkgs[i], "name"), str(w->pkgs[i], "version"), what, sizeof what);
+        for (const cJSON *m = items(rm); m && !any; m = m->next)
+            any = marker_holds(r, what, m);
+        w->rm[i] = any;
     }
-    free(src_text);
-    return holds != SMC_NONE ? holds : first;
+    return w->rm[i] == 1;
 }
 
-/* Follows the edges of one list (dependencies, a group, an extra's). */
-static bool uv_edges(smc_lock *l, uv_walk *w, const cJSON *edges, const smc_pyenv *e,
-                     const char *from)
+/* The package an edge names: by name, and its version and source where the edge gives them
+ * (uv gives them when the name alone is ambiguous); among several, the first in the lock whose
+ * resolution-markers hold, else the first. Binary search, and each key's answer kept: bounded
+ * whatever the lock repeats. SMC_NONE when none; *nomem when out of memory. */
+static size_t uv_target(reader *r, uv_walk *w, const cJSON *edge, const char *name, bool *nomem)
 {
-    const cJSON *edge;
-    cJSON_ArrayForEach(edge, edges)
-    {
+    char *want = malloc(strlen(name) + 1);
+    const cJSON *src = get(edge, "source");
+    char *source = src ? cJSON_PrintUnformatted(src) : NULL;
+    if (!want || (src && !source)) {
+        free(want);
+        free(source);
+        *nomem = true;
+        return SMC_NONE;
+    }
+    smc_pyname_normalize(name, want, strlen(name) + 1);
+    uv_key key = {.name = want, .version = str(edge, "version"), .source = source};
+    /* level: 0 name, 1 name and version, 2 all three; a source without a version is matched
+     * among the name's packages */
+    int level = key.version ? (source ? 2 : 1) : 0;
+    size_t lo = 0, hi = w->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (uv_key_cmp_level(&w->keys[mid], &key, level) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t start = lo, t = SMC_NONE;
+    bool found = start < w->n && uv_key_cmp_level(&w->keys[start], &key, level) == 0;
+    /* the answer for this key, kept where the key alone decides it (not a source without a
+     * version, matched among the name's packages) */
+    size_t *cached = found && !(source && !key.version) ? &w->pick[(size_t)level * w->n + start] : NULL;
+    if (!found) {
+        t = SMC_NONE;
+    } else if (cached && *cached != SMC_NONE - 1) {
+        t = *cached;
+    } else {
+        size_t first = SMC_NONE, holds = SMC_NONE;
+        for (size_t k = start; k < w->n && uv_key_cmp_level(&w->keys[k], &key, level) == 0; k++) {
+            size_t i = w->keys[k].i;
+            if (source && !key.version && cmp_opt(w->keys[k].source, source) != 0) continue;
+            if (i < first) first = i;
+            if (i < holds && uv_resolved_for(r, w, i)) holds = i;
+        }
+        t = holds != SMC_NONE ? holds : first;
+        if (cached) *cached = t;
+    }
+    free(want);
+    free(source);
+    return t;
+}
+
+/* The extra of package t named x, or SMC_NONE when it declares none of that name. */
+static size_t uv_extra_find(const uv_walk *w, size_t t, const char *x)
+{
+    uv_extra key = {.pkg = t, .name = x};
+    size_t lo = 0, hi = w->extra_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = uv_extra_cmp(&w->extras[mid], &key);
+        if (c == 0) return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return SMC_NONE;
+}
+
+/* Follows the edges of one list (dependencies, a group, an extra's) of package from. */
+static bool uv_edges(reader *r, uv_walk *w, const cJSON *edges, size_t from)
+{
+    char what[512], who[256];
+    package_words(str(w->pkgs[from], "name"), str(w->pkgs[from], "version"), who, sizeof who);
+    for (const cJSON *edge = items(edges); edge; edge = edge->next) {
         const char *name = str(edge, "name");
-        if (!name || !marker_holds(l, name, str(edge, "marker"), e, NULL)) continue;
-        size_t t = uv_target(l, w, edge, e);
+        if (!name) continue;
+        snprintf(what, sizeof what, "%s -> %.100s", who, name);
+        if (!marker_holds(r, what, get(edge, "marker"))) continue;
+        bool nomem = false;
+        size_t t = uv_target(r, w, edge, name, &nomem);
+        if (nomem) return false;
         if (t == SMC_NONE) {
-            if (!problem(l, "%.100s needs %.100s, which the lock does not hold", from, name))
+            const char *v = str(edge, "version");
+            if (!problem(r, "%s needs %.100s%s%.60s, which the lock does not hold", who, name,
+                         v ? " " : "", v ? v : ""))
                 return false;
             continue;
         }
@@ -340,235 +574,479 @@ static bool uv_edges(smc_lock *l, uv_walk *w, const cJSON *edges, const smc_pyen
             w->seen[t] = true;
             if (!uv_push(w, t, SMC_NONE)) return false;
         }
-        const cJSON *extras = cJSON_GetObjectItemCaseSensitive(edge, "extra"), *x;
-        cJSON_ArrayForEach(x, extras)
-        {
-            if (!cJSON_IsString(x)) continue;
-            char *key = smc_asprintf("%zu %s", t, x->valuestring);
-            if (!key) return false;
-            bool known = false;
-            for (size_t k = 0; k < w->extra_count && !known; k++)
-                known = strcmp(w->extras[k], key) == 0;
-            if (known) {
-                free(key);
-                continue;
-            }
-            if (!add_string(&w->extras, &w->extra_count, key) ||
-                !uv_push(w, t, w->extra_count - 1))
-                return false;
+        for (const cJSON *x = items(get(edge, "extra")); x; x = x->next) {
+            size_t k = cJSON_IsString(x) ? uv_extra_find(w, t, x->valuestring) : SMC_NONE;
+            if (k == SMC_NONE || w->extras[k].seen) continue; /* an extra without dependencies */
+            w->extras[k].seen = true;
+            if (!uv_push(w, t, k)) return false;
         }
     }
     return true;
 }
 
-static bool read_uv(const cJSON *root, const smc_pyenv *e, smc_lock *l, char *why, size_t n)
+static void uv_walk_free(uv_walk *w)
+{
+    for (size_t i = 0; w->sources && i < w->n; i++)
+        free(w->sources[i]);
+    for (size_t i = 0; w->names && i < w->n; i++)
+        free(w->names[i]);
+    free(w->sources);
+    free(w->names);
+    free(w->keys);
+    free(w->pick);
+    free(w->rm);
+    free(w->seen);
+    free(w->extras);
+    free(w->stack);
+    free(w->stack_extra);
+    free(w->pkgs);
+}
+
+/* The indexes: packages by name, version and source; extras by package and name. */
+static bool uv_index(uv_walk *w, const cJSON *pkgs)
+{
+    size_t n = w->n;
+    w->pkgs = calloc(n + 1, sizeof *w->pkgs);
+    w->names = calloc(n + 1, sizeof *w->names);
+    w->sources = calloc(n + 1, sizeof *w->sources);
+    w->keys = calloc(n + 1, sizeof *w->keys);
+    w->pick = malloc((3 * n + 1) * sizeof *w->pick);
+    w->rm = malloc(n + 1);
+    w->seen = calloc(n + 1, sizeof *w->seen);
+    if (!w->pkgs || !w->names || !w->sources || !w->keys || !w->pick || !w->rm || !w->seen)
+        return false;
+    for (size_t i = 0; i < 3 * n; i++)
+        w->pick[i] = SMC_NONE - 1; /* not yet worked out (SMC_NONE: no package) */
+    memset(w->rm, -1, n);
+    size_t i = 0, extras = 0;
+    for (const cJSON *pkg = items(pkgs); pkg && i < n; pkg = pkg->next, i++) {
+        w->pkgs[i] = pkg;
+        const char *name = str(pkg, "name");
+        size_t len = name ? strlen(name) : 0;
+        if (!(w->names[i] = malloc(len + 1))) return false;
+        smc_pyname_normalize(name ? name : "", w->names[i], len + 1);
+        const cJSON *src = get(pkg, "source");
+        if (src && !(w->sources[i] = cJSON_PrintUnformatted(src))) return false;
+        w->keys[i] = (uv_key){w->names[i], str(pkg, "version"), w->sources[i], i};
+        const cJSON *opt = get(pkg, "optional-dependencies");
+        for (const cJSON *x = cJSON_IsObject(opt) ? opt->child : NULL; x; x = x->next)
+            extras++;
+    }
+    qsort(w->keys, n, sizeof *w->keys, uv_key_cmp);
+    if (!(w->extras = calloc(extras + 1, sizeof *w->extras))) return false;
+    for (i = 0; i < n; i++) {
+        const cJSON *opt = get(w->pkgs[i], "optional-dependencies");
+        for (const cJSON *x = cJSON_IsObject(opt) ? opt->child : NULL; x; x = x->next)
+            w->extras[w->extra_count++] = (uv_extra){.pkg = i, .name = x->string, .edges = x};
+    }
+    qsort(w->extras, w->extra_count, sizeof *w->extras, uv_extra_cmp);
+    return true;
+}
+
+static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
 {
     const char *rp = str(root, "requires-python");
-    if (rp && smc_pep440_match(rp, e->python_full_version) == 0) {
-        snprintf(why, n, "it requires Python %.100s, not %s", rp, e->python_full_version);
+    if (rp && smc_pep440_match(rp, r->e->python_full_version) == 0) {
+        snprintf(why, n, "it requires Python %.100s, not %s", rp, r->e->python_full_version);
         return false;
     }
-    const cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(root, "package");
+    const cJSON *pkgs = get(root, "package");
     if (!cJSON_IsArray(pkgs)) {
         snprintf(why, n, "it holds no [[package]] tables");
         return false;
     }
     uv_walk w = {.n = (size_t)cJSON_GetArraySize(pkgs)};
-    w.pkgs = calloc(w.n + 1, sizeof *w.pkgs);
-    w.names = calloc(w.n + 1, sizeof *w.names);
-    w.seen = calloc(w.n + 1, sizeof *w.seen);
-    bool ok = w.pkgs && w.names && w.seen;
-    size_t i = 0;
-    const cJSON *pkg;
-    cJSON_ArrayForEach(pkg, pkgs)
-    {
-        if (!ok) break;
-        w.pkgs[i] = pkg;
-        const char *name = str(pkg, "name");
-        smc_pyname_normalize(name ? name : "", w.names[i], sizeof w.names[i]);
-        i++;
+    bool ok = uv_index(&w, pkgs);
+    /* The project: the workspace root (source "."), or where there is none (a virtual
+     * workspace), every project of it; with its default group, dev. */
+    bool root_here = false;
+    for (size_t i = 0; ok && i < w.n; i++) {
+        const cJSON *src = get(w.pkgs[i], "source");
+        const char *v = str(src, "virtual"), *ed = str(src, "editable");
+        root_here |= (v && strcmp(v, ".") == 0) || (ed && strcmp(ed, ".") == 0);
     }
-    /* The project: what `uv sync` installs from, with its default group. */
-    for (i = 0; ok && i < w.n; i++)
-        if (uv_source_is(w.pkgs[i], "virtual") || uv_source_is(w.pkgs[i], "editable")) {
-            w.seen[i] = true;
-            ok = uv_push(&w, i, SMC_NONE);
-            const cJSON *groups = cJSON_GetObjectItemCaseSensitive(w.pkgs[i], "dev-dependencies");
-            const cJSON *dev = groups ? cJSON_GetObjectItemCaseSensitive(groups, "dev") : NULL;
-            if (ok && dev) ok = uv_edges(l, &w, dev, e, w.names[i]);
-        }
+    for (size_t i = 0; ok && i < w.n; i++) {
+        const cJSON *src = get(w.pkgs[i], "source");
+        const char *v = str(src, "virtual"), *ed = str(src, "editable");
+        bool is_root = root_here ? (v && strcmp(v, ".") == 0) || (ed && strcmp(ed, ".") == 0)
+                                 : uv_project(w.pkgs[i]);
+        if (!is_root || w.seen[i]) continue;
+        w.seen[i] = true;
+        ok = uv_push(&w, i, SMC_NONE) &&
+             uv_edges(r, &w, get(get(w.pkgs[i], "dev-dependencies"), "dev"), i);
+    }
     if (ok && w.depth == 0) {
         snprintf(why, n, "no package in it is the project (a virtual or editable source)");
         ok = false;
     }
     while (ok && w.depth) {
         size_t p = w.stack[--w.depth], x = w.stack_extra[w.depth];
-        const cJSON *edges;
-        if (x == SMC_NONE) {
-            edges = cJSON_GetObjectItemCaseSensitive(w.pkgs[p], "dependencies");
-        } else {
-            const cJSON *opt = cJSON_GetObjectItemCaseSensitive(w.pkgs[p], "optional-dependencies");
-            edges = opt ? cJSON_GetObjectItemCaseSensitive(opt, strchr(w.extras[x], ' ') + 1) : NULL;
-        }
-        ok = uv_edges(l, &w, edges, e, w.names[p]);
+        ok = uv_edges(r, &w, x == SMC_NONE ? get(w.pkgs[p], "dependencies") : w.extras[x].edges, p);
     }
-    /* What was reached, in the lock's order, as one wheel each. */
-    for (i = 0; ok && i < w.n; i++) {
-        pkg = w.pkgs[i];
-        if (!w.seen[i] || uv_source_is(pkg, "virtual") || uv_source_is(pkg, "editable")) continue;
+    /* What was reached, in the lock's order, as one wheel each; the projects are not wheels. */
+    for (size_t i = 0; ok && i < w.n; i++) {
+        const cJSON *pkg = w.pkgs[i];
+        if (!w.seen[i] || uv_project(pkg)) continue;
         const char *name = str(pkg, "name"), *version = str(pkg, "version");
-        const cJSON *src = cJSON_GetObjectItemCaseSensitive(pkg, "source");
-        const char *registry = src ? str(src, "registry") : NULL;
-        const cJSON *wheels = cJSON_GetObjectItemCaseSensitive(pkg, "wheels");
-        int best = cJSON_IsArray(wheels) ? best_wheel(wheels, e) : -1;
-        if (best < 0)
-            ok = problem(l, "%.100s %.60s: no wheel for %s%s", name ? name : "?",
-                         version ? version : "", env_words(e), instead(pkg));
-        else
-            ok = pin_wheel(l, "", name ? name : "?", version, cJSON_GetArrayItem(wheels, best),
-                           registry);
+        char what[256];
+        package_words(name, version, what, sizeof what);
+        const cJSON *src = get(pkg, "source");
+        const cJSON *wheel = best_wheel(get(pkg, "wheels"), r->e);
+        ok = !wheel ? problem(r, "%s: no wheel for %s%s", what, r->env, instead(pkg))
+                    : pin_wheel(r, what, name ? name : "?", version, wheel, str(src, "registry"),
+                                str(src, "path"));
     }
-    for (i = 0; i < w.extra_count; i++)
-        free(w.extras[i]);
-    free(w.extras);
-    free(w.stack);
-    free(w.stack_extra);
-    free(w.pkgs);
-    free(w.names);
-    free(w.seen);
-    if (!ok && !why[0]) snprintf(why, n, "out of memory");
+    uv_walk_free(&w);
     return ok;
 }
 
 /* --- requirements.txt ---------------------------------------------------------------------- */
 
-/* One logical line (continuations joined, the comment cut): a pin with its --hash options, or
- * an option of the file. */
-static bool requirement_line(smc_lock *l, char *line, const smc_pyenv *e, char *why, size_t n,
-                             unsigned lineno)
+static char *skip_space(char *p)
 {
-    char *p = line;
-    while (isspace((unsigned char)*p))
+    while (*p == ' ' || *p == '\t')
         p++;
-    if (!*p) return true;
-    if (*p == '-') { /* options of the file */
-        char *arg = p + strcspn(p, " \t=");
-        if (*arg) *arg++ = '\0';
-        while (*arg == ' ' || *arg == '\t' || *arg == '=')
-            arg++;
-        arg[strcspn(arg, " \t")] = '\0';
-        if (strcmp(p, "-i") == 0 || strcmp(p, "--index-url") == 0) {
-            l->index_given = true;
-            char *u = smc_strdup(arg);
-            if (!u || !add_string(&l->indexes, &l->index_count, u)) return false;
-            /* the index first: it is the default */
-            memmove(l->indexes + 1, l->indexes, (l->index_count - 1) * sizeof *l->indexes);
+    return p;
+}
+
+static void trim_end(char *p)
+{
+    size_t n = strlen(p);
+    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        p[--n] = '\0';
+}
+
+/* An option line (pip's file options): the index lines kept; -r, -c, -e problems; the rest
+ * (--find-links, --no-binary, --trusted-host ...) change nothing a pin's wheel is judged by. */
+static bool option_line(reader *r, char *p, unsigned lineno)
+{
+    smc_lock *l = r->l;
+    char opt[64], *arg;
+    if (p[1] != '-' && p[1] && !strchr(" \t=", p[1])) { /* -rFILE, -i URL */
+        snprintf(opt, sizeof opt, "-%c", p[1]);
+        arg = p + 2;
+    } else {
+        size_t len = strcspn(p, " \t=");
+        snprintf(opt, sizeof opt, "%.*s", (int)(len < 63 ? len : 63), p);
+        arg = p + len;
+    }
+    arg = skip_space(arg);
+    if (*arg == '=') arg = skip_space(arg + 1);
+    arg[strcspn(arg, " \t")] = '\0';
+    bool index = strcmp(opt, "-i") == 0 || strcmp(opt, "--index-url") == 0;
+    if (index || strcmp(opt, "--extra-index-url") == 0) {
+        if (!*arg) return problem(r, "line %u: %s names no URL", lineno, opt);
+        char *u = smc_strdup(arg);
+        if (!u) return false;
+        if (!index) return add_string(&l->indexes, &l->index_count, u);
+        if (l->index_given) { /* the last --index-url is the one pip uses */
+            free(l->indexes[0]);
             l->indexes[0] = u;
             return true;
         }
-        if (strcmp(p, "--extra-index-url") == 0)
-            return add_string(&l->indexes, &l->index_count, smc_strdup(arg));
-        if (strcmp(p, "-r") == 0 || strcmp(p, "--requirement") == 0 || strcmp(p, "-c") == 0 ||
-            strcmp(p, "--constraint") == 0 || strcmp(p, "-e") == 0 || strcmp(p, "--editable") == 0)
-            return problem(l, "line %u: %s %.200s is not followed: name that file too", lineno, p,
-                           arg);
-        return true; /* --find-links, --no-binary ...: nothing a pin's wheel depends on here */
+        if (!add_string(&l->indexes, &l->index_count, u)) return false;
+        memmove(l->indexes + 1, l->indexes, (l->index_count - 1) * sizeof *l->indexes);
+        l->indexes[0] = u; /* the index first: it replaces the default */
+        l->index_given = true;
+        return true;
     }
-    /* NAME[extras] (== VERSION | @ URL) [; MARKER] [--hash=sha256:HEX ...] */
-    char *hashes = strstr(p, "--hash");
-    if (hashes) *hashes = '\0';
-    char *marker = strchr(p, ';');
-    if (marker) *marker++ = '\0';
-    char *end = p + strlen(p);
-    while (end > p && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    size_t name_len = strcspn(p, " \t[=<>!~@;");
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(name_len < 127 ? name_len : 127), p);
-    char *rest = p + name_len;
-    if (*rest == '[') rest = strchr(rest, ']') ? strchr(rest, ']') + 1 : rest + strlen(rest);
-    while (isspace((unsigned char)*rest))
-        rest++;
-    const char *url = NULL, *version = NULL;
-    if (*rest == '@') {
-        url = rest + 1;
-        while (isspace((unsigned char)*url))
-            url++;
-    } else if (strncmp(rest, "===", 3) == 0 || (strncmp(rest, "==", 2) == 0 && !strchr(rest, ','))) {
-        version = rest + (rest[2] == '=' ? 3 : 2);
-        while (isspace((unsigned char)*version))
-            version++;
-        if (strchr(version, '*')) version = NULL;
+    if (strcmp(opt, "-r") == 0 || strcmp(opt, "--requirement") == 0)
+        return problem(r, "line %u: %s %.200s: the requirements it includes are not read (name that file too)",
+                       lineno, opt, arg);
+    if (strcmp(opt, "-c") == 0 || strcmp(opt, "--constraint") == 0)
+        return problem(r, "line %u: %s %.200s: constraints files are not read", lineno, opt, arg);
+    if (strcmp(opt, "-e") == 0 || strcmp(opt, "--editable") == 0)
+        return problem(r, "line %u: %s %.200s: an editable project is built from source, not a wheel",
+                       lineno, opt, arg);
+    return true;
+}
+
+/* Whether s starts with a URL scheme and "://" (a bare URL line, not a name). */
+static bool url_scheme(const char *s)
+{
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+    return n > 0 && isalpha((unsigned char)s[0]) && strncmp(s + n, "://", 3) == 0;
+}
+
+/* One logical line (continuations joined, the comment cut): a pin with its --hash options, or
+ * an option of the file. A requirement that is not one, or not pinned to one version, refuses
+ * the file (as pip would refuse it). */
+static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, size_t n)
+{
+    char *p = skip_space(line);
+    trim_end(p);
+    if (!*p) return true;
+    if (*p == '-') return option_line(r, p, lineno);
+    /* pip's break_args_options: the requirement ends at the first word that starts with '-' */
+    char *opts = NULL;
+    for (char *q = p; *q;) {
+        if (*q == '-' && (q[-1] == ' ' || q[-1] == '\t')) { /* q > p: p is not an option */
+            opts = q;
+            q[-1] = '\0';
+            break;
+        }
+        q++;
     }
-    if (!name[0] || (!url && (!version || !*version))) {
-        snprintf(why, n, "line %u: '%.200s' is not pinned to one version (name==version)", lineno,
-                 p);
+    trim_end(p);
+    char name[128] = "", *q = p, *url = NULL, *marker = NULL, *version = NULL;
+    bool bare = url_scheme(p) || *p == '.' || *p == '/';
+    if (bare) { /* a wheel's URL or path alone: its name is the wheel's */
+        url = p;
+        q = p + strcspn(p, " \t");
+        if (*q) *q++ = '\0';
+        q = skip_space(q);
+        if (*q == ';') marker = q + 1;
+        else if (*q) q = NULL;
+    } else {
+        size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+        if (len == 0 || len >= sizeof name || !isalnum((unsigned char)p[0]) ||
+            !isalnum((unsigned char)p[len - 1])) {
+            snprintf(why, n, "line %u: '%.200s' is not a requirement (name==version)", lineno, p);
+            return false;
+        }
+        memcpy(name, p, len);
+        name[len] = '\0';
+        q = skip_space(p + len);
+        if (*q == '[') { /* extras change nothing of the wheel */
+            char *close = strchr(q, ']');
+            q = close ? skip_space(close + 1) : NULL;
+        }
+        if (q && *q == '@') { /* PEP 508: the URL ends at a space; the marker follows "; " */
+            url = skip_space(q + 1);
+            q = url + strcspn(url, " \t");
+            if (*q) *q++ = '\0';
+            q = skip_space(q);
+            if (*q == ';') marker = q + 1;
+            else if (*q || !*url) q = NULL;
+        } else if (q) {
+            char *semi = strchr(q, ';');
+            if (semi) {
+                *semi = '\0';
+                marker = semi + 1;
+            }
+            trim_end(q);
+            size_t end = strlen(q);
+            if (*q == '(' && end > 1 && q[end - 1] == ')') { /* name (==1.0) */
+                q[end - 1] = '\0';
+                q = skip_space(q + 1);
+                trim_end(q);
+            }
+            bool arbitrary = strncmp(q, "===", 3) == 0;
+            version = arbitrary ? skip_space(q + 3) : strncmp(q, "==", 2) == 0 ? skip_space(q + 2) : NULL;
+            char spec[160];
+            if (!version || !*version || strpbrk(version, " \t,*;") ||
+                (!arbitrary && (strlen(version) > 128 ||
+                                (snprintf(spec, sizeof spec, "==%s", version),
+                                 smc_pep440_match(spec, version) != 1)))) {
+                snprintf(why, n, "line %u: '%.200s' is not pinned to one version (%s==version)",
+                         lineno, p, name);
+                return false;
+            }
+        }
+    }
+    if (!q) {
+        snprintf(why, n, "line %u: '%.200s' is not a requirement (name==version)", lineno, p);
         return false;
+    }
+    /* the wheel a URL names: its name and version, and whether it fits */
+    char file[1024] = "";
+    smc_wheel_name wn = {0};
+    bool wheel = false;
+    if (url) {
+        url_file(url, file, sizeof file);
+        wheel = smc_ends_with(file, ".whl") && smc_wheel_name_parse(file, &wn);
+        if (bare) {
+            if (!wheel) {
+                /* a project to build (a directory, an sdist, a repository): no name to give */
+                return problem(r, "line %u: %.200s is not a wheel: it is built from source", lineno, url);
+            }
+            snprintf(name, sizeof name, "%s", wn.name);
+        }
     }
     char what[256];
     snprintf(what, sizeof what, "line %u: %s", lineno, name);
-    if (marker && !marker_holds(l, what, marker, e, NULL)) return true;
-    smc_pin *pin = add_pin(l, name, version ? version : "", NULL, NULL, NULL);
+    if (marker && !marker_text_holds(r, what, skip_space(marker))) return true;
+    if (url && !wheel)
+        return problem(r, "%s: %.200s is not a wheel: it is built from source", what, url);
+    if (url && smc_wheel_rank(r->e, file) < 0)
+        return problem(r, "%s: its wheel %.200s is not for %s", what, file, r->env);
+    char *local = NULL; /* a path, or a file: URL */
+    if (url && (!url_scheme(url) || strncasecmp(url, "file:", 5) == 0) &&
+        !(local = beside(r->path, url)))
+        return false;
+    if (url && !location_ok(local ? local : url)) {
+        free(local);
+        return problem(r, "%s: '%.200s' is not a URL to fetch", what, url);
+    }
+    smc_pin *pin = add_pin(r->l, name, url ? wn.version : version, local ? local : url, NULL, NULL);
+    free(local);
     if (!pin) return false;
-    if (url) {
-        if (!(pin->url = smc_strdup(url))) return false;
+    /* --hash=ALGO:HEX or --hash ALGO:HEX, any number; pip also takes sha384 and sha512 */
+    bool hashed = false, other = false;
+    for (char *h = opts; h && *h;) {
+        h = skip_space(h);
+        size_t wl = strcspn(h, " \t");
+        char *value = NULL;
+        if (wl > 7 && strncmp(h, "--hash=", 7) == 0) {
+            value = h + 7;
+        } else if (wl == 6 && strncmp(h, "--hash", 6) == 0) {
+            value = skip_space(h + 6);
+            wl = (size_t)(value - h) + strcspn(value, " \t");
+        }
+        char *next = h + wl;
+        if (*next) *next++ = '\0';
+        h = next;
+        if (!value) continue;
+        hashed = true;
+        char hex[65];
+        if (strncasecmp(value, "sha256:", 7) != 0) {
+            other = true;
+        } else if (!sha256_of(value, hex)) {
+            if (!problem(r, "%s: its hash '%.80s' is not a sha256 of 64 hex digits", what, value))
+                return false;
+        } else if (!add_string(&pin->hashes, &pin->hash_count, smc_strdup(hex))) {
+            return false;
+        }
     }
-    for (char *h = hashes ? hashes + 1 : NULL; h && (h = strstr(h, "-hash")) != NULL;) {
-        char *v = h + 5;
-        while (*v == '=' || *v == ' ' || *v == '\t')
-            v++;
-        char hex[65], word[80];
-        size_t wl = strcspn(v, " \t");
-        snprintf(word, sizeof word, "%.*s", (int)(wl < 79 ? wl : 79), v);
-        h = v + wl;
-        if (strncmp(word, "sha256:", 7) != 0) continue; /* other algorithms are not checked */
-        if (!sha256_of(word, hex))
-            return problem(l, "line %u: '%.80s' is not a sha256 of 64 hex digits", lineno, word);
-        if (!add_string(&pin->hashes, &pin->hash_count, smc_strdup(hex))) return false;
-    }
+    if (hashed && pin->hash_count == 0 &&
+        !problem(r, "%s: none of its hashes is a sha256 of 64 hex digits%s: its file is not checked",
+                 what, other ? " (sha384 and sha512 are not checked)" : ""))
+        return false;
     if (url && pin->hash_count == 1) snprintf(pin->sha256, sizeof pin->sha256, "%s", pin->hashes[0]);
     return true;
 }
 
-static bool read_requirements(const char *text, size_t len, const smc_pyenv *e, smc_lock *l,
-                              char *why, size_t n)
+/* Lines as pip reads them (req_file.py): split at \n, \r\n or \r; a line that ends in '\' is
+ * joined to the next, unless it is a comment line (which ends the joined line); then a comment,
+ * from a '#' at the start or after a space, is cut, so that a comment ending in '\' swallows the
+ * next line. */
+static bool read_requirements(reader *r, const char *text, size_t len, char *why, size_t n)
 {
     char *line = malloc(LINE_MAX_BYTES + 1);
     if (!line) return false;
-    size_t k = 0;
-    unsigned lineno = 1, first = 1;
-    bool ok = true, comment = false;
-    for (size_t i = 0; ok && i <= len; i++) {
-        char c = i < len ? text[i] : '\n';
-        if (c == '\r') continue;
-        if (c == '\n') {
-            bool cont = !comment && k > 0 && line[k - 1] == '\\';
-            if (cont) {
-                line[--k] = ' ';
-                k++;
-            } else {
-                line[k] = '\0';
-                ok = requirement_line(l, line, e, why, n, first);
-                k = 0;
-                comment = false;
-                first = lineno + 1;
-            }
-            lineno++;
-            continue;
-        }
-        if (c == '#' && (k == 0 || line[k - 1] == ' ' || line[k - 1] == '\t')) comment = true;
-        if (comment) continue;
-        if (c == '\0') {
+    size_t k = 0, i = 0;
+    unsigned lineno = 0, first = 1;
+    bool ok = true, joining = false, comment = false;
+    while (ok && i < len) {
+        size_t start = i, end = i;
+        while (end < len && text[end] != '\n' && text[end] != '\r')
+            end++;
+        i = end < len ? end + (text[end] == '\r' && end + 1 < len && text[end + 1] == '\n' ? 2 : 1) : len;
+        lineno++;
+        if (memchr(text + start, '\0', end - start)) {
             snprintf(why, n, "line %u: a NUL byte: not a requirements file", lineno);
             ok = false;
-        } else if (k == LINE_MAX_BYTES) {
-            snprintf(why, n, "line %u: longer than %u bytes", lineno, LINE_MAX_BYTES);
-            ok = false;
-        } else {
-            line[k++] = c;
+            break;
+        }
+        if (!joining) {
+            first = lineno;
+            k = 0;
+            comment = false;
+        }
+        size_t s = start;
+        while (s < end && (text[s] == ' ' || text[s] == '\t'))
+            s++;
+        bool comment_line = s < end && text[s] == '#';
+        bool cont = !comment_line && end > start && text[end - 1] == '\\';
+        size_t stop = end;
+        while (cont && stop > start && text[stop - 1] == '\\')
+            stop--;
+        for (size_t c = start; ok && c < stop && !comment_line && !comment; c++) {
+            if (text[c] == '#' && (k == 0 || line[k - 1] == ' ' || line[k - 1] == '\t')) {
+                comment = true;
+            } else if (k == LINE_MAX_BYTES) {
+                snprintf(why, n, "line %u: longer than %u bytes", first, LINE_MAX_BYTES);
+                ok = false;
+            } else {
+                line[k++] = text[c];
+            }
+        }
+        if (ok && cont) {
+            if (k == LINE_MAX_BYTES) {
+                snprintf(why, n, "line %u: longer than %u bytes", first, LINE_MAX_BYTES);
+                ok = false;
+            } else if (!comment) {
+                line[k++] = ' ';
+            }
+        }
+        joining = ok && cont;
+        if (ok && !joining) {
+            line[k] = '\0';
+            ok = requirement_line(r, line, first, why, n);
         }
     }
+    if (ok && joining) { /* the last line ends in '\' */
+        line[k] = '\0';
+        ok = requirement_line(r, line, first, why, n);
+    }
     free(line);
+    return ok;
+}
+
+/* --- what every kind shares ---------------------------------------------------------------- */
+
+typedef struct pin_key {
+    const char *name; /* normalized */
+    size_t i;
+} pin_key;
+
+static int pin_key_cmp(const void *pa, const void *pb)
+{
+    const pin_key *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* One distribution per name, as an installer allows: a later pin of the same name is dropped,
+ * silently where it is the same version, else with a problem naming both versions. In hash-
+ * checking mode (some pin has --hash), pip wants hashes on every pin. */
+static bool one_per_name(reader *r)
+{
+    smc_lock *l = r->l;
+    if (l->pin_count == 0) return true;
+    size_t total = 0;
+    for (size_t i = 0; i < l->pin_count; i++)
+        total += strlen(l->pins[i].name) + 1;
+    char *arena = malloc(total);
+    pin_key *keys = malloc(l->pin_count * sizeof *keys);
+    bool *drop = calloc(l->pin_count, sizeof *drop);
+    bool ok = arena && keys && drop;
+    for (size_t i = 0, off = 0; ok && i < l->pin_count; i++) {
+        size_t len = strlen(l->pins[i].name) + 1;
+        smc_pyname_normalize(l->pins[i].name, arena + off, len);
+        keys[i] = (pin_key){arena + off, i};
+        off += len;
+    }
+    if (ok) qsort(keys, l->pin_count, sizeof *keys, pin_key_cmp);
+    for (size_t g = 0, k; ok && g < l->pin_count; g = k) { /* a name's pins, in the lock's order */
+        for (k = g + 1; ok && k < l->pin_count && strcmp(keys[k].name, keys[g].name) == 0; k++) {
+            const smc_pin *a = &l->pins[keys[g].i], *b = &l->pins[keys[k].i];
+            drop[keys[k].i] = true;
+            if (strcmp(a->version, b->version) != 0 || cmp_opt(a->url, b->url) != 0)
+                ok = problem(r, "%.100s: it would be installed twice (%.60s and %.60s): %.60s is read",
+                             b->name, a->version, b->version, a->version);
+        }
+    }
+    if (ok) {
+        size_t kept = 0;
+        for (size_t i = 0; i < l->pin_count; i++) {
+            if (drop[i])
+                pin_free(&l->pins[i]);
+            else
+                l->pins[kept++] = l->pins[i];
+        }
+        l->pin_count = kept;
+    }
+    bool hashing = false;
+    for (size_t i = 0; ok && i < l->pin_count; i++)
+        hashing |= l->pins[i].hash_count > 0;
+    for (size_t i = 0; ok && hashing && i < l->pin_count; i++)
+        if (l->pins[i].hash_count == 0 && !l->pins[i].sha256[0])
+            ok = problem(r, "%.100s %.60s: no --hash, which pip's hash-checking mode (the other pins have hashes) refuses",
+                         l->pins[i].name, l->pins[i].version);
+    free(arena);
+    free(keys);
+    free(drop);
     return ok;
 }
 
@@ -577,23 +1055,25 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
 {
     *out = (smc_lock){0};
     why[0] = '\0';
+    reader r = {.l = out, .e = e, .path = path};
+    env_words(e, r.env, sizeof r.env);
     const char *base = smc_base_name(path);
     size_t bl = strlen(base);
     bool ok;
     if (bl >= 4 && strcmp(base + bl - 4, ".txt") == 0) {
-        ok = read_requirements(text, len, e, out, why, n);
+        ok = read_requirements(&r, text, len, why, n);
     } else {
         char terr[256];
         cJSON *root = smc_toml_parse(text, len, terr, sizeof terr);
         if (!root) {
             snprintf(why, n, "not TOML: %s", terr);
+            smc_sanitize(why);
             return false;
         }
-        if (cJSON_GetObjectItemCaseSensitive(root, "lock-version")) {
-            ok = read_pylock(path, root, e, out, why, n);
-        } else if (cJSON_GetObjectItemCaseSensitive(root, "package") &&
-                   cJSON_GetObjectItemCaseSensitive(root, "version")) {
-            ok = read_uv(root, e, out, why, n);
+        if (get(root, "lock-version")) {
+            ok = read_pylock(&r, root, why, n);
+        } else if (get(root, "package") && get(root, "version")) {
+            ok = read_uv(&r, root, why, n);
         } else {
             snprintf(why, n, "TOML, but neither a pylock.toml (lock-version) nor a uv.lock "
                              "(version and [[package]])");
@@ -601,7 +1081,9 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
         }
         cJSON_Delete(root);
     }
+    if (ok) ok = one_per_name(&r);
     if (!ok && !why[0]) snprintf(why, n, "out of memory");
     if (!ok) smc_lock_free(out);
+    smc_sanitize(why);
     return ok;
 }

@@ -116,6 +116,15 @@ char *smc_vasprintf(const char *fmt, va_list ap)
     return s;
 }
 
+void smc_say(char *why, size_t n, const char *fmt, ...)
+{
+    if (!why || !n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+}
+
 char *smc_asprintf(const char *fmt, ...)
 {
     va_list ap;

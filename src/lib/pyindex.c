@@ -2,6 +2,7 @@
  * and the one file pip would install from them. The page comes from the network and is untrusted:
  * one pass over it, every link bounded, nothing but http(s) links kept. */
 #include "pypkg.h"
+#include "util.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -12,15 +13,6 @@
 #define FILES_MAX 1000000u
 #define LINK_MAX (8u << 10) /* bytes of an href, a url, a requires-python */
 
-static void say(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t n, const char *fmt, ...)
-{
-    if (!why || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-}
 
 static char lower(char c)
 {
@@ -379,12 +371,12 @@ static bool parse_json(const char *body, size_t len, const char *base, page *pg,
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         size_t off = at && at >= body && at <= body + len ? (size_t)(at - body) : 0;
-        say(why, whylen, "not a PEP 691 page: bad JSON near byte %zu", off);
+        smc_say(why, whylen, "not a PEP 691 page: bad JSON near byte %zu", off);
         return false;
     }
     const cJSON *files = cJSON_GetObjectItemCaseSensitive(root, "files");
     if (!cJSON_IsObject(root) || !cJSON_IsArray(files)) {
-        say(why, whylen, "not a PEP 691 page: no \"files\" array");
+        smc_say(why, whylen, "not a PEP 691 page: no \"files\" array");
         cJSON_Delete(root);
         return false;
     }
@@ -641,8 +633,8 @@ bool smc_index_parse(const char *body, size_t len, const char *content_type, con
         ok = parse_json(body, len, base_url, &pg, why, whylen);
     else
         parse_html(body ? body : "", len, base_url, &pg);
-    if (ok && pg.oom) say(why, whylen, "out of memory reading the index page");
-    if (ok && pg.too_many) say(why, whylen, "index page with more than %u files", FILES_MAX);
+    if (ok && pg.oom) smc_say(why, whylen, "out of memory reading the index page");
+    if (ok && pg.too_many) smc_say(why, whylen, "index page with more than %u files", FILES_MAX);
     if (!ok || pg.oom || pg.too_many) {
         smc_index_files_free(pg.v, pg.n);
         return false;

@@ -2,21 +2,13 @@
  * for a target environment; every string it reads (markers from lock files, names and versions
  * from index pages) is untrusted, so each parse is one bounded pass with no unbounded recursion. */
 #include "pypkg.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void say(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t n, const char *fmt, ...)
-{
-    if (!why || !n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-}
 
 /* The C library's ctype answers by locale; names and versions are ASCII by their PEPs. */
 static bool is_digit(char c)
@@ -654,7 +646,7 @@ static bool plat_parse(const char *name, plat *p, char *why, size_t n)
         p->kind = P_MANYLINUX;
         unsigned lowest = strcmp(p->arch, "x86_64") == 0 || strcmp(p->arch, "i686") == 0 ? 5 : 17;
         if (p->minor < lowest) {
-            say(why, n, "platform %s: manylinux for %s starts at glibc 2.%u", name, p->arch,
+            smc_say(why, n, "platform %s: manylinux for %s starts at glibc 2.%u", name, p->arch,
                 lowest);
             return false;
         }
@@ -680,7 +672,7 @@ static bool plat_parse(const char *name, plat *p, char *why, size_t n)
         return true;
     }
 bad:
-    say(why, n,
+    smc_say(why, n,
         "unknown platform %.40s (linux-x86_64, linux-aarch64, windows-amd64, or a wheel "
         "platform tag such as manylinux_2_28_x86_64, musllinux_1_2_aarch64, win_amd64)",
         name ? name : "(none)");
@@ -790,7 +782,7 @@ bool smc_pyenv_init(smc_pyenv *e, const char *platform, const char *python, char
     bool has_micro;
     if (!python) python = "3.12";
     if (!python_parse(python, &minor, &micro, &has_micro)) {
-        say(why, n, "unknown python %.40s (3.N or 3.N.M, CPython)", python);
+        smc_say(why, n, "unknown python %.40s (3.N or 3.N.M, CPython)", python);
         return false;
     }
     plat p;
@@ -845,7 +837,7 @@ bool smc_pyenv_init(smc_pyenv *e, const char *platform, const char *python, char
     e->tag_index = ix;
     if (!ix) {
         smc_pyenv_free(e);
-        say(why, n, "out of memory");
+        smc_say(why, n, "out of memory");
         return false;
     }
     return true;
@@ -887,7 +879,7 @@ typedef struct mval {
 
 static int bad(mctx *m, const char *what)
 {
-    say(m->why, m->n, "malformed marker: %s at offset %zu", what, (size_t)(m->p - m->start));
+    smc_say(m->why, m->n, "malformed marker: %s at offset %zu", what, (size_t)(m->p - m->start));
     return -1;
 }
 
@@ -1013,7 +1005,7 @@ static int compare(mctx *m, mval l, int op, mval r)
         if (!nl || !nr) {
             free(nl);
             free(nr);
-            say(m->why, m->n, "out of memory");
+            smc_say(m->why, m->n, "out of memory");
             return -1;
         }
         l.s = nl, l.len = strlen(nl), r.s = nr, r.len = strlen(nr);
@@ -1055,7 +1047,7 @@ static int compare(mctx *m, mval l, int op, mval r)
         res = c == 0;
         break;
     default:
-        say(m->why, m->n, "marker: ~= between values that are not versions");
+        smc_say(m->why, m->n, "marker: ~= between values that are not versions");
         res = -1;
     }
 out:
@@ -1118,12 +1110,12 @@ static int m_or(mctx *m)
 int smc_marker_eval(const char *marker, const smc_pyenv *e, const char *extra, char *why, size_t n)
 {
     if (!marker || !e) {
-        say(why, n, "no marker");
+        smc_say(why, n, "no marker");
         return -1;
     }
     size_t len = strnlen(marker, MARKER_MAX + 1);
     if (len > MARKER_MAX) {
-        say(why, n, "marker longer than %u bytes", MARKER_MAX);
+        smc_say(why, n, "marker longer than %u bytes", MARKER_MAX);
         return -1;
     }
     mctx m = {marker, marker, marker + len, e, extra, why, n, 0};

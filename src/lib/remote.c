@@ -54,7 +54,7 @@ struct zip_source *smc_remote_zip_source(smc_remote *r) { (void)r; return NULL; 
 #include <stdatomic.h>
 #include <zip.h>
 
-#define TAIL_BYTES (4u << 20) /* fetched when a file opens: a zip's directory is at its end */
+#define TAIL_BYTES (2u << 20) /* fetched when a file opens: a zip's directory is at its end (torch's is 1.1 MB) */
 #define GAP_READ (1u << 20)   /* a forward gap up to this is read through, not asked for anew */
 #define HEADER_MAX 4096
 
@@ -196,7 +196,7 @@ bool smc_http_get(const smc_net *net, const char *url, const char *accept, size_
 
 /* --- a remote file ------------------------------------------------------------------------- */
 
-#define RING (8u << 20) /* bytes the stream may run ahead of what was read: a read-ahead */
+#define RING (4u << 20) /* bytes the stream may run ahead of what was read: a read-ahead */
 #define NOWHERE UINT64_MAX
 
 /* A remote file: its tail, fetched when it opens, and a stream that a thread of its own (the

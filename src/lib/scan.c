@@ -128,15 +128,23 @@ static smc_status mark_lock(smc_input *wheel)
     return SMC_OK;
 }
 
-/* Scans a wheel read over the network into its own input: its members in their order, so that
- * its bytes stream by once, then its sha256 where one was expected; its facts go to the cache
- * when they may, and then to part. */
+/* Scans a wheel read over the network into its own input, in this thread: it is opened (its
+ * tail read), planned, and its members read in their order, so that its bytes stream by once;
+ * then its sha256 is checked where one was expected, and its facts go to the cache when they
+ * may. Only the wheels the threads are reading are open at once. A wheel whose facts came from
+ * the cache is not read. Then its facts go to part. */
 static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_options *opt,
                               const smc_ticker *tk, smc_zipcache *zc)
 {
     smc_input *own = it->wheel;
     smc_status st = SMC_OK;
-    if (it->remote) {
+    char why[512];
+    smc_net net = {.timeout = opt->timeout};
+    smc_remote *r = it->from_cache ? NULL
+                                   : smc_remote_open(&net, it->path, it->cache_key[0] ? it->cache_key : NULL,
+                                                     why, sizeof why);
+    if (!it->from_cache && !r) st = smc_input_add_error(own, it->path, "%s", why);
+    if (r) {
         /* Facts for the cache are read for every target and driver. */
         smc_options all = *opt;
         bool keep = it->cache_key[0] && cacheable(opt);
@@ -145,16 +153,22 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
             all.target_count = 0;
             all.driver_cuda = 0;
         }
+        smc_item proto = {.path = it->path, .root = -1, .member = -1, .dist = SMC_NONE,
+                          .input = it->input, .same_as = SMC_NONE, .remote = r};
+        smc_item *members = NULL;
+        size_t count = 0;
         smc_zipcache_close(zc);
-        for (size_t i = 0; i < it->member_count && st == SMC_OK; i++)
-            st = smc_wheel_member(own, zc, &it->members[i], &all, tk);
+        st = smc_wheel_plan(own, it->path, &proto, &all, &members, &count);
+        for (size_t i = 0; i < count && st == SMC_OK; i++)
+            st = smc_wheel_member(own, zc, &members[i], &all, tk);
         smc_zipcache_close(zc); /* its archive reads through the remote file */
-        char why[512];
+        smc_items_free(members, count);
         bool same = true;
-        if (st == SMC_OK && !smc_remote_finish(it->remote, why, sizeof why)) {
+        if (st == SMC_OK && !smc_remote_finish(r, why, sizeof why)) {
             same = false;
             st = smc_input_add_error(own, it->path, "%s", why);
         }
+        smc_remote_close(r);
         if (st == SMC_OK && keep && same && opt->cache_dir) {
             own->inspected = true;
             st = list_libraries(own, true);
@@ -467,10 +481,9 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
     return SMC_OK;
 }
 
-/* A wheel named by its URL, into an input of its own that one item carries to the scan: its
- * facts from the cache where its sha256 is known and they are there; else it is opened (its tail
- * read) and planned here, its members read in order by one thread. sha256, when known, is
- * checked as its bytes stream by. lock: a wheel a lock file installs. */
+/* A wheel named by its URL, as an item with an input of its own that a thread reads it into
+ * (scan_remote); its facts from the cache instead, where its sha256 is known and they are there.
+ * sha256, when known, is checked as its bytes stream by. lock: a wheel a lock file installs. */
 static smc_status plan_remote(const char *url, const char *sha256, bool lock, size_t input,
                               const smc_options *opt, smc_input *in, smc_item **items, size_t *n)
 {
@@ -491,6 +504,7 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
             free(text);
             if (slot->wheel) {
                 slot->wheel->kind = SMC_INPUT_WHEEL;
+                slot->from_cache = true;
                 return SMC_OK;
             }
         }
@@ -501,19 +515,7 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
             if (st != SMC_OK) return st;
         }
     }
-    if (!(slot->wheel = smc_input_new(url, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
-    smc_net net = {.timeout = opt ? opt->timeout : 0};
-    smc_remote *r = smc_remote_open(&net, url, keyed ? sha256 : NULL, why, sizeof why);
-    if (!r) return smc_input_add_error(slot->wheel, url, "%s", why);
-    slot->remote = r;
-    slot->owns_remote = true;
-    smc_item proto = {.path = (char *)url, .root = -1, .member = -1, .dist = SMC_NONE,
-                      .input = input, .same_as = SMC_NONE, .remote = r};
-    smc_status st = smc_wheel_plan(slot->wheel, url, &proto, opt, &slot->members,
-                                   &slot->member_count);
-    for (size_t i = 0; i < slot->member_count; i++)
-        slot->size += slot->members[i].size;
-    return st;
+    return (slot->wheel = smc_input_new(url, SMC_INPUT_WHEEL)) ? SMC_OK : SMC_ERR_NOMEM;
 }
 
 /* The environment wheels are chosen for: --platform and --python-version. */

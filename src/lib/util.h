@@ -84,5 +84,7 @@ int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, ch
                         size_t errlen);
 char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
 char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
+/* Writes a reason into why (n bytes, cut to fit; nothing when why is NULL or n 0). */
+void smc_say(char *why, size_t n, const char *fmt, ...) SMC_PRINTF(3, 4);
 
 #endif

@@ -4,7 +4,6 @@
  * lists is opened later relative to the directory it started from, never through a link, so a
  * directory swapped for a link between the walk and the scan leads nowhere outside. */
 #include "walk.h"
-#include "remote.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -370,8 +369,6 @@ void smc_items_free(smc_item *items, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!items[i].borrowed) free(items[i].path);
         free(items[i].error);
-        smc_items_free(items[i].members, items[i].member_count);
-        if (items[i].owns_remote) smc_remote_close(items[i].remote);
         smc_input_free(items[i].wheel);
     }
     free(items);

@@ -19,18 +19,16 @@ typedef struct smc_item {
     uint64_t dev, ino;  /* the file's, when known (ino 0: not known) */
     size_t same_as;     /* an earlier item with the same file (hard link, bind mount), or SMC_NONE */
     bool image;         /* a container image the user named: read by smc_image_scan */
-    /* A wheel read over the network (remote.h): the item holds it open (owns_remote) and lists
-     * its members, which one thread reads in their order, so the bytes stream by once. */
-    struct smc_remote *remote;
-    bool owns_remote;
-    struct smc_item *members;
-    size_t member_count;
-    /* Such a wheel's facts, planned and scanned here (or read from the cache), then merged as
-     * a wheel found by the walk is; its sha256 when known ("" not), the cache's key; and whether
-     * a lock file installs it. */
+    /* A wheel read over the network (remote.h): its facts, read into an input of its own by
+     * the thread that takes the item (or from the cache: from_cache), then merged as a wheel
+     * found by the walk is; its sha256 when known ("" not), the cache's key; and whether a lock
+     * file installs it. */
     smc_input *wheel;
+    bool from_cache;
     char cache_key[65];
     bool lock;
+    /* A member of a wheel read over the network: read through it. */
+    struct smc_remote *remote;
 } smc_item;
 
 
