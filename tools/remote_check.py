@@ -26,25 +26,22 @@ def timed(cmd, **kw):
     return p, time.monotonic() - t
 
 
-def pip_platform(platform):
-    return {"linux-x86_64": "manylinux_2_28_x86_64", "linux-aarch64": "manylinux_2_28_aarch64",
-            "windows-amd64": "win_amd64"}.get(platform, platform)
+def pip_platforms(platform):
+    """pip's --platform flags for smcheck's platform: pip takes a manylinux tag literally (no
+    older ones), so a glibc 2.28 system is every manylinux tag up to 2_28, as uv has it."""
+    arch = {"linux-x86_64": "x86_64", "linux-aarch64": "aarch64"}.get(platform)
+    if not arch:
+        return ["--platform", {"windows-amd64": "win_amd64"}.get(platform, platform)]
+    tags = ["manylinux_2_%d_%s" % (v, arch) for v in range(28, 16, -1)] + ["manylinux2014_" + arch]
+    return [f for t in tags for f in ("--platform", t)]
 
 
-def comparable(report, input_path):
-    """The first input's libraries and distributions, keyed by member path (after the '!')."""
-    inp = json.loads(report)["inputs"][0]
-    libs = {}
-    for lib in inp["libraries"]:
-        libs[lib["path"].split("!", 1)[-1]] = lib
-        lib["path"] = lib["path"].split("!", 1)[-1]
-    dists = []
-    for d in inp["distributions"]:
-        d = dict(d)
-        d.pop("location", None)
-        d["libraries"] = [p.split("!", 1)[-1] for p in d["libraries"]]
-        dists.append(d)
-    return libs, dists, json.loads(report)["overall"]
+def comparable(report, where):
+    """The first input's libraries, distributions and the overall verdicts, with the wheel's
+    location (its URL, or its path on disk) written as WHEEL."""
+    doc = json.loads(report.decode().replace(json.dumps(where)[1:-1], "WHEEL"))
+    inp = doc["inputs"][0]
+    return inp["libraries"], inp["distributions"], inp["errors"], doc["overall"]
 
 
 def main():
@@ -60,12 +57,12 @@ def main():
     try:
         for spec in a.specs:
             base = [a.smcheck, "--gpu", a.gpu, "--format", "json", "--python-version",
-                    a.python_version, "--platform", a.platform]
+                    a.python_version, "--platform", a.platform, "--no-cache"]
             remote, t_remote = timed(base + [spec])
             dl = os.path.join(work, spec.replace("=", "_"))
             os.makedirs(dl)
             got = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                                  "--only-binary=:all:", "--platform", pip_platform(a.platform),
+                                  "--only-binary=:all:"] + pip_platforms(a.platform) + [
                                   "--python-version", a.python_version, "-d", dl, spec],
                                  capture_output=True, text=True)
             files = os.listdir(dl)
@@ -74,13 +71,13 @@ def main():
                 bad += 1
                 continue
             local, _ = timed(base + [os.path.join(dl, files[0])])
-            same = remote.returncode == local.returncode and \
-                comparable(remote.stdout, spec) == comparable(local.stdout, files[0])
             url = None
             try:
                 url = json.loads(remote.stdout)["inputs"][0]["distributions"][0]["location"]
             except (ValueError, IndexError, KeyError):
                 pass
+            same = url is not None and remote.returncode == local.returncode and \
+                comparable(remote.stdout, url) == comparable(local.stdout, os.path.join(dl, files[0]))
             ratio = ""
             if url:
                 _, t_curl = timed(["curl", "-sS", "-o", "/dev/null", url])

@@ -130,8 +130,9 @@ static size_t remove_dots(char *buf, size_t len)
                  (left == 3 && memcmp(in, "/..", 3) == 0)) {
             i += left >= 4 ? 3 : 2; /* "/../" or a final "/.." becomes "/" */
             buf[i] = '/';
-            while (k > 0 && buf[--k] != '/')
-                continue;
+            while (k > 0 && buf[k - 1] != '/') /* back to the segment's start */
+                k--;
+            if (k > 0) k--;
         } else if ((left == 1 && in[0] == '.') || (left == 2 && memcmp(in, "..", 2) == 0)) {
             i = len;
         } else {

@@ -758,7 +758,8 @@ static bool python_parse(const char *s, unsigned *minor, unsigned *micro, bool *
 {
     if (s[0] != '3' || s[1] != '.' || !is_digit(s[2])) return false;
     s += 2;
-    unsigned v[2] = {0, 0}, lim[2] = {99, 999};
+    unsigned v[2] = {0, 0};
+    const unsigned lim[2] = {99, 999};
     *has_micro = false;
     for (int i = 0; i < 2; i++) {
         if (!is_digit(*s) || (*s == '0' && is_digit(s[1]))) return false;

@@ -487,7 +487,6 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
 static smc_status plan_remote(const char *url, const char *sha256, bool lock, size_t input,
                               const smc_options *opt, smc_input *in, smc_item **items, size_t *n)
 {
-    char why[512];
     smc_item *slot = smc_push(items, *n, sizeof *slot);
     if (!slot) return SMC_ERR_NOMEM;
     *slot = (smc_item){.path = smc_strdup(url), .root = -1, .member = -1, .dist = SMC_NONE,
@@ -497,6 +496,7 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
     bool keyed = sha256 && smc_cache_key_ok(sha256);
     if (keyed) snprintf(slot->cache_key, sizeof slot->cache_key, "%s", sha256);
     if (keyed && cacheable(opt) && opt->cache_dir) {
+        char why[512];
         size_t len = 0;
         char *text = smc_cache_load(opt->cache_dir, sha256, &len, why, sizeof why);
         if (text) {
