@@ -103,6 +103,10 @@ def specs_and_locks(base, www, sandbox, gpus):
                                   "--extra-index-url", base + "/json/simple/"], sandbox)
     check(rc == 2 and one_error(err, "no-such-project==1.0", "no index has no-such-project"),
           "a project no index has: %d %r" % (rc, err))
+    rc, out, err, _ = run(gpus + ["--index-url", base + "/hostile/simple/", "x==1.0"], sandbox)
+    check(rc == 2 and one_error(err, "x==1.0", "has no link to take"),
+          "a page of hostile links (file:, javascript:, 100 KB, unterminated): none taken: %d %r"
+          % (rc, err))
     rc, out, err, _ = run(gpus + ["--index-url", base + "/badhash/simple/", "demo-ptx==1.0"], sandbox)
     check(rc == 2 and one_error(err, base + "/files/" + files["demo_ptx"], "its sha256 is " + sha(os.path.join(www, files["demo_ptx"]))),
           "a wheel whose sha256 is not the index's: %d %r" % (rc, err))

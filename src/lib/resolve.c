@@ -126,7 +126,8 @@ const char *smc_host_platform(void)
 /* Adds the files of one index's page for a project to files (growing *n). False with why on a
  * failure other than "not there". */
 static bool read_page(const smc_net *net, const char *index, const char *project,
-                      smc_index_file **files, size_t *n, char *why, size_t wn)
+                      smc_index_file **files, size_t *n, size_t *dropped_all, char *why,
+                      size_t wn)
 {
     size_t il = strlen(index);
     char *url = smc_asprintf("%s%s%s/", index, il && index[il - 1] == '/' ? "" : "/", project);
@@ -144,6 +145,7 @@ static bool read_page(const smc_net *net, const char *index, const char *project
     smc_index_file *got = NULL;
     size_t k = 0, dropped = 0;
     ok = smc_index_parse(body, len, type, final, &got, &k, &dropped, err, sizeof err);
+    *dropped_all += dropped;
     if (!ok) snprintf(why, wn, "the index page %s: %s", url, err);
     for (size_t i = 0; ok && i < k; i++) {
         smc_index_file *slot = smc_push(files, *n, sizeof *slot);
@@ -173,11 +175,15 @@ bool smc_resolve_pin(const smc_net *net, const smc_indexes *ix, const smc_pyenv 
     char project[128];
     smc_pyname_normalize(name, project, sizeof project);
     smc_index_file *files = NULL;
-    size_t n = 0;
+    size_t n = 0, dropped = 0;
     bool ok = true;
     for (size_t i = 0; ok && i < ix->count; i++)
-        ok = read_page(net, ix->urls[i], project, &files, &n, why, wn);
-    if (ok && n == 0) {
+        ok = read_page(net, ix->urls[i], project, &files, &n, &dropped, why, wn);
+    if (ok && n == 0 && dropped) {
+        snprintf(why, wn, "the index's page of %s has no link to take (%zu dropped: not http(s), "
+                 "over 8 KiB, or no file name)", project, dropped);
+        ok = false;
+    } else if (ok && n == 0) {
         snprintf(why, wn, "no index has %s (%s%s)", project, ix->count ? ix->urls[0] : "no index",
                  ix->count > 1 ? " and the others" : "");
         ok = false;
