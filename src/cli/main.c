@@ -589,9 +589,14 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *
     snprintf(base, sizeof base, "%s", slash ? slash + 1 : current);
     for (char *c = base; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-    fprintf(diag, "\r\033[Ksmcheck: %3.0f%% %.1f of %.1f GB, %.0f MB/s, %.60s",
-            total ? 100.0 * (double)done / (double)total : 0.0, (double)done / 1e9,
-            (double)total / 1e9, secs > 0 ? (double)done / 1e6 / secs : 0.0, base);
+    double rate = secs > 0 ? (double)done / 1e6 / secs : 0.0;
+    if (total && done <= total)
+        fprintf(diag, "\r\033[Ksmcheck: %3.0f%% %.1f of %.1f GB, %.0f MB/s, %.60s",
+                100.0 * (double)done / (double)total, (double)done / 1e9, (double)total / 1e9,
+                rate, base);
+    else /* wheels read over the network: their size is learnt as they are read */
+        fprintf(diag, "\r\033[Ksmcheck: %.1f GB, %.0f MB/s, %.60s", (double)done / 1e9, rate,
+                base);
     ps->shown = true;
 }
 
