@@ -96,17 +96,19 @@ static bool problem(reader *r, const char *fmt, ...)
     return add_string(&l->problems, &l->problem_count, s);
 }
 
-/* 64 hex digits of a "sha256:HEX" or bare HEX, lower-cased into out; false when not one. */
+/* 64 hex digits of a "sha256:HEX" or bare HEX, lower-cased into out; false (out untouched) when
+ * not one. */
 static bool sha256_of(const char *s, char out[65])
 {
     if (!s) return false;
     if (strncasecmp(s, "sha256:", 7) == 0 || strncasecmp(s, "sha256=", 7) == 0) s += 7;
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < 64; i++)
         if (!isxdigit((unsigned char)s[i])) return false;
+    if (s[64] != '\0') return false;
+    for (int i = 0; i < 64; i++)
         out[i] = (char)tolower((unsigned char)s[i]);
-    }
     out[64] = '\0';
-    return s[64] == '\0';
+    return true;
 }
 
 /* A hash "ALGO:HEX" of another algorithm than sha256 (uv writes sha384/sha512 for some indexes):
@@ -124,8 +126,10 @@ static smc_pin *add_pin(smc_lock *l, const char *name, const char *version, cons
 {
     smc_pin *p = smc_push(&l->pins, l->pin_count, sizeof *p);
     if (!p) return NULL;
-    *p = (smc_pin){.name = smc_strdup_clean(name), .version = smc_strdup_clean(version ? version : ""),
-                   .url = url ? smc_strdup(url) : NULL, .index = index ? smc_strdup(index) : NULL};
+    *p = (smc_pin){.name = smc_strdup_clean(name),
+                   .version = smc_strdup_clean(version ? version : ""),
+                   .url = url ? smc_strdup(url) : NULL,
+                   .index = index ? smc_strdup(index) : NULL};
     l->pin_count++;
     if (sha256) snprintf(p->sha256, sizeof p->sha256, "%s", sha256);
     if (!p->name || !p->version || (url && !p->url) || (index && !p->index)) return NULL;
@@ -315,7 +319,8 @@ static const char *instead(const cJSON *pkg)
 /* "name version" of a package, bounded, for problems. */
 static void package_words(const char *name, const char *version, char *out, size_t n)
 {
-    snprintf(out, n, "%.100s%s%.60s", name ? name : "?", version ? " " : "", version ? version : "");
+    snprintf(out, n, "%.100s%s%.60s", name ? name : "?", version ? " " : "",
+             version ? version : "");
 }
 
 /* --- pylock.toml (PEP 751) ----------------------------------------------------------------- */
@@ -325,8 +330,8 @@ static bool read_pylock(reader *r, const cJSON *root, char *why, size_t n)
     /* PEP 751: an installer refuses a lock-version whose major version it does not know */
     const char *lv = str(root, "lock-version");
     if (!lv || !(strcmp(lv, "1") == 0 || strncmp(lv, "1.", 2) == 0)) {
-        snprintf(why, n, "its lock-version %.40s is not 1.x, the one this reads",
-                 lv ? lv : "(not a string)");
+        smc_say(why, n, "its lock-version %.40s is not 1.x, the one this reads",
+                lv ? lv : "(not a string)");
         return false;
     }
     const cJSON *envs = get(root, "environments");
@@ -336,20 +341,20 @@ static bool read_pylock(reader *r, const cJSON *root, char *why, size_t n)
             any = marker_holds(r, "environments", m);
         if (!any) {
             const cJSON *first = items(envs);
-            snprintf(why, n, "none of its environments ('%.100s'%s) is %s",
-                     cJSON_IsString(first) ? first->valuestring : "?", first->next ? ", ..." : "",
-                     r->env);
+            smc_say(why, n, "none of its environments ('%.100s'%s) is %s",
+                    cJSON_IsString(first) ? first->valuestring : "?", first->next ? ", ..." : "",
+                    r->env);
             return false;
         }
     }
     const char *rp = str(root, "requires-python");
     if (rp && smc_pep440_match(rp, r->e->python_full_version) == 0) {
-        snprintf(why, n, "it requires Python %.100s, not %s", rp, r->e->python_full_version);
+        smc_say(why, n, "it requires Python %.100s, not %s", rp, r->e->python_full_version);
         return false;
     }
     const cJSON *pkgs = get(root, "packages");
     if (pkgs && !cJSON_IsArray(pkgs)) {
-        snprintf(why, n, "its packages are not an array of tables");
+        smc_say(why, n, "its packages are not an array of tables");
         return false;
     }
     for (const cJSON *pkg = items(pkgs); pkg; pkg = pkg->next) {
@@ -396,12 +401,12 @@ typedef struct uv_extra {
 typedef struct uv_walk {
     const cJSON **pkgs;
     size_t n;
-    char **names;   /* normalized, per package */
-    char **sources; /* printed, per package; NULL when none */
-    uv_key *keys;   /* sorted by name, version, source, place */
-    size_t *pick;   /* per key and level: the package an edge with that key resolves to */
+    char **names;    /* normalized, per package */
+    char **sources;  /* printed, per package; NULL when none */
+    uv_key *keys;    /* sorted by name, version, source, place */
+    size_t *pick;    /* per key and level: the package an edge with that key resolves to */
     signed char *rm; /* resolution-markers hold: 1, 0, -1 not yet evaluated */
-    bool *seen;     /* reached, with its base dependencies */
+    bool *seen;      /* reached, with its base dependencies */
     uv_extra *extras;
     size_t extra_count;
     size_t *stack; /* to walk: a package, and an extra (index into extras, or SMC_NONE) */
@@ -512,7 +517,8 @@ static size_t uv_target(reader *r, uv_walk *w, const cJSON *edge, const char *na
     bool found = start < w->n && uv_key_cmp_level(&w->keys[start], &key, level) == 0;
     /* the answer for this key, kept where the key alone decides it (not a source without a
      * version, matched among the name's packages) */
-    size_t *cached = found && !(source && !key.version) ? &w->pick[(size_t)level * w->n + start] : NULL;
+    size_t *cached =
+        found && !(source && !key.version) ? &w->pick[(size_t)level * w->n + start] : NULL;
     if (!found) {
         t = SMC_NONE;
     } else if (cached && *cached != SMC_NONE - 1) {
@@ -647,12 +653,12 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
 {
     const char *rp = str(root, "requires-python");
     if (rp && smc_pep440_match(rp, r->e->python_full_version) == 0) {
-        snprintf(why, n, "it requires Python %.100s, not %s", rp, r->e->python_full_version);
+        smc_say(why, n, "it requires Python %.100s, not %s", rp, r->e->python_full_version);
         return false;
     }
     const cJSON *pkgs = get(root, "package");
     if (!cJSON_IsArray(pkgs)) {
-        snprintf(why, n, "it holds no [[package]] tables");
+        smc_say(why, n, "it holds no [[package]] tables");
         return false;
     }
     uv_walk w = {.n = (size_t)cJSON_GetArraySize(pkgs)};
@@ -676,7 +682,7 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
              uv_edges(r, &w, get(get(w.pkgs[i], "dev-dependencies"), "dev"), i);
     }
     if (ok && w.depth == 0) {
-        snprintf(why, n, "no package in it is the project (a virtual or editable source)");
+        smc_say(why, n, "no package in it is the project (a virtual or editable source)");
         ok = false;
     }
     while (ok && w.depth) {
@@ -751,12 +757,14 @@ static bool option_line(reader *r, char *p, unsigned lineno)
         return true;
     }
     if (strcmp(opt, "-r") == 0 || strcmp(opt, "--requirement") == 0)
-        return problem(r, "line %u: %s %.200s: the requirements it includes are not read (name that file too)",
-                       lineno, opt, arg);
+        return problem(
+            r, "line %u: %s %.200s: the requirements it includes are not read (name that file too)",
+            lineno, opt, arg);
     if (strcmp(opt, "-c") == 0 || strcmp(opt, "--constraint") == 0)
         return problem(r, "line %u: %s %.200s: constraints files are not read", lineno, opt, arg);
     if (strcmp(opt, "-e") == 0 || strcmp(opt, "--editable") == 0)
-        return problem(r, "line %u: %s %.200s: an editable project is built from source, not a wheel",
+        return problem(r,
+                       "line %u: %s %.200s: an editable project is built from source, not a wheel",
                        lineno, opt, arg);
     return true;
 }
@@ -788,20 +796,22 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
         q++;
     }
     trim_end(p);
-    char name[128] = "", *q = p, *url = NULL, *marker = NULL, *version = NULL;
+    char name[128] = "", *q = NULL, *url = NULL, *marker = NULL, *version = NULL;
     bool bare = url_scheme(p) || *p == '.' || *p == '/';
     if (bare) { /* a wheel's URL or path alone: its name is the wheel's */
         url = p;
         q = p + strcspn(p, " \t");
         if (*q) *q++ = '\0';
         q = skip_space(q);
-        if (*q == ';') marker = q + 1;
-        else if (*q) q = NULL;
+        if (*q == ';')
+            marker = q + 1;
+        else if (*q)
+            q = NULL;
     } else {
         size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
         if (len == 0 || len >= sizeof name || !isalnum((unsigned char)p[0]) ||
             !isalnum((unsigned char)p[len - 1])) {
-            snprintf(why, n, "line %u: '%.200s' is not a requirement (name==version)", lineno, p);
+            smc_say(why, n, "line %u: '%.200s' is not a requirement (name==version)", lineno, p);
             return false;
         }
         memcpy(name, p, len);
@@ -816,8 +826,10 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
             q = url + strcspn(url, " \t");
             if (*q) *q++ = '\0';
             q = skip_space(q);
-            if (*q == ';') marker = q + 1;
-            else if (*q || !*url) q = NULL;
+            if (*q == ';')
+                marker = q + 1;
+            else if (*q || !*url)
+                q = NULL;
         } else if (q) {
             char *semi = strchr(q, ';');
             if (semi) {
@@ -832,20 +844,24 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
                 trim_end(q);
             }
             bool arbitrary = strncmp(q, "===", 3) == 0;
-            version = arbitrary ? skip_space(q + 3) : strncmp(q, "==", 2) == 0 ? skip_space(q + 2) : NULL;
-            char spec[160];
-            if (!version || !*version || strpbrk(version, " \t,*;") ||
-                (!arbitrary && (strlen(version) > 128 ||
-                                (snprintf(spec, sizeof spec, "==%s", version),
-                                 smc_pep440_match(spec, version) != 1)))) {
-                snprintf(why, n, "line %u: '%.200s' is not pinned to one version (%s==version)",
-                         lineno, p, name);
+            version = arbitrary                  ? skip_space(q + 3)
+                      : strncmp(q, "==", 2) == 0 ? skip_space(q + 2)
+                                                 : NULL;
+            bool pinned = version && *version && !strpbrk(version, " \t,*;");
+            if (pinned && !arbitrary) { /* == wants a PEP 440 version; === any string */
+                char spec[160];
+                snprintf(spec, sizeof spec, "==%s", version);
+                pinned = strlen(version) <= 128 && smc_pep440_match(spec, version) == 1;
+            }
+            if (!pinned) {
+                smc_say(why, n, "line %u: '%.200s' is not pinned to one version (%s==version)",
+                        lineno, p, name);
                 return false;
             }
         }
     }
     if (!q) {
-        snprintf(why, n, "line %u: '%.200s' is not a requirement (name==version)", lineno, p);
+        smc_say(why, n, "line %u: '%.200s' is not a requirement (name==version)", lineno, p);
         return false;
     }
     /* the wheel a URL names: its name and version, and whether it fits */
@@ -855,16 +871,10 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
     if (url) {
         url_file(url, file, sizeof file);
         wheel = smc_ends_with(file, ".whl") && smc_wheel_name_parse(file, &wn);
-        if (bare) {
-            if (!wheel) {
-                /* a project to build (a directory, an sdist, a repository): no name to give */
-                return problem(r, "line %u: %.200s is not a wheel: it is built from source", lineno, url);
-            }
-            snprintf(name, sizeof name, "%s", wn.name);
-        }
+        if (bare && wheel) snprintf(name, sizeof name, "%s", wn.name);
     }
-    char what[256];
-    snprintf(what, sizeof what, "line %u: %s", lineno, name);
+    char what[256]; /* a bare URL that is not a wheel (a project to build) has no name to give */
+    snprintf(what, sizeof what, "line %u%s%s", lineno, name[0] ? ": " : "", name);
     if (marker && !marker_text_holds(r, what, skip_space(marker))) return true;
     if (url && !wheel)
         return problem(r, "%s: %.200s is not a wheel: it is built from source", what, url);
@@ -883,7 +893,7 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
     if (!pin) return false;
     /* --hash=ALGO:HEX or --hash ALGO:HEX, any number; pip also takes sha384 and sha512 */
     bool hashed = false, other = false;
-    for (char *h = opts; h && *h;) {
+    for (char *h = opts; opts && *h;) { /* opts: after the requirement, or NULL */
         h = skip_space(h);
         size_t wl = strcspn(h, " \t");
         char *value = NULL;
@@ -909,10 +919,12 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
         }
     }
     if (hashed && pin->hash_count == 0 &&
-        !problem(r, "%s: none of its hashes is a sha256 of 64 hex digits%s: its file is not checked",
+        !problem(r,
+                 "%s: none of its hashes is a sha256 of 64 hex digits%s: its file is not checked",
                  what, other ? " (sha384 and sha512 are not checked)" : ""))
         return false;
-    if (url && pin->hash_count == 1) snprintf(pin->sha256, sizeof pin->sha256, "%s", pin->hashes[0]);
+    if (url && pin->hash_count == 1)
+        snprintf(pin->sha256, sizeof pin->sha256, "%s", pin->hashes[0]);
     return true;
 }
 
@@ -931,10 +943,11 @@ static bool read_requirements(reader *r, const char *text, size_t len, char *why
         size_t start = i, end = i;
         while (end < len && text[end] != '\n' && text[end] != '\r')
             end++;
-        i = end < len ? end + (text[end] == '\r' && end + 1 < len && text[end + 1] == '\n' ? 2 : 1) : len;
+        i = end < len ? end + (text[end] == '\r' && end + 1 < len && text[end + 1] == '\n' ? 2 : 1)
+                      : len;
         lineno++;
         if (memchr(text + start, '\0', end - start)) {
-            snprintf(why, n, "line %u: a NUL byte: not a requirements file", lineno);
+            smc_say(why, n, "line %u: a NUL byte: not a requirements file", lineno);
             ok = false;
             break;
         }
@@ -955,7 +968,7 @@ static bool read_requirements(reader *r, const char *text, size_t len, char *why
             if (text[c] == '#' && (k == 0 || line[k - 1] == ' ' || line[k - 1] == '\t')) {
                 comment = true;
             } else if (k == LINE_MAX_BYTES) {
-                snprintf(why, n, "line %u: longer than %u bytes", first, LINE_MAX_BYTES);
+                smc_say(why, n, "line %u: longer than %u bytes", first, LINE_MAX_BYTES);
                 ok = false;
             } else {
                 line[k++] = text[c];
@@ -963,7 +976,7 @@ static bool read_requirements(reader *r, const char *text, size_t len, char *why
         }
         if (ok && cont) {
             if (k == LINE_MAX_BYTES) {
-                snprintf(why, n, "line %u: longer than %u bytes", first, LINE_MAX_BYTES);
+                smc_say(why, n, "line %u: longer than %u bytes", first, LINE_MAX_BYTES);
                 ok = false;
             } else if (!comment) {
                 line[k++] = ' ';
@@ -1023,7 +1036,8 @@ static bool one_per_name(reader *r)
             const smc_pin *a = &l->pins[keys[g].i], *b = &l->pins[keys[k].i];
             drop[keys[k].i] = true;
             if (strcmp(a->version, b->version) != 0 || cmp_opt(a->url, b->url) != 0)
-                ok = problem(r, "%.100s: it would be installed twice (%.60s and %.60s): %.60s is read",
+                ok = problem(r,
+                             "%.100s: it would be installed twice (%.60s and %.60s): %.60s is read",
                              b->name, a->version, b->version, a->version);
         }
     }
@@ -1042,7 +1056,9 @@ static bool one_per_name(reader *r)
         hashing |= l->pins[i].hash_count > 0;
     for (size_t i = 0; ok && hashing && i < l->pin_count; i++)
         if (l->pins[i].hash_count == 0 && !l->pins[i].sha256[0])
-            ok = problem(r, "%.100s %.60s: no --hash, which pip's hash-checking mode (the other pins have hashes) refuses",
+            ok = problem(r,
+                         "%.100s %.60s: no --hash, which pip's hash-checking mode (the other pins "
+                         "have hashes) refuses",
                          l->pins[i].name, l->pins[i].version);
     free(arena);
     free(keys);
@@ -1066,7 +1082,7 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
         char terr[256];
         cJSON *root = smc_toml_parse(text, len, terr, sizeof terr);
         if (!root) {
-            snprintf(why, n, "not TOML: %s", terr);
+            smc_say(why, n, "not TOML: %s", terr);
             smc_sanitize(why);
             return false;
         }
@@ -1075,14 +1091,15 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
         } else if (get(root, "package") && get(root, "version")) {
             ok = read_uv(&r, root, why, n);
         } else {
-            snprintf(why, n, "TOML, but neither a pylock.toml (lock-version) nor a uv.lock "
-                             "(version and [[package]])");
+            snprintf(why, n,
+                     "TOML, but neither a pylock.toml (lock-version) nor a uv.lock "
+                     "(version and [[package]])");
             ok = false;
         }
         cJSON_Delete(root);
     }
     if (ok) ok = one_per_name(&r);
-    if (!ok && !why[0]) snprintf(why, n, "out of memory");
+    if (!ok && !why[0]) smc_say(why, n, "out of memory");
     if (!ok) smc_lock_free(out);
     smc_sanitize(why);
     return ok;

@@ -10,7 +10,9 @@
  * requirements.txt only the pin and the hashes the chosen file must have (the index chooses). */
 typedef struct smc_pin {
     char *name, *version;
-    char *url;       /* the wheel's URL as the lock names it; NULL: chosen from an index */
+    /* the wheel's URL as the lock names it, or its local path (a path or file: URL in the lock,
+     * made relative to the lock's directory); NULL: chosen from an index */
+    char *url;
     char sha256[65]; /* the wheel's sha256, lower-case hex; "" when the lock gives none */
     char **hashes;   /* requirements.txt: the sha256s --hash allows (lower-case hex) */
     size_t hash_count;
@@ -31,9 +33,15 @@ typedef struct smc_lock {
  * requirements*.txt, *.lock.txt. */
 bool smc_lock_named(const char *path);
 
-/* Reads a lock file's text for environment e. False with why when the file as a whole cannot be
- * read (not TOML, not a lock of a kind known, a requirement that is not pinned to one version);
- * problems with single packages are listed in the lock's problems. */
+/* Reads a lock file's text for environment e: the kind by path (*.txt: requirements.txt) and
+ * content (lock-version: pylock.toml; version and [[package]]: uv.lock). One pin per package name
+ * (a second is dropped, with a problem where it differs). False with why (one line) when the file
+ * as a whole cannot be read: not TOML, not a lock of a kind known, a pylock lock-version other
+ * than 1.x, requires-python or pylock environments that exclude e, a uv.lock without a project,
+ * a requirements line that is not a requirement pinned to one version (==, ===, or a wheel's
+ * URL), a NUL byte or a line over 1 MiB; then *out is empty. Problems with single packages (no
+ * wheel for e, a malformed marker or hash, a missing dependency, -r/-c/-e lines) are listed in
+ * the lock's problems, one line each, naming the package or line, at most 1,000. */
 bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pyenv *e,
                    smc_lock *out, char *why, size_t n);
 void smc_lock_free(smc_lock *l);

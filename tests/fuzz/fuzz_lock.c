@@ -1,0 +1,74 @@
+/* fuzz_lock.c: the lock file reader on any bytes, the first byte choosing the kind (its value mod
+ * 3: pylock.toml, uv.lock, requirements.txt; seeds start with '0', '1', '2') and the environment
+ * (cp311 on manylinux_2_28_x86_64, or on win_amd64); the rest is the file. What it returns must
+ * keep lock.h's promises: one-line messages, pins with a name and version, sha256s of 64
+ * lower-case hex digits, and nothing left after a refusal. */
+#include "../../src/lib/lock.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool hex64(const char *s)
+{
+    if (strlen(s) != 64) return false;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) return false;
+    return true;
+}
+
+static bool one_line(const char *s)
+{
+    return s && s[0] && !strchr(s, '\n') && !strchr(s, '\r');
+}
+
+static void check(const smc_lock *l)
+{
+    for (size_t i = 0; i < l->pin_count; i++) {
+        const smc_pin *p = &l->pins[i];
+        if (!p->name || !p->version || (p->sha256[0] && !hex64(p->sha256))) abort();
+        if (p->url && !p->url[0]) abort();
+        for (size_t k = 0; k < p->hash_count; k++)
+            if (!hex64(p->hashes[k])) abort();
+    }
+    for (size_t i = 0; i < l->problem_count; i++)
+        if (!one_line(l->problems[i])) abort();
+    for (size_t i = 0; i < l->index_count; i++)
+        if (!l->indexes[i] || !l->indexes[i][0]) abort();
+    if (l->index_given && l->index_count == 0) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static smc_pyenv envs[2];
+    static bool ready;
+    char why[256];
+    if (!ready) {
+        if (!smc_pyenv_init(&envs[0], "manylinux_2_28_x86_64", "3.11", why, sizeof why) ||
+            !smc_pyenv_init(&envs[1], "win_amd64", "3.11", why, sizeof why))
+            abort();
+        ready = true;
+    }
+    if (size < 1) return 0;
+    static const char *const paths[] = {"/lock/dir/pylock.toml", "/lock/dir/uv.lock",
+                                        "/lock/dir/requirements.txt"};
+    const char *path = paths[data[0] % 3];
+    const smc_pyenv *e = &envs[data[0] / 3 % 2];
+    /* a copy of exactly size - 1 bytes, no NUL after it: a read past the end is caught */
+    size_t len = size - 1;
+    char *text = malloc(len ? len : 1);
+    if (!text) return 0;
+    if (len) memcpy(text, data + 1, len);
+    smc_lock l;
+    if (smc_lock_read(path, text, len, e, &l, why, sizeof why)) {
+        check(&l);
+        smc_lock_free(&l);
+    } else if (!one_line(why) || strlen(why) >= sizeof why || l.pins || l.pin_count || l.problems ||
+               l.problem_count || l.indexes || l.index_count) {
+        abort();
+    }
+    free(text);
+    return 0;
+}
