@@ -18,10 +18,13 @@ bool smc_url_is(const char *s)
 
 bool smc_remote_built(void) { return false; }
 
-bool smc_http_get(const smc_net *net, const char *url, const char *accept, size_t cap,
-                  char **body, size_t *len, char **type, char **final_url, char *why, size_t n)
+void smc_fetch_done(smc_fetch *f) { (void)f; }
+
+bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                  size_t cap, char **body, size_t *len, char **type, char **final_url, char *why,
+                  size_t n)
 {
-    (void)net, (void)url, (void)accept, (void)cap, (void)body, (void)len, (void)type,
+    (void)net, (void)f, (void)url, (void)accept, (void)cap, (void)body, (void)len, (void)type,
         (void)final_url;
     snprintf(why, n, "this smcheck was built without libcurl: it reads no URLs");
     return false;
@@ -132,17 +135,26 @@ static size_t page_write(char *data, size_t size, size_t nmemb, void *ctx)
     return n;
 }
 
-bool smc_http_get(const smc_net *net, const char *url, const char *accept, size_t cap,
-                  char **body, size_t *len, char **type, char **final_url, char *why, size_t n)
+void smc_fetch_done(smc_fetch *f)
+{
+    if (f && f->curl) curl_easy_cleanup(f->curl);
+    if (f) f->curl = NULL;
+}
+
+bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                  size_t cap, char **body, size_t *len, char **type, char **final_url, char *why,
+                  size_t n)
 {
     *body = *type = *final_url = NULL;
     *len = 0;
     pthread_once(&once, global_init);
-    CURL *h = global_rc == CURLE_OK ? curl_easy_init() : NULL;
+    CURL *h = f && f->curl ? f->curl : global_rc == CURLE_OK ? curl_easy_init() : NULL;
     if (!h) {
         snprintf(why, n, "libcurl could not start");
         return false;
     }
+    if (f && f->curl) curl_easy_reset(h); /* its connections and certificate store stay */
+    if (f) f->curl = h;
     char errbuf[CURL_ERROR_SIZE] = "";
     page p = {.max = cap};
     struct curl_slist *hdr = NULL;
@@ -190,7 +202,7 @@ bool smc_http_get(const smc_net *net, const char *url, const char *accept, size_
         free(p.buf);
     }
     curl_slist_free_all(hdr);
-    curl_easy_cleanup(h);
+    if (!f) curl_easy_cleanup(h);
     return ok;
 }
 

@@ -20,13 +20,22 @@ typedef struct smc_net {
     unsigned timeout;
 } smc_net;
 
-/* A small resource fetched whole (an index page): at most cap bytes, redirects followed (10 at
- * most, http and https only). accept: the Accept header (NULL: none). On success *body is
- * NUL-terminated and malloc'd, *type its Content-Type (or NULL) and *final_url where it came
- * from after redirects (for relative links); false with why ("HTTP 404", "timed out after 30 s
- * without data") otherwise. */
-bool smc_http_get(const smc_net *net, const char *url, const char *accept, size_t cap,
-                  char **body, size_t *len, char **type, char **final_url, char *why, size_t n);
+/* A handle that one thread's pages reuse, zeroed to start: their connections, TLS sessions and
+ * certificate store (loading the CA bundle for each new connection took 60 ms of CPU, most of a
+ * warm lock's time). smc_fetch_done closes it. */
+typedef struct smc_fetch {
+    void *curl;
+} smc_fetch;
+void smc_fetch_done(smc_fetch *f);
+
+/* A small resource fetched whole (an index page) through f (NULL: a handle for it alone): at
+ * most cap bytes, redirects followed (10 at most, http and https only). accept: the Accept header
+ * (NULL: none). On success *body is NUL-terminated and malloc'd, *type its Content-Type (or NULL)
+ * and *final_url where it came from after redirects (for relative links); false with why ("HTTP
+ * 404", "timed out (30 s without data, --timeout)") otherwise. */
+bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                  size_t cap, char **body, size_t *len, char **type, char **final_url, char *why,
+                  size_t n);
 
 /* A remote file read in place: the last bytes are fetched when it opens (its size from the
  * response), the rest by one forward stream of a range request that a read elsewhere moves

@@ -125,7 +125,7 @@ const char *smc_host_platform(void)
 
 /* Adds the files of one index's page for a project to files (growing *n). False with why on a
  * failure other than "not there". */
-static bool read_page(const smc_net *net, const char *index, const char *project,
+static bool read_page(const smc_net *net, smc_fetch *f, const char *index, const char *project,
                       smc_index_file **files, size_t *n, size_t *dropped_all, char *why,
                       size_t wn)
 {
@@ -135,7 +135,8 @@ static bool read_page(const smc_net *net, const char *index, const char *project
     char *body, *type, *final;
     size_t len;
     char err[256];
-    bool ok = smc_http_get(net, url, ACCEPT, PAGE_MAX, &body, &len, &type, &final, err, sizeof err);
+    bool ok = smc_http_get(net, f, url, ACCEPT, PAGE_MAX, &body, &len, &type, &final, err,
+                           sizeof err);
     if (!ok) {
         bool absent = strcmp(err, "HTTP 404") == 0 || strcmp(err, "HTTP 410") == 0;
         if (!absent) snprintf(why, wn, "the index %s: %s", url, err);
@@ -165,7 +166,7 @@ static bool read_page(const smc_net *net, const char *index, const char *project
     return ok;
 }
 
-bool smc_resolve_pin(const smc_net *net, const smc_indexes *ix, const smc_pyenv *e,
+bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, const smc_pyenv *e,
                      const char *name, const char *version, const char *const *hashes,
                      size_t n_hashes, char **url, char sha256[65], char *why, size_t wn)
 {
@@ -178,7 +179,7 @@ bool smc_resolve_pin(const smc_net *net, const smc_indexes *ix, const smc_pyenv 
     size_t n = 0, dropped = 0;
     bool ok = true;
     for (size_t i = 0; ok && i < ix->count; i++)
-        ok = read_page(net, ix->urls[i], project, &files, &n, &dropped, why, wn);
+        ok = read_page(net, f, ix->urls[i], project, &files, &n, &dropped, why, wn);
     if (ok && n == 0 && dropped) {
         snprintf(why, wn, "the index's page of %s has no link to take (%zu dropped: not http(s), "
                  "over 8 KiB, or no file name)", project, dropped);

@@ -27,10 +27,11 @@ void smc_indexes_free(smc_indexes *ix);
 /* smcheck's name of this machine's platform ("linux-x86_64", "linux-aarch64"). */
 const char *smc_host_platform(void);
 
-/* The wheel pip would install for name==version in e, from the files of every index pooled:
+/* The wheel pip would install for name==version in e, from the files of every index pooled
+ * (their pages fetched through f, which may be NULL):
  * its URL (malloc'd) and sha256 ("" when the index gives none). hashes: the sha256s the file must
  * have (requirements.txt's --hash), or none. False with a one-line why. */
-bool smc_resolve_pin(const smc_net *net, const smc_indexes *ix, const smc_pyenv *e,
+bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, const smc_pyenv *e,
                      const char *name, const char *version, const char *const *hashes,
                      size_t n_hashes, char **url, char sha256[65], char *why, size_t wn);
 

@@ -543,7 +543,7 @@ static smc_status plan_requirement(const char *spec, size_t input, const smc_opt
     }
     smc_net net = {.timeout = opt ? opt->timeout : 0};
     char *url = NULL, sha[65];
-    smc_status st = smc_resolve_pin(&net, &ix, &e, name, version, NULL, 0, &url, sha, why,
+    smc_status st = smc_resolve_pin(&net, NULL, &ix, &e, name, version, NULL, 0, &url, sha, why,
                                     sizeof why)
                         ? plan_remote(url, sha, false, input, opt, in, items, n)
                         : smc_input_add_error(in, spec, "%s", why);
@@ -552,6 +552,68 @@ static smc_status plan_requirement(const char *spec, size_t input, const smc_opt
     smc_indexes_free(&ix);
     smc_pyenv_free(&e);
     return st;
+}
+
+/* The pins of a lock that name no wheel (requirements.txt), looked up on the indexes by this
+ * thread and RESOLVERS more at once, each reusing its connection: a lookup is a page or two, and
+ * each new connection loads the CA bundle (about 60 ms of CPU). A warm requirements.txt of 27
+ * pins: 2.0 s one after another on new connections, 0.9 s with 8 more threads, 0.6 s with 3. */
+#define RESOLVERS 3
+typedef struct resolving {
+    const smc_lock *lock;
+    const smc_indexes *ix;
+    const smc_pyenv *e;
+    const smc_net *net;
+    char **urls;      /* per pin: the wheel chosen, or NULL (why[i]) */
+    char (*sha)[65];
+    char (*why)[512];
+    atomic_size_t next;
+} resolving;
+
+static void *resolver(void *arg)
+{
+    resolving *rs = arg;
+    smc_fetch f = {0};
+    for (size_t i; (i = atomic_fetch_add(&rs->next, 1)) < rs->lock->pin_count;) {
+        const smc_pin *pin = &rs->lock->pins[i];
+        if (pin->url) continue;
+        if (!smc_resolve_pin(rs->net, &f, rs->ix, rs->e, pin->name, pin->version,
+                             (const char *const *)pin->hashes, pin->hash_count, &rs->urls[i],
+                             rs->sha[i], rs->why[i], sizeof rs->why[i]))
+            rs->urls[i] = NULL;
+    }
+    smc_fetch_done(&f);
+    return NULL;
+}
+
+static smc_status resolve_pins(resolving *rs)
+{
+    size_t n = rs->lock->pin_count, want = 0;
+    rs->urls = calloc(n ? n : 1, sizeof *rs->urls);
+    rs->sha = calloc(n ? n : 1, sizeof *rs->sha);
+    rs->why = calloc(n ? n : 1, sizeof *rs->why);
+    if (!rs->urls || !rs->sha || !rs->why) return SMC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        want += rs->lock->pins[i].url == NULL;
+    atomic_init(&rs->next, 0);
+    pthread_t t[RESOLVERS];
+    size_t started = 0;
+    while (started < RESOLVERS && started < want &&
+           pthread_create(&t[started], NULL, resolver, rs) == 0)
+        started++;
+    resolver(rs); /* this thread too, and alone where no thread could start */
+    for (size_t k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    return SMC_OK;
+}
+
+static void resolving_free(resolving *rs)
+{
+    for (size_t i = 0; rs->urls && i < rs->lock->pin_count; i++)
+        free(rs->urls[i]);
+    free(rs->urls);
+    free(rs->sha);
+    free(rs->why);
 }
 
 /* A lock file: every wheel it would install on the platform judged, read over the network (or
@@ -589,15 +651,15 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
                           own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
         st = SMC_ERR_NOMEM;
     smc_net net = {.timeout = opt ? opt->timeout : 0};
+    resolving rs = {.lock = &lock, .ix = &ix, .e = &e, .net = &net};
+    if (st == SMC_OK) st = resolve_pins(&rs);
     for (size_t i = 0; i < lock.pin_count && st == SMC_OK; i++) {
         const smc_pin *pin = &lock.pins[i];
-        char *url = NULL, sha[65];
-        snprintf(sha, sizeof sha, "%s", pin->sha256);
-        if (!pin->url &&
-            !smc_resolve_pin(&net, &ix, &e, pin->name, pin->version,
-                             (const char *const *)pin->hashes, pin->hash_count, &url, sha, why,
-                             sizeof why)) {
-            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version, why);
+        char *url = rs.urls[i], sha[65];
+        rs.urls[i] = NULL;
+        snprintf(sha, sizeof sha, "%s", pin->url ? pin->sha256 : rs.sha[i]);
+        if (!pin->url && !url) {
+            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version, rs.why[i]);
             continue;
         }
         size_t first = in->distribution_count;
@@ -616,6 +678,7 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
         free(url);
     }
     in->kind = SMC_INPUT_ENVIRONMENT;
+    resolving_free(&rs);
     smc_indexes_free(&ix);
     smc_lock_free(&lock);
     smc_pyenv_free(&e);
