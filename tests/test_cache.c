@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "judged.h"
 
 #define KEY_A "0000000000000000000000000000000000000000000000000000000000000000"
 #define KEY_B "bb00000000000000000000000000000000000000000000000000000000000000"
@@ -245,47 +246,6 @@ static bool input_eq(const smc_input *a, const smc_input *b, const char *pa, con
 
 /* Judged the same ---------------------------------------------------------------------------- */
 
-/* The detailed JSON report of in, judged against targets with a driver. */
-static char *report(smc_input *in, const smc_target *t, size_t nt, int driver)
-{
-    /* smc_check_inputs derives a distribution's unbacked variant claims again without freeing
-     * what an earlier check of the same input derived (check.c's derive_input): let them go. */
-    for (size_t k = 0; k < in->distribution_count; k++)
-        smc_distribution_underive(&in->distributions[k]);
-    smc_request req = {.targets = t, .target_count = nt, .driver_cuda = driver};
-    smc_result *r = NULL;
-    if (smc_check_inputs(&in, 1, &req, &r) != SMC_OK) return NULL;
-    char *text = NULL;
-    size_t n = 0;
-    FILE *out = open_memstream(&text, &n);
-    smc_status st = out ? smc_report_json(out, r, &(smc_display){.detail = true}) : SMC_ERR_NOMEM;
-    smc_result_free(r);
-    if (!out) return NULL;
-    fclose(out);
-    if (st != SMC_OK) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-/* Where two texts first differ, as "line N: <a> | <b>". */
-static void first_difference(const char *a, const char *b, char *why, size_t n)
-{
-    size_t line = 1;
-    const char *la = a, *lb = b;
-    while (*a && *a == *b) {
-        if (*a == '\n') {
-            line++;
-            la = a + 1;
-            lb = b + 1;
-        }
-        a++, b++;
-    }
-    snprintf(why, n, "line %zu: %.*s | %.*s", line, (int)strcspn(la, "\n"), la,
-             (int)strcspn(lb, "\n"), lb);
-}
-
 static const smc_target targets[] = {
     {.cc_major = 6, .cc_minor = 1},  {.cc_major = 7, .cc_minor = 5},
     {.cc_major = 8, .cc_minor = 0},  {.cc_major = 8, .cc_minor = 7},
@@ -300,8 +260,8 @@ static bool judged_alike(smc_input *a, smc_input *b, char *why, size_t n)
     static const int drivers[] = {0, 11080, 12080, 13000};
     bool ok = true;
     for (size_t d = 0; ok && d < sizeof drivers / sizeof drivers[0]; d++) {
-        char *x = report(a, targets, NTARGETS, drivers[d]);
-        char *y = report(b, targets, NTARGETS, drivers[d]);
+        char *x = judged_report(a, targets, NTARGETS, drivers[d]);
+        char *y = judged_report(b, targets, NTARGETS, drivers[d]);
         ok = x && y && strcmp(x, y) == 0;
         if (!x || !y)
             snprintf(why, n, "a report failed");
@@ -661,7 +621,7 @@ static void hostile(void)
         char *t = smc_strdup(text);
         t[at] = t[at] == '9' ? '0' : t[at] == '"' ? 'x' : (char)(t[at] ^ 0x20);
         smc_input *x = smc_cache_decode(t, len, P, P, KEY_A, why, sizeof why);
-        if (x) free(report(x, targets, NTARGETS, 12080));
+        if (x) free(judged_report(x, targets, NTARGETS, 12080));
         CHECK(x || why[0]);
         smc_input_free(x);
         free(t);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "judged.h"
 #include "pieces.h"
 
 static const size_t sizes[] = {1, 7, 4093, 65537, 1u << 20, 3};
@@ -42,42 +43,6 @@ static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
     return in;
 }
 
-/* The detailed JSON report of in, judged against targets with a driver. */
-static char *report(smc_input *in, const smc_target *t, size_t nt, int driver)
-{
-    smc_request req = {.targets = t, .target_count = nt, .driver_cuda = driver};
-    smc_result *r = NULL;
-    if (smc_check_inputs(&in, 1, &req, &r) != SMC_OK) return NULL;
-    char *text = NULL;
-    size_t n = 0;
-    FILE *out = open_memstream(&text, &n);
-    smc_status st = out ? smc_report_json(out, r, &(smc_display){.detail = true}) : SMC_ERR_NOMEM;
-    smc_result_free(r);
-    if (!out) return NULL;
-    fclose(out);
-    if (st != SMC_OK) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-/* Where two texts first differ, as "line N: <a> | <b>". */
-static void first_difference(const char *a, const char *b, char *why, size_t n)
-{
-    size_t line = 1;
-    const char *la = a, *lb = b;
-    while (*a && *a == *b) {
-        if (*a == '\n') {
-            line++;
-            la = a + 1;
-            lb = b + 1;
-        }
-        a++, b++;
-    }
-    snprintf(why, n, "line %zu: %.*s | %.*s", line, (int)strcspn(la, "\n"), la,
-             (int)strcspn(lb, "\n"), lb);
-}
 
 /* The same, read for one target only (what the judge of --gpu 9.0 --driver 12.8 reads). */
 static void compare_for(const char *path, const uint8_t *buf, size_t len, bool verify,
@@ -107,8 +72,8 @@ static void compare_for(const char *path, const uint8_t *buf, size_t len, bool v
         twice = false;
     }
     for (size_t d = 0; ok && !spilled && d < sizeof drivers / sizeof drivers[0]; d++) {
-        char *a = report(whole, targets, 6, drivers[d]);
-        char *b = report(stream, targets, 6, drivers[d]);
+        char *a = judged_report(whole, targets, 6, drivers[d]);
+        char *b = judged_report(stream, targets, 6, drivers[d]);
         ok = a && b && strcmp(a, b) == 0;
         if (!ok && a && b) first_difference(a, b, why, sizeof why);
         free(a);
