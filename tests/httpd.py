@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""httpd.py DIR: a small package index for the tests, serving the files of DIR on 127.0.0.1 (a
-free port, printed as the first line of stdout), with failures on demand. Python 3 standard
-library only; HTTP/1.1 with keep-alive, as real indexes are.
+"""httpd.py DIR [--tls CERT KEY]: a small package index for the tests, serving the files of DIR
+on 127.0.0.1 (a free port, printed as the first line of stdout), with failures on demand; HTTPS
+with --tls (a PEM certificate and its key, as fixtures/tls has). Python 3 standard library only;
+HTTP/1.1 with keep-alive, as real indexes are.
 
   /files/NAME            the file, with single range requests (206, 416) as files.pythonhosted.org
                          serves them; a multi-range request gets the whole file (200), as there
@@ -23,12 +24,14 @@ import html
 import json
 import os
 import re
+import ssl
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+TLS = sys.argv[3:5] if len(sys.argv) == 5 and sys.argv[2] == "--tls" else None
 _hashes = {}
 _lock = threading.Lock()
 
@@ -195,13 +198,17 @@ class Server(ThreadingHTTPServer):
     def handle_error(self, request, client_address):
         """A client that drops a transfer it no longer wants (smcheck moving its stream, or
         stopping at a cap) is ordinary here: said by nobody."""
-        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, ssl.SSLError)):
             super().handle_error(request, client_address)
 
 
 def main():
     server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if TLS:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(TLS[0], TLS[1])
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 

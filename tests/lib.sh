@@ -23,16 +23,14 @@ check() {
     what=$1
     shift
     why=
-    "$@"
-    _result "$what" $?
+    if "$@"; then _result "$what" 0; else _result "$what" $?; fi # a failure is counted, even under set -e
 }
 
 check_quiet() {
     what=$1
     shift
     why=
-    "$@" >/dev/null 2>&1
-    _result "$what" $?
+    if "$@" >/dev/null 2>&1; then _result "$what" 0; else _result "$what" $?; fi
 }
 
 has() {

@@ -60,9 +60,11 @@ def big_wheel(out, demo):
     return path
 
 
-def run(args, sandbox, timeout=120):
+def run(args, sandbox, timeout=120, **extra):
     env = dict(os.environ, HOME=sandbox, TMPDIR=sandbox, no_proxy="127.0.0.1,localhost",
-               NO_PROXY="127.0.0.1,localhost")
+               NO_PROXY="127.0.0.1,localhost", **extra)
+    for name in [k for k, v in env.items() if v is None]:
+        del env[name]
     t = time.monotonic()
     p = subprocess.run([SMCHECK] + args, cwd=sandbox, env=env, capture_output=True,
                        timeout=timeout)
@@ -278,6 +280,34 @@ def cache_checks(base, locks, sandbox, gpus, pylock, want, facts):
           "--no-cache: nothing kept (%d)" % rc)
 
 
+def tls_checks(www, sandbox, gpus, wheels):
+    """HTTPS: the certificate of fixtures/tls trusted through SSL_CERT_FILE (and CURL_CA_BUNDLE)
+    gives the report HTTP gives; untrusted, one error naming the URL."""
+    tls = os.path.join(FIX, "tls")
+    server = subprocess.Popen([sys.executable, os.path.join(HERE, "httpd.py"), www, "--tls",
+                               os.path.join(tls, "cert.pem"), os.path.join(tls, "key.pem")],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        base = "https://127.0.0.1:%d" % int(server.stdout.readline())
+        w = [w for w in wheels if "sm80_sm90" in w][0]
+        rc_l, out_l, _, _ = run(gpus + [os.path.join(www, w)], sandbox)
+        url = "%s/files/%s" % (base, w)
+        for var in ("SSL_CERT_FILE", "CURL_CA_BUNDLE"):
+            other = "CURL_CA_BUNDLE" if var == "SSL_CERT_FILE" else "SSL_CERT_FILE"
+            rc, out, err, _ = run(gpus + ["--no-cache", url], sandbox,
+                                  **{var: os.path.join(tls, "cert.pem"), other: None})
+            check(rc == rc_l and out == out_l.replace(os.path.join(www, w), url),
+                  "%s with %s: rc %d (disk %d), same JSON; stderr %s"
+                  % (url, var, rc, rc_l, err.strip()[:300]))
+        rc, out, err, _ = run(gpus + ["--no-cache", url], sandbox, SSL_CERT_FILE=None,
+                              CURL_CA_BUNDLE=None)
+        check(rc == 2 and one_error(err, url, "certificate"),
+              "%s untrusted: rc %d, one error naming it (%r)" % (url, rc, err.strip()[:300]))
+    finally:
+        server.kill()
+        server.wait()
+
+
 def main():
     work = tempfile.mkdtemp(prefix="smcheck-remote-")
     www, sandbox = os.path.join(work, "www"), os.path.join(work, "sandbox")
@@ -339,6 +369,7 @@ def main():
             check(secs < 30, "%s: took %.1f s" % (url, secs))
 
         specs_and_locks(base, www, sandbox, gpus)
+        tls_checks(www, sandbox, gpus, wheels)
 
         written = [os.path.relpath(os.path.join(d, f), sandbox) for d, _, fs in os.walk(sandbox)
                    for f in fs]

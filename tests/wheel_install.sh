@@ -44,6 +44,16 @@ same_output() { # PROGRAM ARGS...
     [ "$a" = "$b" ] || { diff <(printf '%s\n' "$b") <(printf '%s\n' "$a") | head -20; return 1; }
 }
 
+# A local HTTPS index (tests/httpd.py with the certificate of fixtures/tls) serving the test wheels:
+# the executable's own libcurl and OpenSSL read them as the reference build does.
+tls=$src/fixtures/tls
+python3 "$src/tests/httpd.py" "$tmp/inputs" --tls "$tls/cert.pem" "$tls/key.pem" >"$tmp/httpd.port" &
+httpd=$!
+trap 'kill "$httpd" 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 100); do [ -s "$tmp/httpd.port" ] && break; sleep 0.1; done
+port=$(head -n1 "$tmp/httpd.port")
+export no_proxy=127.0.0.1 NO_PROXY=127.0.0.1
+
 for whl in "${wheels[@]}"; do
     name=$(basename "$whl")
     arch=${name##*manylinux_}
@@ -129,6 +139,17 @@ for whl in "${wheels[@]}"; do
             check "$arch: judges $(basename "$input") as $ref does (json)" \
                 same_output "$run" "${plat[@]}" --gpu h100,a100,sm_120,v100 --driver 12.8 --format json --detail "$input"
         done
+        for input in "$tmp"/inputs/*.whl; do
+            url=https://127.0.0.1:$port/files/$(basename "$input")
+            SSL_CERT_FILE=$tls/cert.pem HOME=$w check "$arch: reads $(basename "$input") over HTTPS as $ref does" \
+                same_output "$run" "${plat[@]}" --no-cache --gpu h100,sm_120 --format json "$url"
+        done
+        demo=https://127.0.0.1:$port/files/$(basename "$(ls "$tmp"/inputs/demo_cuda-*.whl)")
+        check "$arch: a wheel read over HTTPS is judged, with no error" \
+            sh -c "HOME='$w' SSL_CERT_FILE='$tls/cert.pem' '$run' --no-cache --gpu h100 '$demo' >'$w/https.out' 2>'$w/https.err'
+                grep -q ', 4 libraries found$' '$w/https.out' && ! grep -q '^smcheck: https:' '$w/https.err'"
+        check "$arch: an untrusted certificate is one error naming the URL" \
+            sh -c "HOME='$w' SSL_CERT_FILE= CURL_CA_BUNDLE= '$run' --no-cache '$url' 2>&1 >/dev/null | grep -q '^smcheck: $url: .*certificate'"
         builds=$src/tests/builds_fixture.tsv
         check "$arch: advise (RTX 5090) as $ref does" \
             same_output "$run" advise "${plat[@]}" --builds-table "$builds" --gpu "RTX 5090" --driver 570.124.06

@@ -14,7 +14,7 @@
 # when aarch64 is built. The Debian sources come through a private apt state under build-wheel/apt, so
 # /etc/apt and the host's package lists stay as they are. Everything it builds lives under build-wheel/
 # (that apt state, the Python venv with ziglang and auditwheel, the sources, one prefix per arch: about
-# 700 MiB for x86_64, 880 MiB for both; `rm -rf build-wheel` frees it); the results go to dist/.
+# 1.1 GiB for x86_64, 1.7 GiB for both; `rm -rf build-wheel` frees it); the results go to dist/.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,14 +32,14 @@ esac
 version=$(sed -n 's/^project(smcheck VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 [ -n "$version" ] || { echo "$0: no project(VERSION) in CMakeLists.txt" >&2; exit 1; }
 # The Debian source packages, by source name; the versions are whatever bookworm has.
-sources="zlib bzip2 xz-utils elfutils libzip cjson lz4 libzstd libarchive libisal"
+sources="zlib bzip2 xz-utils elfutils libzip cjson lz4 libzstd libarchive libisal openssl curl"
 log() { printf '[build-wheel %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 # --- the host: apt packages, the Debian sources, the venv ----------------------------------------
 # dpkg-dev: dpkg-source; debian-archive-keyring: the key the private deb-src entries name; nasm: ISA-L's
-# x86_64 assembly; python3-venv: the private venv. qemu-user-static and libc6-arm64-cross run the aarch64
+# x86_64 assembly; perl (with its core modules): OpenSSL's Configure; python3-venv: the private venv. qemu-user-static and libc6-arm64-cross run the aarch64
 # binary here (tests/wheel_install.sh), so they come only with aarch64.
-packages="dpkg-dev debian-archive-keyring make cmake pkg-config nasm python3 python3-venv"
+packages="dpkg-dev debian-archive-keyring make cmake pkg-config nasm perl python3 python3-venv"
 case " $arches " in
 *" aarch64 "*) packages="$packages qemu-user-static libc6-arm64-cross" ;;
 esac
@@ -304,6 +304,41 @@ build_isal() {
         "$prefix" "${v:-0}" >"$prefix/lib/pkgconfig/libisal.pc"
 }
 
+# OpenSSL's libraries alone (curl's TLS and smcheck's SHA-256), nothing loaded at run time (no
+# modules, engines or DSOs). OPENSSLDIR is Debian's /etc/ssl; smcheck itself finds the certificate
+# bundle of the distribution it runs on (remote.c), as this curl is built without one.
+build_openssl() {
+    local s target
+    s=$(srcdir openssl)
+    case $arch in
+    x86_64) target=linux-x86_64 ;;
+    aarch64) target=linux-aarch64 ;;
+    esac
+    (cd "$s" && ./Configure "$target" no-shared no-tests no-module no-dso no-engine no-legacy no-comp \
+        no-ssl3 no-dtls no-srp no-psk no-gost no-idea no-seed no-mdc2 no-md4 no-rc2 no-rc4 no-rc5 \
+        no-whirlpool no-camellia no-aria no-sm2 no-sm3 no-sm4 --prefix="$prefix" --libdir=lib \
+        --openssldir=/etc/ssl CC="$cc" AR="$ar" RANLIB="$ranlib" &&
+        make -j"$jobs" build_libs && make install_dev) >"$s/_build.log" 2>&1 || { tail -40 "$s/_build.log"; return 1; }
+}
+
+# libcurl: HTTP and HTTPS only (OpenSSL, zlib for compressed index pages), the threaded resolver,
+# IPv6, proxies and .netrc; no HTTP/2 (one wheel is one stream), IDN, PSL, SSH or GSS-API.
+build_curl() {
+    local s
+    s=$(srcdir curl)
+    (cd "$s" && ./configure --host="$arch-linux-gnu" --prefix="$prefix" --libdir="$prefix/lib" CC="$cc" AR="$ar" \
+        RANLIB="$ranlib" CFLAGS="$cflags" CPPFLAGS="-I$prefix/include" LDFLAGS="-L$prefix/lib" \
+        --disable-shared --enable-static --enable-ipv6 --with-openssl="$prefix" --with-zlib="$prefix" \
+        --without-zstd --without-brotli --without-libpsl --without-nghttp2 --without-libidn2 \
+        --without-librtmp --without-libssh2 --without-libgsasl --without-gssapi --disable-ldap \
+        --disable-ldaps --disable-rtsp --disable-dict --disable-telnet --disable-tftp --disable-pop3 \
+        --disable-imap --disable-smb --disable-smtp --disable-gopher --disable-mqtt --disable-ftp \
+        --disable-file --disable-manual --disable-docs --disable-ntlm --disable-ntlm-wb \
+        --without-ca-bundle --without-ca-path &&
+        make -j"$jobs" -C lib && make -C lib install && make -C include install &&
+        make install-pkgconfigDATA) >"$s/_build.log" 2>&1 || { tail -40 "$s/_build.log"; return 1; }
+}
+
 # The license of every library linked in: Debian's copyright file and the upstream ones.
 collect_licenses() { # DEST
     local d=$1 s f
@@ -312,7 +347,7 @@ collect_licenses() { # DEST
     cp "$root/LICENSE" "$d/LICENSE"
     for pair in zlib:zlib:LICENSE bzip2:bzip2:LICENSE xz-utils:xz:COPYING elfutils:elfutils:COPYING-LGPLV3,COPYING-GPLV2,COPYING \
         libzip:libzip:LICENSE cjson:cjson:LICENSE lz4:lz4:lib/LICENSE libzstd:zstd:LICENSE,COPYING \
-        libarchive:libarchive:COPYING libisal:isa-l:LICENSE; do
+        libarchive:libarchive:COPYING libisal:isa-l:LICENSE openssl:openssl:LICENSE.txt curl:curl:COPYING; do
         IFS=: read -r pkg name files <<<"$pair"
         [ "$pkg" != libisal ] || [ "$isal" = ON ] || continue
         s=$(srcdir "$pkg")
@@ -330,7 +365,7 @@ build_arch() { # ARCH
     setup_arch "$1"
     # ISA-L's inflate is the fast path; a target whose ISA-L does not build falls back to zlib.
     isal=ON
-    for dep in zlib bzip2 xz libelf libzip cjson lz4 zstd libarchive; do
+    for dep in zlib bzip2 xz libelf libzip cjson lz4 zstd libarchive openssl curl; do
         log "$arch: $dep"
         "build_$dep"
     done
@@ -342,7 +377,7 @@ build_arch() { # ARCH
     log "$arch: smcheck"
     b=$a/smcheck
     cmake -S "$root" -B "$b" -DCMAKE_TOOLCHAIN_FILE="$a/toolchain.cmake" -DCMAKE_BUILD_TYPE=Release \
-        -DBUILD_TESTING=OFF -DSMCHECK_STATIC_DEPS=ON -DSMCHECK_ISAL=$isal -DSMCHECK_CURL=OFF -DCMAKE_EXE_LINKER_FLAGS="-s -pie" \
+        -DBUILD_TESTING=OFF -DSMCHECK_STATIC_DEPS=ON -DSMCHECK_ISAL=$isal -DCMAKE_EXE_LINKER_FLAGS="-s -pie" \
         >"$a/smcheck.log" 2>&1 || { tail -40 "$a/smcheck.log"; return 1; }
     cmake --build "$b" -j"$jobs" --target smcheck >>"$a/smcheck.log" 2>&1 || { tail -40 "$a/smcheck.log"; return 1; }
     collect_licenses "$a/licenses"
@@ -354,11 +389,11 @@ build_arch() { # ARCH
     "$work/venv/bin/auditwheel" show "$dist/smcheck_cuda-$version-py3-none-manylinux_2_28_$arch.whl" || true
 }
 
-# Disk, measured on Debian 12 (du of build-wheel/ after a build): about 530 MiB shared (the venv 440,
-# zig's cache 45, the Debian sources and their apt lists 40) and 175 MiB per arch (unpacked sources and
-# objects, the prefix, zig's cache for the target); dist/ gets about 1.5 MiB per arch (2 in the estimate).
+# Disk, measured on Debian 12 (du of build-wheel/ after a build): about 610 MiB shared (the venv 440,
+# zig's cache 110, the Debian sources and their apt lists 60) and 525 MiB per arch (unpacked sources and
+# objects, curl's and OpenSSL's 310 of them, the prefix); dist/ gets about 5 MiB per arch.
 narch=$(wc -w <<<"$arches")
-log "disk: needs about $((530 + narch * 175)) MiB under build-wheel/ and $((narch * 2)) MiB in dist/"
+log "disk: needs about $((610 + narch * 525)) MiB under build-wheel/ and $((narch * 5)) MiB in dist/"
 setup_host
 for arch in $arches; do
     build_arch "$arch"

@@ -55,6 +55,7 @@ struct zip_source *smc_remote_zip_source(smc_remote *r) { (void)r; return NULL; 
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 #include <zip.h>
 
 #define TAIL_BYTES (2u << 20) /* fetched when a file opens: a zip's directory is at its end (torch's is 1.1 MB) */
@@ -65,7 +66,28 @@ bool smc_remote_built(void) { return true; }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc = CURLE_FAILED_INIT;
-static void global_init(void) { global_rc = curl_global_init(CURL_GLOBAL_DEFAULT); }
+/* Where the library was built without certificates of its own (the wheel's static build: a
+ * bundle's place differs between distributions), the first bundle of the places they use. */
+static const char *known_ca;
+
+static void global_init(void)
+{
+    global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    if (v->age >= CURLVERSION_NINTH && (v->cainfo || v->capath)) return;
+    static const char *const bundles[] = {
+        "/etc/ssl/certs/ca-certificates.crt",                /* Debian, Ubuntu, Arch, Gentoo */
+        "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* Fedora, RHEL 7 and later */
+        "/etc/pki/tls/certs/ca-bundle.crt",                  /* RHEL 6, older Fedora */
+        "/etc/ssl/ca-bundle.pem",                            /* openSUSE */
+        "/etc/ssl/cert.pem",                                 /* Alpine */
+    };
+    for (size_t i = 0; i < sizeof bundles / sizeof *bundles; i++)
+        if (access(bundles[i], R_OK) == 0) {
+            known_ca = bundles[i];
+            return;
+        }
+}
 
 static unsigned timeout_of(const smc_net *net) { return net && net->timeout ? net->timeout : 30; }
 
@@ -87,6 +109,7 @@ static void setup(CURL *h, const smc_net *net, const char *url, char *errbuf)
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, t);
     const char *ca = getenv("SSL_CERT_FILE");
     if (!ca || !*ca) ca = getenv("CURL_CA_BUNDLE");
+    if (!ca || !*ca) ca = known_ca;
     if (ca && *ca) curl_easy_setopt(h, CURLOPT_CAINFO, ca);
     const char *dir = getenv("SSL_CERT_DIR");
     if (dir && *dir) curl_easy_setopt(h, CURLOPT_CAPATH, dir);
