@@ -523,10 +523,70 @@ static cJSON *node_at(cJSON *root, const char *path, cJSON **parent, const char 
     return node;
 }
 
+/* A record as one tree: the document of its first line, each library's "images" and
+ * "containers" counts replaced by the arrays of the rows that follow it (NULL: not a record). */
+static cJSON *unflatten(const char *text)
+{
+    const char *at = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &at, false), *lib;
+    cJSON *libs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "input"),
+                                                   "libraries");
+    cJSON_ArrayForEach(lib, libs)
+    {
+        const char *keys[] = {"images", "containers"};
+        for (int k = 0; k < 2; k++) {
+            int n = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(lib, keys[k]));
+            cJSON *rows = cJSON_CreateArray();
+            for (int i = 0; i < n && at && *at; i++)
+                cJSON_AddItemToArray(rows, cJSON_ParseWithOpts(at + 1, &at, false));
+            cJSON_ReplaceItemInObjectCaseSensitive(lib, keys[k], rows);
+        }
+    }
+    return root;
+}
+
+/* The record of a tree that unflatten made (and a test may have changed): the arrays of images
+ * and containers back to counts in the document, their rows on the lines after it. */
+static char *flatten(cJSON *root)
+{
+    cJSON *rows = cJSON_CreateArray(), *lib;
+    cJSON *libs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "input"),
+                                                   "libraries");
+    cJSON_ArrayForEach(lib, libs)
+    {
+        const char *keys[] = {"images", "containers"};
+        for (int k = 0; k < 2; k++) {
+            cJSON *a = cJSON_GetObjectItemCaseSensitive(lib, keys[k]);
+            if (!cJSON_IsArray(a)) continue; /* a test made it something else */
+            int n = cJSON_GetArraySize(a);
+            while (cJSON_GetArraySize(a))
+                cJSON_AddItemToArray(rows, cJSON_DetachItemFromArray(a, 0));
+            cJSON_ReplaceItemInObjectCaseSensitive(lib, keys[k], cJSON_CreateNumber(n));
+        }
+    }
+    char *doc = cJSON_PrintUnformatted(root);
+    size_t len = strlen(doc) + 2, cap = len + 1;
+    char *out = malloc(cap);
+    sprintf(out, "%s\n", doc);
+    free(doc);
+    cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        char *r = cJSON_PrintUnformatted(row);
+        size_t k = strlen(r);
+        if (len + k + 2 > cap) out = realloc(out, cap = 2 * (len + k + 2));
+        sprintf(out + len - 1, "%s\n", r);
+        len += k + 1;
+        free(r);
+    }
+    cJSON_Delete(rows);
+    return out;
+}
+
 /* The record text with the value at path replaced by value (JSON text), or removed (NULL). */
 static char *edited(const char *text, const char *path, const char *value)
 {
-    cJSON *root = cJSON_Parse(text), *parent;
+    cJSON *root = unflatten(text), *parent;
     const char *last = NULL;
     cJSON *node = root ? node_at(root, path, &parent, &last) : NULL;
     CHECK(node != NULL);
@@ -546,7 +606,7 @@ static char *edited(const char *text, const char *path, const char *value)
         else
             cJSON_DeleteItemFromObjectCaseSensitive(parent, node->string);
     }
-    char *out = cJSON_PrintUnformatted(root);
+    char *out = flatten(root);
     cJSON_Delete(root);
     return out;
 }
@@ -635,7 +695,7 @@ static void hostile(void)
     refused("\"smcheck-facts\"", 15, KEY_A, "not a record", "a string");
     char *garbage = repeat("x", 1, text, "");
     garbage[len] = 'x';
-    refused(garbage, len + 1, KEY_A, "not JSON", "trailing garbage");
+    refused(garbage, len + 1, KEY_A, "more than the rows", "trailing garbage");
     free(garbage);
     /* Deep nesting, alone and inside a record. */
     char *deep = repeat("[", 100000, "", "");
@@ -656,8 +716,36 @@ static void hostile(void)
     free(nest);
 
     /* Another format, reader or file. */
-    refused_edit(text, "version", "2", "another format");
-    refused_edit(text, "version", "\"1\"", "another format");
+    refused_edit(text, "version", "1", "another format");
+    refused_edit(text, "version", "3", "another format");
+    refused_edit(text, "version", "\"2\"", "another format");
+    /* The rows after the document: as many as the libraries count, each a line of its own. */
+    char *more = repeat("[1]\n", 1, text, "");
+    refused(more, strlen(more), KEY_A, "more than the rows", "a row more");
+    free(more);
+    const char *first_row = strchr(text, '\n') + 1, *second = strchr(first_row, '\n') + 1;
+    char *fewer = malloc(len);
+    sprintf(fewer, "%.*s%s", (int)(first_row - text), text, second);
+    refused(fewer, strlen(fewer), KEY_A, "more rows than the record holds", "a row fewer");
+    char *damaged = smc_strdup(text);
+    damaged[first_row - text] = '}';
+    refused(damaged, len, KEY_A, "not a row of JSON", "a row that is not JSON");
+    free(damaged);
+    free(fewer);
+    char *joined = smc_strdup(text);
+    joined[second - 1 - text] = ' ';
+    refused(joined, len, KEY_A, "more rows than the record holds", "two rows on one line");
+    free(joined);
+    char *counts = smc_strdup(text), *images = strstr(counts, "\"images\":");
+    CHECK(images != NULL);
+    if (images) {
+        char *big = malloc(len + 16);
+        int at = (int)(images - counts) + (int)strlen("\"images\":");
+        sprintf(big, "%.*s9999999%s", at, counts, counts + at + strspn(counts + at, "0123456789"));
+        refused(big, strlen(big), KEY_A, "more rows than the record holds", "images: 9999999");
+        free(big);
+    }
+    free(counts);
     refused_edit(text, "reader", "\"0.0.9\"", "made by smcheck 0.0.9");
     refused_edit(text, "format", "\"something\"", "not a record");
     refused_edit(text, "sha256", "\"" KEY_B "\"", "another sha256");

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -353,21 +354,27 @@ static void w_library(writer *w, const smc_library *lib)
     }
     w_close(w, ']');
     w_key(w, "findings_more"), w_u64(w, lib->findings_more);
-    w_key(w, "images");
-    w_open(w, '[');
-    for (size_t i = 0; i < lib->image_count && !w->failed; i++) {
-        w_item(w);
-        w_image(w, &lib->images[i]);
-    }
-    w_close(w, ']');
-    w_key(w, "containers");
-    w_open(w, '[');
-    for (size_t i = 0; i < lib->container_count && !w->failed; i++) {
-        w_item(w);
-        w_container(w, &lib->containers[i]);
-    }
-    w_close(w, ']');
+    w_key(w, "images"), w_u64(w, lib->image_count); /* their rows follow the document */
+    w_key(w, "containers"), w_u64(w, lib->container_count);
     w_close(w, '}');
+}
+
+/* The rows of every library's images, then its containers, library by library: one line each. */
+static void w_rows(writer *w, const smc_input *in)
+{
+    for (size_t l = 0; l < in->library_count && !w->failed; l++) {
+        const smc_library *lib = &in->libraries[l];
+        for (size_t i = 0; i < lib->image_count && !w->failed; i++) {
+            w->first[0] = true;
+            w_image(w, &lib->images[i]);
+            w_raw(w, "\n", 1);
+        }
+        for (size_t i = 0; i < lib->container_count && !w->failed; i++) {
+            w->first[0] = true;
+            w_container(w, &lib->containers[i]);
+            w_raw(w, "\n", 1);
+        }
+    }
 }
 
 static void w_input(writer *w, const smc_input *in)
@@ -384,7 +391,6 @@ static void w_input(writer *w, const smc_input *in)
     w_open(w, '[');
     for (size_t i = 0; i < in->error_count && !w->failed; i++) {
         w_item(w);
-        w_lit(w, "\n");
         w_open(w, '{');
         w_key(w, "path"), w_path(w, in->errors[i].path, "error's path");
         w_key(w, "message"), w_text(w, in->errors[i].message);
@@ -396,7 +402,6 @@ static void w_input(writer *w, const smc_input *in)
     w_open(w, '[');
     for (size_t i = 0; i < in->note_count && !w->failed; i++) {
         w_item(w);
-        w_lit(w, "\n");
         w_text(w, in->notes[i]);
     }
     w_close(w, ']');
@@ -405,7 +410,6 @@ static void w_input(writer *w, const smc_input *in)
     w_open(w, '[');
     for (size_t i = 0; i < in->distribution_count && !w->failed; i++) {
         w_item(w);
-        w_lit(w, "\n");
         w_distribution(w, &in->distributions[i]);
     }
     w_close(w, ']');
@@ -413,7 +417,6 @@ static void w_input(writer *w, const smc_input *in)
     w_open(w, '[');
     for (size_t i = 0; i < in->library_count && !w->failed; i++) {
         w_item(w);
-        w_lit(w, "\n");
         w_library(w, &in->libraries[i]);
     }
     w_close(w, ']');
@@ -422,7 +425,6 @@ static void w_input(writer *w, const smc_input *in)
     for (size_t i = 0; i < in->runtime_count && !w->failed; i++) {
         const smc_runtime_file *f = &in->runtime[i];
         w_item(w);
-        w_lit(w, "\n");
         w_open(w, '{');
         w_key(w, "path"), w_path(w, f->path, "runtime file");
         w_key(w, "kind"), w_str(w, f->kind == SMC_RUNTIME_PTXAS ? "ptxas" : "shared");
@@ -459,6 +461,7 @@ char *smc_cache_encode(const smc_input *in, const char *prefix, const char *sha2
     w_key(&w, "input"), w_input(&w, in);
     w_close(&w, '}');
     w_raw(&w, "\n", 1);
+    w_rows(&w, in);
     if (w.failed) {
         free(w.p);
         return NULL;
@@ -471,6 +474,7 @@ char *smc_cache_encode(const smc_input *in, const char *prefix, const char *sha2
 typedef struct reader {
     const char *prefix;
     size_t plen;
+    size_t rows; /* the lines after the document, not yet claimed by a library's counts */
     char *why;
     size_t n;
     char where[96];   /* what is being read, for the message: "library 3", */
@@ -770,6 +774,28 @@ static bool r_container(reader *r, const cJSON *a, smc_container *c, size_t imag
     return true;
 }
 
+/* A count of rows that follow the document (images or containers), at most max and no more
+ * than the lines left unclaimed, so that what a record makes the reader allocate stays in
+ * proportion to its text; and a zeroed array for them (room as r_list gives). */
+static bool r_rows(reader *r, const cJSON *o, const char *key, size_t max, size_t elsize,
+                   void **arr, size_t *count)
+{
+    *arr = NULL;
+    *count = 0;
+    size_t k;
+    if (!r_size(r, o, key, &k)) return false;
+    if (k > max) return r_fail(r, "\"%s\" counts more than %zu", key, max);
+    if (k > r->rows) return r_fail(r, "\"%s\" counts more rows than the record holds", key);
+    r->rows -= k;
+    if (k == 0) return true;
+    size_t room = 1;
+    while (room < k)
+        room *= 2;
+    if (!(*arr = calloc(room, elsize))) return r_fail(r, "out of memory");
+    *count = k;
+    return true;
+}
+
 static bool r_library(reader *r, const cJSON *o, smc_library *lib, size_t distributions)
 {
     lib->distribution = SMC_NONE;
@@ -808,31 +834,55 @@ static bool r_library(reader *r, const cJSON *o, smc_library *lib, size_t distri
         if (!r_text(r, v, "message", false, false, &f->message)) return false;
     }
 
-    a = r_get(r, o, "images");
-    if (!a || !r_list(r, a, MAX_IMAGES, sizeof(smc_image), &arr, &k, "images")) return false;
+    if (!r_rows(r, o, "images", MAX_IMAGES, sizeof(smc_image), &arr, &lib->image_count))
+        return false;
     lib->images = arr;
-    lib->image_count = k;
-    i = 0;
-    cJSON_ArrayForEach(v, a)
-    {
-        r->item = "image", r->index = i;
-        if (!r_image(r, v, &lib->images[i++])) return false;
-    }
-    r->item = NULL;
-
-    a = r_get(r, o, "containers");
-    if (!a || !r_list(r, a, MAX_CONTAINERS, sizeof(smc_container), &arr, &k, "containers"))
+    if (!r_rows(r, o, "containers", MAX_CONTAINERS, sizeof(smc_container), &arr,
+                &lib->container_count))
         return false;
     lib->containers = arr;
-    lib->container_count = k;
-    i = 0;
-    cJSON_ArrayForEach(v, a)
-    {
-        r->item = "container", r->index = i;
-        if (!r_container(r, v, &lib->containers[i++], lib->image_count)) return false;
-    }
-    r->item = NULL;
     return true;
+}
+
+/* One row of the lines after the document, at *at (before end): a JSON value and its newline. A
+ * new, small tree (the caller deletes it), so that a library of many rows never needs them all
+ * parsed at once. */
+static cJSON *r_row(reader *r, const char **at, const char *end)
+{
+    const char *stop = NULL;
+    cJSON *row = *at < end ? cJSON_ParseWithLengthOpts(*at, (size_t)(end - *at), &stop, false) : NULL;
+    if (!row || !stop || (stop < end && *stop != '\n')) {
+        cJSON_Delete(row);
+        r_fail(r, "not a row of JSON on a line of its own (cut short or damaged)");
+        return NULL;
+    }
+    *at = stop < end ? stop + 1 : end;
+    return row;
+}
+
+/* The rows of every library, in the order w_rows writes them; nothing but them to the end. */
+static bool r_all_rows(reader *r, smc_input *in, const char *at, const char *end)
+{
+    for (size_t l = 0; l < in->library_count; l++) {
+        smc_library *lib = &in->libraries[l];
+        snprintf(r->where, sizeof r->where, "library %zu", l);
+        for (size_t i = 0; i < lib->image_count + lib->container_count; i++) {
+            bool image = i < lib->image_count;
+            r->item = image ? "image" : "container";
+            r->index = image ? i : i - lib->image_count;
+            cJSON *row = r_row(r, &at, end);
+            bool ok = row && (image ? r_image(r, row, &lib->images[i])
+                                    : r_container(r, row, &lib->containers[r->index],
+                                                  lib->image_count));
+            cJSON_Delete(row);
+            if (!ok) return false;
+        }
+    }
+    r->where[0] = '\0';
+    r->item = NULL;
+    while (at < end && (*at == ' ' || *at == '\n' || *at == '\t' || *at == '\r'))
+        at++;
+    return at == end || r_fail(r, "more than the rows the libraries count");
 }
 
 static bool r_distribution(reader *r, const cJSON *o, smc_distribution *d)
@@ -1012,17 +1062,20 @@ smc_input *smc_cache_decode(const char *text, size_t len, const char *path, cons
         return r_fail(&r, "the key is not a sha256 (64 lower-case hex digits)"), NULL;
     if (len > SMC_CACHE_MAX_BYTES)
         return r_fail(&r, "a record of %zu bytes, more than %u", len, SMC_CACHE_MAX_BYTES), NULL;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    while (root && end && end < text + len &&
-           (*end == ' ' || *end == '\n' || *end == '\t' || *end == '\r'))
+    /* The document is the first line; the rows follow it, one per line. */
+    const char *end = NULL, *nl = memchr(text, '\n', len);
+    size_t doc = nl ? (size_t)(nl - text) : len;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, doc, &end, false);
+    while (root && end && end < text + doc && (*end == ' ' || *end == '\t' || *end == '\r'))
         end++;
-    if (!root || end != text + len) {
+    if (!root || end != text + doc) {
         cJSON_Delete(root);
         return r_fail(&r, "not JSON (cut short, damaged, or nested more than %d deep)",
                       CJSON_NESTING_LIMIT),
                NULL;
     }
+    for (const char *p = nl; p; p = memchr(p + 1, '\n', len - (size_t)(p + 1 - text)))
+        if (p + 1 < text + len) r.rows++; /* a line begins after it */
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "version");
     const cJSON *reader_version = cJSON_GetObjectItemCaseSensitive(root, "reader");
@@ -1059,7 +1112,7 @@ smc_input *smc_cache_decode(const char *text, size_t len, const char *path, cons
             r_fail(&r, "\"kind\" is not a kind of input");
         else if (!(in = smc_input_new(path, (smc_input_kind)k)))
             r_fail(&r, "out of memory");
-        else if (!r_input(&r, o, in)) {
+        else if (!r_input(&r, o, in) || !r_all_rows(&r, in, nl ? nl + 1 : text + len, text + len)) {
             smc_input_free(in);
             in = NULL;
         }

@@ -5,11 +5,14 @@
  * judging: what the readers found, never what the judge or derive add (verdicts, roles, summaries,
  * serving lists, compilers, cpu_only). Paths in it are relative to the file (the prefix the caller
  * names), so the same bytes reached through another URL or a local path share one record. The text
- * is JSON:
+ * is JSON lines: a document on the first line,
  *   {"format": "smcheck-facts", "version": SMC_CACHE_FORMAT, "reader": SMC_VERSION,
  *    "sha256": "...", "image_fields": [...], "container_fields": [...], "input": {...}}
- * Images and containers are arrays of the fields the two lists name, in that order (compact: a
- * library may hold tens of thousands); everything else is an object with every key present.
+ * in which each library counts its "images" and "containers"; then their rows, one per line,
+ * library by library, its images before its containers: arrays of the fields the two lists
+ * name, in that order. A library may hold tens of thousands: read one row at a time, they never
+ * need a parsed tree of all of them (cuFFT's 23,532 containers as one tree: 40 MB). Everything
+ * else is an object with every key present.
  * A path is written without the prefix ("!torch/lib/x.so"); a message or note that holds the
  * prefix is the array of the pieces around it (["", ": no *.dist-info/WHEEL: a zip archive..."]).
  * Integers above 2^53 are decimal strings. A file on disk is DIR/v<FORMAT>/ab/<sha256>.json.
@@ -23,7 +26,7 @@
 #include "smcheck/smcheck.h"
 
 /* The cache format's version: bump it whenever what the reader records changes. */
-#define SMC_CACHE_FORMAT 1
+#define SMC_CACHE_FORMAT 2
 /* The largest record read or written (a model of 40,000 containers and 320,000 images writes
  * 26 MB), and the longest string in one (its pieces together, without the prefix). */
 #define SMC_CACHE_MAX_BYTES (256u << 20)
