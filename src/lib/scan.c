@@ -197,7 +197,10 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
-    if (it->wheel) return scan_remote(part, it, p->opt, &tk, zc);
+    if (it->wheel) { /* its read-ahead and tail take the room of the buffer it needs less */
+        tk.buffer = SMC_REMOTE_BUFFER;
+        return scan_remote(part, it, p->opt, &tk, zc);
+    }
     if (it->image) {
         struct stat sb;
         int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
