@@ -659,8 +659,19 @@ static bool r_text(reader *r, const cJSON *o, const char *key, bool path, bool n
     return v && r_textv(r, v, path, nullable, out, key);
 }
 
-/* A list of at most max entries: its length, and a zeroed array for them whose room is the next
- * power of two (smc_push may grow it later). */
+/* A zeroed array for k entries whose room is the next power of two (smc_push may grow it later). */
+static bool r_array(reader *r, size_t k, size_t elsize, void **arr, size_t *count)
+{
+    if (k == 0) return true;
+    size_t room = 1;
+    while (room < k)
+        room *= 2;
+    if (!(*arr = calloc(room, elsize))) return r_fail(r, "out of memory");
+    *count = k;
+    return true;
+}
+
+/* A list of at most max entries: its length, and an array for them (r_array). */
 static bool r_list(reader *r, const cJSON *a, size_t max, size_t elsize, void **arr, size_t *count,
                    const char *key)
 {
@@ -669,13 +680,7 @@ static bool r_list(reader *r, const cJSON *a, size_t max, size_t elsize, void **
     if (!cJSON_IsArray(a)) return r_fail(r, "\"%s\" is not a list", key);
     size_t k = entries(a, max);
     if (k > max) return r_fail(r, "\"%s\" has more than %zu entries", key, max);
-    if (k == 0) return true;
-    size_t room = 1;
-    while (room < k)
-        room *= 2;
-    if (!(*arr = calloc(room, elsize))) return r_fail(r, "out of memory");
-    *count = k;
-    return true;
+    return r_array(r, k, elsize, arr, count);
 }
 
 static bool r_index(reader *r, const cJSON *o, const char *key, size_t count, size_t *out)
@@ -776,7 +781,7 @@ static bool r_container(reader *r, const cJSON *a, smc_container *c, size_t imag
 
 /* A count of rows that follow the document (images or containers), at most max and no more
  * than the lines left unclaimed, so that what a record makes the reader allocate stays in
- * proportion to its text; and a zeroed array for them (room as r_list gives). */
+ * proportion to its text; and an array for them (r_array). */
 static bool r_rows(reader *r, const cJSON *o, const char *key, size_t max, size_t elsize,
                    void **arr, size_t *count)
 {
@@ -787,13 +792,7 @@ static bool r_rows(reader *r, const cJSON *o, const char *key, size_t max, size_
     if (k > max) return r_fail(r, "\"%s\" counts more than %zu", key, max);
     if (k > r->rows) return r_fail(r, "\"%s\" counts more rows than the record holds", key);
     r->rows -= k;
-    if (k == 0) return true;
-    size_t room = 1;
-    while (room < k)
-        room *= 2;
-    if (!(*arr = calloc(room, elsize))) return r_fail(r, "out of memory");
-    *count = k;
-    return true;
+    return r_array(r, k, elsize, arr, count);
 }
 
 static bool r_library(reader *r, const cJSON *o, smc_library *lib, size_t distributions)
