@@ -365,12 +365,10 @@ static void w_rows(writer *w, const smc_input *in)
     for (size_t l = 0; l < in->library_count && !w->failed; l++) {
         const smc_library *lib = &in->libraries[l];
         for (size_t i = 0; i < lib->image_count && !w->failed; i++) {
-            w->first[0] = true;
             w_image(w, &lib->images[i]);
             w_raw(w, "\n", 1);
         }
         for (size_t i = 0; i < lib->container_count && !w->failed; i++) {
-            w->first[0] = true;
             w_container(w, &lib->containers[i]);
             w_raw(w, "\n", 1);
         }
