@@ -19,6 +19,7 @@ import time
 import zipfile
 
 SMCHECK, FIX = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+READS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None  # test_remote
 HERE = os.path.dirname(os.path.abspath(__file__))
 passed = failed = 0
 
@@ -338,6 +339,13 @@ def main():
                       "%s: rc %d (disk %d), same JSON as from disk: %s; stderr %s"
                       % (url, rc, rc_l, out == want, err.strip()[:300]))
         big = [w for w in wheels if w.startswith("big_demo")][0]
+        if READS:  # remote.c's reads, in the orders that move its stream, against the file
+            for extra in ([], [sha(os.path.join(www, big))]):
+                p = subprocess.run([READS, "%s/files/%s" % (base, big), os.path.join(www, big)] + extra,
+                                   capture_output=True, text=True, timeout=120,
+                                   env=dict(os.environ, no_proxy="127.0.0.1", NO_PROXY="127.0.0.1"))
+                check(p.returncode == 0, "test_remote %s: %s" % (
+                    "with the sha256" if extra else "", p.stdout.strip()[-600:]))
         rc, out, err, _ = run(["scan", "--format", "json", "%s/files/%s" % (base, big)], sandbox)
         check(rc == 0 and '"sm_80"' in out and err == "", "scan of the big wheel over HTTP: %d %s" % (rc, err))
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

@@ -231,7 +231,7 @@ bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char 
 
 /* --- a remote file ------------------------------------------------------------------------- */
 
-#define RING (4u << 20) /* bytes the stream may run ahead of what was read: a read-ahead */
+#define RING SMC_REMOTE_AHEAD
 #define NOWHERE UINT64_MAX
 
 /* A remote file: its tail, fetched when it opens, and a stream that a thread of its own (the
@@ -561,8 +561,9 @@ static bool stream_read(smc_remote *r, uint8_t *buf, size_t n, uint64_t off)
         bool moving = r->active || r->restart != NOWHERE;
         bool on = moving && off >= r->hi &&
                   (off - r->hi <= GAP_READ || r->no_ranges || (r->md && r->hi <= r->hashed));
-        if (on) {
-            if (off > r->hi) r->lo = r->hi = r->skip_to = off;
+        if (on) { /* what the ring holds is behind off: dropped, so that the pump has room */
+            r->lo = r->hi = r->skip_to = off;
+            pthread_cond_broadcast(&r->cv);
         } else {
             r->restart = off;
             r->lo = r->hi = r->skip_to = off;
