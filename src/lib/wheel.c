@@ -508,23 +508,26 @@ static size_t member_read(void *ctx, uint8_t *buf, size_t n)
     return r;
 }
 
-static unsigned inflate_helpers(const smc_options *opt);
+static unsigned inflate_helpers(const smc_item *it, const smc_options *opt);
 
 static bool member_rewind(void *ctx)
 {
     member_pull *p = ctx;
     if (p->bad || p->stopped || p->rewound) return false;
     p->again = smc_member_open(p->zc->za, (zip_uint64_t)p->it->member, p->zs,
-                               p->it->remote ? 0 : inflate_helpers(p->opt),
-                               p->tk ? p->tk->idle : NULL);
+                               inflate_helpers(p->it, p->opt), p->tk ? p->tk->idle : NULL);
     p->rewound = p->again != NULL;
     p->reopen_failed = !p->rewound; /* only out of memory */
     return p->rewound;
 }
 
-/* The threads more one long member may inflate with: what -j allows (the CPUs by default). */
-static unsigned inflate_helpers(const smc_options *opt)
+/* The threads more one long member may inflate with: what -j allows (the CPUs by default); none
+ * for a member of a wheel read over the network (it): one stream in member order leaves them
+ * only pinflate's speculative decoding, which bought no time there and cost a third more CPU and
+ * 3 MiB. */
+static unsigned inflate_helpers(const smc_item *it, const smc_options *opt)
 {
+    if (it && it->remote) return 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned jobs = opt && opt->jobs ? opt->jobs : cpus > 0 ? (unsigned)cpus : 1;
     return jobs - 1;
@@ -540,7 +543,7 @@ static smc_status scan_spilled(smc_input *part, zip_t *za, const zip_stat_t *zs,
     if (fd < 0)
         return smc_input_add_error(part, name, "cannot make a temporary file to read it from: %s",
                                    strerror(errno));
-    smc_member *zf = smc_member_open(za, zs->index, zs, inflate_helpers(opt), NULL);
+    smc_member *zf = smc_member_open(za, zs->index, zs, inflate_helpers(NULL, opt), NULL);
     uint64_t done = 0;
     bool bad = zf == NULL;
     int werr = 0;
@@ -596,10 +599,8 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
                                    zip_strerror(zc->za));
     char *name = smc_asprintf("%s!%s", it->path, member_name(zc->za, (zip_uint64_t)it->member));
     if (!name) return SMC_ERR_NOMEM;
-    /* Over the network, no helpers: one stream in member order leaves them only pinflate's
-     * speculative decoding, which bought no time there and cost a third more CPU and 3 MiB. */
-    smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs,
-                                      it->remote ? 0 : inflate_helpers(opt), tk ? tk->idle : NULL);
+    smc_member *zf = smc_member_open(zc->za, (zip_uint64_t)it->member, &zs, inflate_helpers(it, opt),
+                                      tk ? tk->idle : NULL);
     if (!zf) {
         free(name);
         return SMC_ERR_NOMEM;
