@@ -223,14 +223,28 @@ int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, ch
         snprintf(err, errlen, "%s", path ? strerror(errno) : "no path");
         return 0;
     }
-    /* One byte past the limit tells a file at the limit from a longer one. */
-    char *buf = malloc(max + 2);
-    if (!buf) {
-        fclose(f);
-        return -1;
+    /* Read into a buffer that grows as the text does (a pipe has no size to ask for), up to one
+     * byte past the limit: that tells a file at the limit from a longer one. */
+    char *buf = NULL;
+    size_t got = 0, cap = 0;
+    int bad = 0, saved = 0;
+    while (got <= max && !feof(f) && !bad) {
+        if (got == cap) {
+            size_t grown = cap ? 2 * cap : 64u << 10;
+            if (grown > max + 1) grown = max + 1;
+            char *p = realloc(buf, grown + 1);
+            if (!p) {
+                free(buf);
+                fclose(f);
+                return -1;
+            }
+            buf = p;
+            cap = grown;
+        }
+        got += fread(buf + got, 1, cap - got, f);
+        bad = ferror(f);
+        saved = errno;
     }
-    size_t got = fread(buf, 1, max + 1, f);
-    int bad = ferror(f), saved = errno;
     fclose(f);
     if (bad || got > max) {
         free(buf);
