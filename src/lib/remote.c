@@ -368,11 +368,11 @@ static size_t tail_write(char *data, size_t size, size_t nmemb, void *ctx)
  * sends the whole file, of which the last bytes are kept (and all are hashed). */
 static bool read_tail(smc_remote *r)
 {
-    tail_read t = {.r = r, .h = curl_easy_init(), .buf = malloc(TAIL_BYTES)};
+    tail_read t = {.r = r, .h = curl_easy_init(), .buf = smc_big_alloc(TAIL_BYTES)};
     if (!t.h || !t.buf) {
         snprintf(r->err, sizeof r->err, "out of memory");
         curl_easy_cleanup(t.h);
-        free(t.buf);
+        smc_big_free(t.buf, TAIL_BYTES);
         return false;
     }
     r->asked = NOWHERE;
@@ -402,7 +402,7 @@ static bool read_tail(smc_remote *r)
             r->size = size;
             r->tail_at = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
             size_t len = (size_t)(size - r->tail_at);
-            if ((r->tail = malloc(len))) {
+            if ((r->tail = smc_big_alloc(len))) {
                 for (size_t i = 0; i < len; i++)
                     r->tail[i] = t.buf[(r->tail_at + i) % TAIL_BYTES];
                 ok = true;
@@ -412,7 +412,7 @@ static bool read_tail(smc_remote *r)
         }
     }
     curl_easy_cleanup(t.h);
-    free(t.buf);
+    smc_big_free(t.buf, TAIL_BYTES);
     return ok;
 }
 
@@ -611,7 +611,7 @@ smc_remote *smc_remote_open(const smc_net *net, const char *url, const char *sha
         return NULL;
     }
     smc_remote *r = calloc(1, sizeof *r);
-    if (!r || !(r->url = smc_strdup(url)) || !(r->ring = malloc(RING))) {
+    if (!r || !(r->url = smc_strdup(url)) || !(r->ring = smc_big_alloc(RING))) {
         snprintf(why, n, "out of memory");
         if (r) free(r->url);
         free(r);
@@ -643,7 +643,7 @@ bool smc_remote_finish(smc_remote *r, char *why, size_t n)
     if (!r->md) return true;
     /* What was never streamed in order is streamed now, up to the tail, which is here. */
     size_t cap = 1u << 20;
-    uint8_t *buf = r->hashed < r->tail_at ? malloc(cap) : NULL;
+    uint8_t *buf = r->hashed < r->tail_at ? smc_big_alloc(cap) : NULL;
     if (r->hashed < r->tail_at && !buf) {
         snprintf(why, n, "out of memory");
         return false;
@@ -658,11 +658,11 @@ bool smc_remote_finish(smc_remote *r, char *why, size_t n)
         if (!ok || !moved) {
             snprintf(why, n, "cannot read it for its sha256: %s",
                      r->err[0] ? r->err : "not in order");
-            free(buf);
+            smc_big_free(buf, cap);
             return false;
         }
     }
-    free(buf);
+    smc_big_free(buf, cap);
     pthread_mutex_lock(&r->mu);
     if (r->hashed < r->size) {
         EVP_DigestUpdate(r->md, r->tail + (r->hashed - r->tail_at), (size_t)(r->size - r->hashed));
@@ -698,8 +698,8 @@ void smc_remote_close(smc_remote *r)
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->cv);
     if (r->md) EVP_MD_CTX_free(r->md);
-    free(r->ring);
-    free(r->tail);
+    smc_big_free(r->ring, RING);
+    if (r->tail) smc_big_free(r->tail, (size_t)(r->size - r->tail_at));
     free(r->url);
     free(r);
 }
