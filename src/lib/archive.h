@@ -77,8 +77,8 @@ smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
 /* What the member buffers of the threads that read archives may take together: each gets its
  * share, 1 to 8 MiB (two threads get 8 MiB each, three 5.3 MiB). */
 #define SMC_WHEEL_BUFFERS (16u << 20)
-/* A wheel read over the network gets 2 MiB: its 4 MiB read-ahead and its directory (remote.c, up
- * to 2 MiB) take the rest, and its members, mostly large libraries, stream whatever the buffer. */
+/* A wheel read over the network gets 2 MiB: its 4 MiB read-ahead and 2 MiB tail (remote.c) take
+ * the rest, and its members, mostly large libraries, stream whatever the buffer. */
 #define SMC_REMOTE_BUFFER (2u << 20)
 
 bool smc_zip_at(const uint8_t *p, uint64_t n);

@@ -60,8 +60,6 @@ struct zip_source *smc_remote_zip_source(smc_remote *r) { (void)r; return NULL; 
 
 #define TAIL_BYTES (2u << 20) /* fetched when a file opens: a zip's directory is at its end (torch's is 1.1 MB) */
 #define GAP_READ (1u << 20)   /* a forward gap up to this is read through, not asked for anew */
-#define END_READ 65600u       /* what libzip reads at a zip's end to find its directory (64 KiB of
-                                 comment, the end record and the ZIP64 locator), always kept */
 #define HEADER_MAX 4096
 
 bool smc_remote_built(void) { return true; }
@@ -366,39 +364,6 @@ static size_t tail_write(char *data, size_t size, size_t nmemb, void *ctx)
     return n;
 }
 
-/* Where the tail kept of a file of size bytes, whose last bytes [at, size) are in buf (byte q at
- * buf[q % TAIL_BYTES]), may begin: at the zip directory, when its end record says where that is
- * and it lies in them (the members' bytes before it come with the stream), else at at. */
-static uint64_t tail_keep(const uint8_t *buf, uint64_t at, uint64_t size)
-{
-    uint8_t b[22 + 20 + 56];
-    uint64_t len = size - at;
-    for (uint64_t e = len >= 22 ? len - 22 : 0, stop = len > 22 + 65535 ? len - 22 - 65535 : 0;
-         len >= 22 && e + 1 > stop; e--) {
-        if (buf[(at + e) % TAIL_BYTES] != 'P') continue;
-        for (unsigned i = 0; i < 22; i++)
-            b[i] = buf[(at + e + i) % TAIL_BYTES];
-        if (smc_le32(b) != 0x06054b50u) continue;
-        uint64_t end = e, cd_size = smc_le32(b + 12); /* the directory ends where records begin */
-        if (cd_size == 0xffffffffu || smc_le32(b + 16) == 0xffffffffu) { /* ZIP64 */
-            if (e < 20 + 56) return at;
-            for (unsigned i = 0; i < 20; i++)
-                b[i] = buf[(at + e - 20 + i) % TAIL_BYTES];
-            uint64_t rec = smc_le64(b + 8); /* where the ZIP64 end record is */
-            if (smc_le32(b) != 0x07064b50u || rec < at || rec - at > e - 20 - 56) return at;
-            end = rec - at;
-            for (unsigned i = 0; i < 56; i++)
-                b[i] = buf[(at + end + i) % TAIL_BYTES];
-            if (smc_le32(b) != 0x06064b50u) return at;
-            cd_size = smc_le64(b + 40);
-        }
-        if (cd_size > end) return at;
-        uint64_t from = at + end - cd_size, floor = size > END_READ ? size - END_READ : 0;
-        return from < floor ? from : floor > at ? floor : at;
-    }
-    return at;
-}
-
 /* Fetches the last TAIL_BYTES (a suffix range) and learns the size; a server that ignores ranges
  * sends the whole file, of which the last bytes are kept (and all are hashed). */
 static bool read_tail(smc_remote *r)
@@ -435,7 +400,7 @@ static bool read_tail(smc_remote *r)
             snprintf(r->err, sizeof r->err, "an empty file");
         } else {
             r->size = size;
-            r->tail_at = tail_keep(t.buf, size > TAIL_BYTES ? size - TAIL_BYTES : 0, size);
+            r->tail_at = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
             size_t len = (size_t)(size - r->tail_at);
             if ((r->tail = smc_big_alloc(len))) {
                 for (size_t i = 0; i < len; i++)

@@ -37,11 +37,10 @@ bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char 
                   size_t cap, char **body, size_t *len, char **type, char **final_url, char *why,
                   size_t n);
 
-/* A remote file read in place: the last 2 MiB are fetched when it opens (its size from the
- * response), and of them a zip's directory kept (when it lies in them; with the last 64 KiB,
- * which libzip reads to find it); the rest comes by one forward stream of a range request that a
- * read elsewhere moves (short forward gaps are read through). A server that ignores ranges (200
- * for a range) is streamed from its start. With sha256 (64 hex digits) the bytes are hashed as they stream by,
+/* A remote file read in place: the last bytes are fetched when it opens (its size from the
+ * response), the rest by one forward stream of a range request that a read elsewhere moves
+ * (short forward gaps are read through). A server that ignores ranges (200 for a range) is
+ * streamed from its start. With sha256 (64 hex digits) the bytes are hashed as they stream by,
  * in order, and smc_remote_finish reads what was never read and compares. */
 typedef struct smc_remote smc_remote;
 /* The bytes the stream may run ahead of what was read: a read-ahead. */
