@@ -76,7 +76,9 @@ int main(int argc, char **argv)
         if (why[0]) printf("       %s\n", why);
     }
     smc_remote_close(r);
-    if (argc > 3 && (r = smc_remote_open(&net, argv[1], argv[3], why, sizeof why))) {
+    r = argc > 3 ? smc_remote_open(&net, argv[1], argv[3], why, sizeof why) : NULL;
+    if (argc > 3) check(r != NULL, "opened again with the sha256");
+    if (r) {
         /* Read in order from byte 66 on, as a wheel's members are: the stream starts at 0 for
          * the hash, so the file comes once (and its tail, fetched at open), not twice. */
         static uint8_t buf[1u << 16];

@@ -567,7 +567,7 @@ static bool stream_read(smc_remote *r, uint8_t *buf, size_t n, uint64_t off)
         } else {
             /* Just past the hashed prefix: from its end, passing over (and hashing) the bytes
              * between, or the hash would wait for smc_remote_finish to stream the whole file
-             * again (torch from a lock: its first member at 66, its version.py at 0.7 MB). */
+             * again (torch from a lock: a member the plan reads at 0.7 MB, the first at 66). */
             bool near = r->md && off > r->hashed && off - r->hashed <= GAP_READ;
             r->restart = near ? r->hashed : off;
             r->lo = r->hi = r->skip_to = off;
