@@ -16,6 +16,7 @@
 
 #define FATBIN ".nv_fatbin"
 #define RELFATBIN "__nv_relfatbin" /* relocatable device code (-rdc), §1 */
+#define SECTIONS_SLICE 4096u /* section headers handed to libelf at once */
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
 static bool libelf_ok;
@@ -203,67 +204,81 @@ smc_status smc_elf_sections(const uint8_t *head, size_t head_len, const uint8_t 
     *n = 0;
     smc_elf_header h;
     if (!smc_elf_header_read(head, head_len, &h) || !table || !table_len) return SMC_OK;
-    /* A small ELF for libelf: the header, the section table, then the section names, with the
-     * offsets of the table and of the names moved to where they now lie. The other sections keep
-     * their file offsets, which is what the containers are placed by; libelf reads none of them. */
-    size_t ehsize = h.is64 ? 64 : 52, shsize = h.is64 ? 64 : 40;
-    if (h.shentsize < shsize) return SMC_OK;
+    /* Small ELFs for libelf: the header, a slice of the section table (with section 0 before it
+     * and the names' header after it), then the section names, with the offsets of the table and
+     * of the names moved to where they now lie. The other sections keep their file offsets,
+     * which is what the containers are placed by; libelf reads none of them. A slice at a time:
+     * libelf allocates for every section it is given (an object file of a static archive with
+     * 30,000 sections took 4 MB). */
+    size_t ehsize = h.is64 ? 64 : 52, shsize = h.is64 ? 64 : 40, es = h.shentsize;
+    if (es < shsize) return SMC_OK;
     /* The names end at their last NUL: one past it has no end, so no name there is read, as
      * before, and libelf sees a table that ends in NUL (without, it looks for one to the end of
      * the table at every name: quadratic in a hostile table). */
     const uint8_t *last = names_len ? memrchr(names, 0, names_len) : NULL;
     names_len = last ? (size_t)(last - names) + 1 : 0;
-    size_t mini_len = ehsize + table_len + names_len;
-    uint8_t *mini = malloc(mini_len);
-    if (!mini) return SMC_ERR_NOMEM;
-    memcpy(mini, head, ehsize);
-    memcpy(mini + ehsize, table, table_len);
-    if (names_len) memcpy(mini + ehsize + table_len, names, names_len);
     int w = h.is64 ? 8 : 4;
-    put_word(&h, mini + (h.is64 ? 0x28 : 0x20), ehsize, w);
-    put_word(&h, mini + (h.is64 ? 0x20 : 0x1c), 0, w); /* no program headers */
-    put_word(&h, mini + (h.is64 ? 0x38 : 0x2c), 0, 2);
     /* Extended numbering (gABI): the count in section 0's sh_size, the name table's index in its
-     * sh_link. */
+     * sh_link. A slice's counts always fit its header. */
     uint64_t count = h.shnum, strndx = h.shstrndx;
     if (count == 0) count = smc_elf_word(&h, table + (h.is64 ? 0x20 : 0x14), w);
     if (strndx == SHN_XINDEX) strndx = smc_elf_word(&h, table + (h.is64 ? 0x28 : 0x18), 4);
-    if (count > table_len / h.shentsize) count = table_len / h.shentsize;
-    /* Counts that fit the header go there: libelf 0.188 misreads extended numbering in a
-     * big-endian image in memory. */
-    if (count < SHN_LORESERVE) put_word(&h, mini + (h.is64 ? 0x3c : 0x30), count, 2);
-    if (strndx < SHN_LORESERVE) put_word(&h, mini + (h.is64 ? 0x3e : 0x32), strndx, 2);
-    if (strndx < count) {
-        uint8_t *sh = mini + ehsize + strndx * h.shentsize;
-        put_word(&h, sh + (h.is64 ? 0x18 : 0x10), names_len ? ehsize + table_len : 0, w);
-        put_word(&h, sh + (h.is64 ? 0x20 : 0x14), names_len, w);
-    }
+    if (count > table_len / es) count = table_len / es;
+    if (count < 2) return SMC_OK;
+    bool named = names_len && strndx < count;
+    size_t slice = count - 1 < SECTIONS_SLICE ? (size_t)(count - 1) : SECTIONS_SLICE;
+    uint8_t *mini = malloc(ehsize + (slice + 2) * es + names_len);
+    if (!mini) return SMC_ERR_NOMEM;
     smc_section *secs = NULL;
     size_t k = 0;
     smc_status st = SMC_OK;
-    (void)elf_errno();
-    Elf *e = open_memory(mini, mini_len);
-    size_t shstrndx = (size_t)strndx;
-    bool named = e && names_len && strndx < count;
-    for (size_t i = 1; e && i < count && st == SMC_OK; i++) {
-        GElf_Shdr sh;
-        Elf_Scn *scn = elf_getscn(e, i);
-        if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
-            continue;
-        const char *name = named ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
-        if (!name) name = "(unnamed)";
-        smc_section *s = smc_push(&secs, k, sizeof *s);
-        if (!s || !(s->name = smc_strdup_clean(name))) {
-            st = SMC_ERR_NOMEM;
-            break;
+    for (uint64_t first = 1; first < count && st == SMC_OK; first += slice) {
+        size_t m = count - first < slice ? (size_t)(count - first) : slice, at = ehsize + (m + 2) * es;
+        memcpy(mini, head, ehsize);
+        memcpy(mini + ehsize, table, es);
+        memcpy(mini + ehsize + es, table + first * es, m * es);
+        uint8_t *nh = mini + ehsize + (m + 1) * es; /* the names' header, at index m + 1 */
+        if (named) {
+            memcpy(nh, table + strndx * es, es);
+            put_word(&h, nh + (h.is64 ? 0x18 : 0x10), at, w);
+            put_word(&h, nh + (h.is64 ? 0x20 : 0x14), names_len, w);
+            memcpy(mini + at, names, names_len);
+        } else {
+            memset(nh, 0, es);
         }
-        s->offset = sh.sh_offset;
-        s->size = sh.sh_size;
-        s->type = sh.sh_type;
-        s->fatbin = strcmp(name, FATBIN) == 0 || strcmp(name, RELFATBIN) == 0;
-        k++;
+        if (strndx >= first && strndx < first + m) { /* its own entry: as one small ELF had it */
+            uint8_t *sh = mini + ehsize + (strndx - first + 1) * es;
+            put_word(&h, sh + (h.is64 ? 0x18 : 0x10), names_len ? ehsize + table_len : 0, w);
+            put_word(&h, sh + (h.is64 ? 0x20 : 0x14), names_len, w);
+        }
+        put_word(&h, mini + (h.is64 ? 0x28 : 0x20), ehsize, w);
+        put_word(&h, mini + (h.is64 ? 0x20 : 0x1c), 0, w); /* no program headers */
+        put_word(&h, mini + (h.is64 ? 0x38 : 0x2c), 0, 2);
+        put_word(&h, mini + (h.is64 ? 0x3c : 0x30), m + 2, 2);
+        put_word(&h, mini + (h.is64 ? 0x3e : 0x32), named ? m + 1 : 0, 2);
+        (void)elf_errno();
+        Elf *e = open_memory(mini, at + (named ? names_len : 0));
+        if (!e) break;
+        for (size_t i = 1; i <= m && st == SMC_OK; i++) {
+            GElf_Shdr sh;
+            Elf_Scn *scn = elf_getscn(e, i);
+            if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+                continue;
+            const char *name = named ? elf_strptr(e, m + 1, sh.sh_name) : NULL;
+            if (!name) name = "(unnamed)";
+            smc_section *s = smc_push(&secs, k, sizeof *s);
+            if (!s || !(s->name = smc_strdup_clean(name))) {
+                st = SMC_ERR_NOMEM;
+                break;
+            }
+            s->offset = sh.sh_offset;
+            s->size = sh.sh_size;
+            s->type = sh.sh_type;
+            s->fatbin = strcmp(name, FATBIN) == 0 || strcmp(name, RELFATBIN) == 0;
+            k++;
+        }
+        elf_end(e);
     }
-    elf_end(e);
     free(mini);
     if (st != SMC_OK) {
         smc_sections_free(secs, k);
