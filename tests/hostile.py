@@ -180,6 +180,8 @@ def main():
               "member name agree with the members", err)
         says("ptx_bombs.whl", "compute_80 image: not verified: past the budget of decompressed "
              "bytes for one file", "scan --verify --detail")
+        for k in ("", "_32", "_be"):  # its section named from a name table in another slice
+            says("many_sections%s.so" % k, "824 bytes, .nv_fatbin", "scan --verify --detail")
         says("pe_96_sections.dll", "pe_96_sections.dll: 1 container, 3 images")
         lib = json.loads(said[("pe_96_sections.dll", "--gpu sm_80,sm_120 --verify --format json")][0])
         lib = lib["inputs"][0]["libraries"][0]
