@@ -229,13 +229,16 @@ smc_status smc_elf_sections(const uint8_t *head, size_t head_len, const uint8_t 
     size_t slice = count - 1 < SECTIONS_SLICE ? (size_t)(count - 1) : SECTIONS_SLICE;
     uint8_t *mini = malloc(ehsize + (slice + 2) * es + names_len);
     if (!mini) return SMC_ERR_NOMEM;
+    memcpy(mini, head, ehsize);
+    put_word(&h, mini + (h.is64 ? 0x28 : 0x20), ehsize, w);
+    put_word(&h, mini + (h.is64 ? 0x20 : 0x1c), 0, w); /* no program headers */
+    put_word(&h, mini + (h.is64 ? 0x38 : 0x2c), 0, 2);
+    memcpy(mini + ehsize, table, es);
     smc_section *secs = NULL;
     size_t k = 0;
     smc_status st = SMC_OK;
     for (uint64_t first = 1; first < count && st == SMC_OK; first += slice) {
         size_t m = count - first < slice ? (size_t)(count - first) : slice, at = ehsize + (m + 2) * es;
-        memcpy(mini, head, ehsize);
-        memcpy(mini + ehsize, table, es);
         memcpy(mini + ehsize + es, table + first * es, m * es);
         uint8_t *nh = mini + ehsize + (m + 1) * es; /* the names' header, at index m + 1 */
         if (named) {
@@ -251,9 +254,6 @@ smc_status smc_elf_sections(const uint8_t *head, size_t head_len, const uint8_t 
             put_word(&h, sh + (h.is64 ? 0x18 : 0x10), names_len ? ehsize + table_len : 0, w);
             put_word(&h, sh + (h.is64 ? 0x20 : 0x14), names_len, w);
         }
-        put_word(&h, mini + (h.is64 ? 0x28 : 0x20), ehsize, w);
-        put_word(&h, mini + (h.is64 ? 0x20 : 0x1c), 0, w); /* no program headers */
-        put_word(&h, mini + (h.is64 ? 0x38 : 0x2c), 0, 2);
         put_word(&h, mini + (h.is64 ? 0x3c : 0x30), m + 2, 2);
         put_word(&h, mini + (h.is64 ? 0x3e : 0x32), named ? m + 1 : 0, 2);
         (void)elf_errno();

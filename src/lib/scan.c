@@ -185,6 +185,14 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
     return st == SMC_OK ? merge(part, own) : st;
 }
 
+/* Gives the pages of freed heap memory back to the system. */
+static void heap_back(void)
+{
+#if defined(__GLIBC__) && !SMC_SANITIZED
+    malloc_trim(0);
+#endif
+}
+
 /* Scans one item into its own input, so that threads share nothing but the item list. */
 static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
 {
@@ -200,10 +208,8 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (it->wheel) { /* its read-ahead and tail take the room of the buffer it needs less */
         tk.buffer = SMC_REMOTE_BUFFER;
         smc_status st = scan_remote(part, it, p->opt, &tk, zc);
-#if defined(__GLIBC__) && !SMC_SANITIZED
-        malloc_trim(0); /* its directory and libraries' tables were freed between the facts kept:
-                           their pages go back (a cold lock at -j2: heap resident 37 -> 34 MB) */
-#endif
+        heap_back(); /* its directory and libraries' tables were freed between the facts kept
+                        (a cold lock at -j2: heap resident 37 -> 34 MB) */
         return st;
     }
     if (it->image) {
@@ -238,9 +244,7 @@ static void *worker(void *arg)
     for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
         if (scan_item(p, p->order[i], &zc) != SMC_OK) atomic_store(&p->failed, true);
     smc_zipcache_close(&zc);
-#if defined(__GLIBC__) && !SMC_SANITIZED
-    malloc_trim(0); /* what it freed goes back before its core helps inflate a long member */
-#endif
+    heap_back(); /* what it freed, before its core helps inflate a long member */
     atomic_fetch_add(&p->idle, 1);
     return NULL;
 }
