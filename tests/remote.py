@@ -79,7 +79,8 @@ def as_zip64(path):
 
 def run(args, sandbox, timeout=120, **extra):
     env = dict(os.environ, HOME=sandbox, TMPDIR=sandbox, no_proxy="127.0.0.1,localhost",
-               NO_PROXY="127.0.0.1,localhost", **extra)
+               NO_PROXY="127.0.0.1,localhost")
+    env.update(extra)
     for name in [k for k, v in env.items() if v is None]:
         del env[name]
     t = time.monotonic()
@@ -258,6 +259,7 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
         check(any(p.startswith(wheel_url("demo_ptx")) for p in libraries(out)),
               "%s (%s): the wheel beside it is still judged" % (name, words))
     cache_checks(base, locks, sandbox, gpus, pylock, want, facts)
+    choice_checks(locks, sandbox, gpus, reqs, want, facts)
     shutil.rmtree(locks)
 
 
@@ -268,6 +270,7 @@ def cache_checks(base, locks, sandbox, gpus, pylock, want, facts):
     path = os.path.join(locks, "pylock.toml")
     with open(path, "w") as f:
         f.write(pylock)
+    shutil.rmtree(os.path.join(sandbox, ".cache"), ignore_errors=True)
     rc0, out0, _, _ = run(gpus + [path], sandbox)
     records = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(sandbox, ".cache", "smcheck"))
                for f in fs]
@@ -295,6 +298,41 @@ def cache_checks(base, locks, sandbox, gpus, pylock, want, facts):
     rc, out, err, _ = run(gpus + ["--no-cache", path], sandbox)
     check(rc == rc0 and not os.path.exists(os.path.join(sandbox, ".cache")),
           "--no-cache: nothing kept (%d)" % rc)
+
+
+def choice_checks(locks, sandbox, gpus, reqs, want, facts):
+    """A requirements.txt names no wheel: its pins with --hash lines are looked up on the index,
+    and the wheel chosen is kept in the cache beside the facts, so that a second check asks no
+    index (every request sent to a proxy that is not there). A damaged choice is an error and is
+    asked again."""
+    path = os.path.join(locks, "requirements.txt")
+    with open(path, "w") as f:
+        f.write(reqs)
+    shutil.rmtree(os.path.join(sandbox, ".cache"), ignore_errors=True)
+    rc0, out0, err0, _ = run(gpus + [path], sandbox)
+    records = {}
+    for d, _, fs in os.walk(os.path.join(sandbox, ".cache", "smcheck")):
+        for name in fs:
+            with open(os.path.join(d, name)) as f:
+                records[os.path.join(d, name)] = json.loads(f.readline())["format"]
+    choices = sorted(p for p, k in records.items() if k == "smcheck-choice")
+    check(rc0 == 1 and err0 == "" and len(choices) == 2 and len(records) == 4,
+          "requirements.txt: two wheels' facts and two choices kept: %s" % sorted(records.values()))
+    offline = dict(http_proxy="http://127.0.0.1:1", https_proxy="http://127.0.0.1:1",
+                   no_proxy=None, NO_PROXY=None)
+    rc, out, err, _ = run(gpus + [path], sandbox, **offline)
+    check(rc == rc0 and out == out0 and err == "",
+          "requirements.txt again, the network unreachable: from the cache, the same (rc %d, %r)"
+          % (rc, err[:300]))
+    with open(choices[0], "r+b") as f:
+        f.truncate(40)
+    rc, out, err, _ = run(gpus + [path], sandbox)
+    lines = [l for l in err.splitlines() if l]
+    check(rc == 2 and len(lines) == 1 and lines[0].startswith("smcheck: " + path + ": ") and
+          "choice of wheel in the cache" in lines[0] and facts(libraries(out)) == want,
+          "a damaged choice: one error naming the lock, asked again: %d %r" % (rc, err[:300]))
+    rc, out, err, _ = run(gpus + [path], sandbox, **offline)
+    check(rc == rc0 and out == out0 and err == "", "and replaced: %d %r" % (rc, err[:300]))
 
 
 def tls_checks(www, sandbox, gpus, wheels):

@@ -4,11 +4,12 @@
  * against several GPUs and drivers into byte-identical detailed JSON reports. A model built here
  * covers what the fixtures lack (big integers, the prefix inside messages, links, layers, runtime
  * files). Then damaged and hostile records, each refused with a reason; then the directory: load,
- * store, trimming by age, merging.
+ * store, trimming by age, merging; then choices (a pin's wheel): their key, records and merging.
  * Usage: test_cache [--seeds DIR] FILE...   (--seeds: write each file's record as a seed of
  * tests/fuzz/fuzz_cache.c, keyed by FUZZ_KEY, and stop). Prints "N passed, M failed". */
 #include "../src/lib/cache.h"
 #include "../src/lib/model.h"
+#include "../src/lib/resolve.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -1103,6 +1104,146 @@ out:
     free(d);
 }
 
+/* Choices ------------------------------------------------------------------------------------ */
+
+#define WHEEL_URL "https://files.example/packages/ab/demo-1.0-py3-none-manylinux_2_28_x86_64.whl"
+
+/* A choice record with one field replaced by the JSON value (NULL: removed). */
+static char *choice_edited(const char *text, const char *field, const char *value)
+{
+    cJSON *o = cJSON_Parse(text);
+    if (value)
+        cJSON_ReplaceItemInObjectCaseSensitive(o, field, cJSON_Parse(value));
+    else
+        cJSON_DeleteItemFromObjectCaseSensitive(o, field);
+    char *out = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return out;
+}
+
+static bool choice_refused(const char *text, size_t len, const char *key, const char *words)
+{
+    char *url = (char *)"untouched", sha[65] = "x", why[512];
+    bool ok = smc_choice_decode(text, len, key, &url, sha, why, sizeof why);
+    bool good = !ok && url == NULL && sha[0] == '\0' && strstr(why, words) != NULL;
+    if (!good) fprintf(stderr, "  choice not refused for '%s': ok %d, why '%s'\n", words, ok, why);
+    if (ok) free(url);
+    return good;
+}
+
+static void choice_records(const char *tmp)
+{
+    int before = failed;
+    char *text = smc_choice_encode(KEY_A, WHEEL_URL, KEY_B);
+    CHECK(text != NULL);
+    if (!text) return;
+    char *url = NULL, sha[65], why[512];
+    CHECK(smc_choice_decode(text, strlen(text), KEY_A, &url, sha, why, sizeof why) && url &&
+          strcmp(url, WHEEL_URL) == 0 && strcmp(sha, KEY_B) == 0);
+    free(url);
+    /* What encode will not write: it would not decode. */
+    CHECK(!smc_choice_encode("ab", WHEEL_URL, KEY_B) && !smc_choice_encode(KEY_A, WHEEL_URL, "ab") &&
+          !smc_choice_encode(KEY_A, "ftp://x/y.whl", KEY_B) &&
+          !smc_choice_encode(KEY_A, "https://x/y\n.whl", KEY_B));
+    /* Damaged and hostile records: each refused, saying why. */
+    CHECK(choice_refused(text, strlen(text), KEY_C, "another key"));
+    CHECK(choice_refused(text, strlen(text) - 1, KEY_A, "not JSON"));
+    char *trailing = smc_asprintf("%s}", text);
+    CHECK(trailing && choice_refused(trailing, strlen(trailing), KEY_A, "not JSON"));
+    free(trailing);
+    CHECK(choice_refused("[1,2]", 5, KEY_A, "not JSON"));
+    CHECK(choice_refused("", 0, KEY_A, "not JSON"));
+    static const struct {
+        const char *field, *value, *words;
+    } bad[] = {{"format", "\"smcheck-facts\"", "not a record of smcheck's choices"},
+               {"format", NULL, "not a record of smcheck's choices"},
+               {"version", "1", "another format"},
+               {"reader", "\"0.0.1\"", "another smcheck"},
+               {"key", "\"" KEY_C "\"", "another key"},
+               {"url", "\"file:///etc/passwd\"", "not a clean http(s) URL"},
+               {"url", "\"https://x/\\u0007.whl\"", "not a clean http(s) URL"},
+               {"url", "7", "not a clean http(s) URL"},
+               {"url", NULL, "not a clean http(s) URL"},
+               {"sha256", "\"" "BB00000000000000000000000000000000000000000000000000000000000000" "\"",
+                "\"sha256\" is not one"},
+               {"sha256", "null", "\"sha256\" is not one"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *e = choice_edited(text, bad[i].field, bad[i].value);
+        CHECK(e && choice_refused(e, strlen(e), KEY_A, bad[i].words));
+        free(e);
+    }
+    size_t longn = 17u << 10;
+    char *lu = malloc(longn + 16);
+    if (lu) {
+        memcpy(lu, "\"https://", 9);
+        memset(lu + 9, 'a', longn);
+        memcpy(lu + 9 + longn, "\"", 2);
+        char *e = choice_edited(text, "url", lu);
+        CHECK(e && choice_refused(e, strlen(e), KEY_A, "at most"));
+        free(e);
+        free(lu);
+    }
+    /* Merged with the facts: a choice is a record of the cache like them. */
+    char from[1024], into[1024];
+    size_t copied = 9, skipped = 9;
+    snprintf(from, sizeof from, "%s/choices1", tmp);
+    snprintf(into, sizeof into, "%s/choices2", tmp);
+    CHECK(smc_cache_store(from, KEY_C, text, strlen(text), 0, why, sizeof why)); /* another key */
+    char *other = smc_choice_encode(KEY_D, WHEEL_URL, KEY_B);
+    CHECK(other && smc_cache_store(from, KEY_D, other, strlen(other), 0, why, sizeof why));
+    CHECK(smc_cache_merge(into, from, &copied, &skipped, why, sizeof why) && copied == 1 &&
+          skipped == 1 && exists(into, KEY_D) && !exists(into, KEY_C));
+    size_t len = 0;
+    char *got = smc_cache_load(into, KEY_D, &len, why, sizeof why);
+    CHECK(got && other && len == strlen(other) && memcmp(got, other, len) == 0);
+    free(got);
+    free(other);
+    free(text);
+    printf("%s choices: records, damaged and hostile ones refused, merged\n",
+           failed == before ? "ok    " : "FAILED");
+}
+
+/* The key of a choice: the same for the same facts (hashes in any order), another for any fact
+ * that could change the answer; none without hashes. */
+static void choice_key(void)
+{
+    int before = failed;
+    if (!smc_remote_built()) {
+        printf("skip   choices: their key (built without libcurl)\n");
+        return;
+    }
+    smc_pyenv e311, e312;
+    char why[256];
+    CHECK(smc_pyenv_init(&e311, "linux-x86_64", "3.11", why, sizeof why) &&
+          smc_pyenv_init(&e312, "linux-x86_64", "3.12", why, sizeof why));
+    const char *const extra[] = {"https://download.example/whl/cu128"};
+    smc_indexes one, two;
+    CHECK(smc_indexes_init(&one, "https://pypi.org/simple/", NULL, 0) &&
+          smc_indexes_init(&two, "https://pypi.org/simple/", extra, 1));
+    const char *const ab[] = {KEY_A, KEY_B}, *const ba[] = {KEY_B, KEY_A}, *const a[] = {KEY_A};
+    char k[8][65];
+    CHECK(smc_resolve_choice_key(&one, &e311, "Demo_Pkg", "1.0", ab, 2, k[0]) &&
+          smc_cache_key_ok(k[0]));
+    CHECK(smc_resolve_choice_key(&one, &e311, "demo-pkg", "1.0", ba, 2, k[1]) &&
+          strcmp(k[0], k[1]) == 0); /* the name normalized, the hashes in any order */
+    CHECK(smc_resolve_choice_key(&one, &e311, "demo-pkg", "1.0", a, 1, k[2]));
+    CHECK(smc_resolve_choice_key(&one, &e311, "demo-pkg", "1.0.1", ab, 2, k[3]));
+    CHECK(smc_resolve_choice_key(&one, &e311, "other", "1.0", ab, 2, k[4]));
+    CHECK(smc_resolve_choice_key(&one, &e312, "demo-pkg", "1.0", ab, 2, k[5]));
+    CHECK(smc_resolve_choice_key(&two, &e311, "demo-pkg", "1.0", ab, 2, k[6]));
+    for (int i = 2; i < 7; i++)
+        for (int j = 0; j < i; j++)
+            CHECK(j < 2 || strcmp(k[i], k[j]) != 0);
+    for (int i = 2; i < 7; i++)
+        CHECK(strcmp(k[i], k[0]) != 0);
+    CHECK(!smc_resolve_choice_key(&one, &e311, "demo-pkg", "1.0", ab, 0, k[7]) && !k[7][0]);
+    smc_indexes_free(&one);
+    smc_indexes_free(&two);
+    smc_pyenv_free(&e311);
+    smc_pyenv_free(&e312);
+    printf("%s choices: their key\n", failed == before ? "ok    " : "FAILED");
+}
+
 /* Seeds for the fuzz target: each file's record under FUZZ_KEY. */
 static int write_seeds(const char *dir, char **files, int n)
 {
@@ -1146,6 +1287,8 @@ int main(int argc, char **argv)
     CHECK(mkdtemp(tmp) != NULL);
     store_load_trim(tmp);
     merge(tmp);
+    choice_records(tmp);
+    choice_key();
     rm_tree(tmp);
     return check_report();
 }

@@ -1118,6 +1118,91 @@ smc_input *smc_cache_decode(const char *text, size_t len, const char *path, cons
     return in;
 }
 
+/* Choices ---------------------------------------------------------------------------------- */
+
+#define CHOICE_URL_MAX (16u << 10) /* an index's link is at most 8 KiB, its page's URL before it */
+
+static bool choice_url_ok(const char *url)
+{
+    size_t len = strlen(url);
+    return len <= CHOICE_URL_MAX && clean(url, len) &&
+           (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0);
+}
+
+char *smc_choice_encode(const char *key, const char *url, const char *sha256)
+{
+    if (!smc_cache_key_ok(key) || !url || !choice_url_ok(url) || !smc_cache_key_ok(sha256))
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    char *text = NULL;
+    if (o && cJSON_AddStringToObject(o, "format", "smcheck-choice") &&
+        cJSON_AddNumberToObject(o, "version", SMC_CACHE_FORMAT) &&
+        cJSON_AddStringToObject(o, "reader", SMC_VERSION) && cJSON_AddStringToObject(o, "key", key) &&
+        cJSON_AddStringToObject(o, "url", url) && cJSON_AddStringToObject(o, "sha256", sha256))
+        text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+bool smc_choice_decode(const char *text, size_t len, const char *key, char **url, char sha256[65],
+                       char *why, size_t n)
+{
+    *url = NULL;
+    sha256[0] = '\0';
+    smc_say(why, n, "%s", "");
+    if (!text || len > CHOICE_URL_MAX + 4096 || !smc_cache_key_ok(key)) {
+        smc_say(why, n, "not a choice record of at most %u bytes", CHOICE_URL_MAX + 4096);
+        return false;
+    }
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    while (o && end && end < text + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+        end++;
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(o, "format");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(o, "version");
+    const cJSON *made_by = cJSON_GetObjectItemCaseSensitive(o, "reader");
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "url");
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "sha256");
+    bool ok = false;
+    if (!o || end != text + len || !cJSON_IsObject(o))
+        smc_say(why, n, "not JSON");
+    else if (!cJSON_IsString(format) || strcmp(format->valuestring, "smcheck-choice") != 0)
+        smc_say(why, n, "not a record of smcheck's choices");
+    else if (!cJSON_IsNumber(version) || version->valuedouble != SMC_CACHE_FORMAT)
+        smc_say(why, n, "a record of another format than %d: not used", SMC_CACHE_FORMAT);
+    else if (!cJSON_IsString(made_by) || strcmp(made_by->valuestring, SMC_VERSION) != 0)
+        smc_say(why, n, "a record made by another smcheck than this %s: not used", SMC_VERSION);
+    else if (!cJSON_IsString(k) || strcmp(k->valuestring, key) != 0)
+        smc_say(why, n, "a record for another key than %s", key);
+    else if (!cJSON_IsString(u) || !choice_url_ok(u->valuestring))
+        smc_say(why, n, "its \"url\" is not a clean http(s) URL of at most %u bytes", CHOICE_URL_MAX);
+    else if (!cJSON_IsString(h) || !smc_cache_key_ok(h->valuestring))
+        smc_say(why, n, "its \"sha256\" is not one (64 lower-case hex digits)");
+    else if (!(*url = smc_strdup(u->valuestring)))
+        smc_say(why, n, "out of memory");
+    else {
+        memcpy(sha256, h->valuestring, 65);
+        ok = true;
+    }
+    cJSON_Delete(o);
+    return ok;
+}
+
+/* Whether a record decodes for its key, as facts or as a choice. */
+static bool record_ok(const char *text, size_t len, const char *key)
+{
+    if (!text) return false;
+    char *url, sha[65];
+    if (smc_choice_decode(text, len, key, &url, sha, NULL, 0)) {
+        free(url);
+        return true;
+    }
+    smc_input *in = smc_cache_decode(text, len, "", "", key, NULL, 0);
+    smc_input_free(in);
+    return in != NULL;
+}
+
 /* The directory ---------------------------------------------------------------------------- */
 
 char *smc_cache_dir(void)
@@ -1411,19 +1496,16 @@ bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t 
             if (f >= 0 && fstat(f, &rs) == 0)
                 text = smc_read_fd_small(f, SMC_CACHE_MAX_BYTES, &len, &err);
             if (f >= 0) close(f);
-            smc_input *in = text ? smc_cache_decode(text, len, "", "", key, NULL, 0) : NULL;
-            if (!in) {
+            if (!record_ok(text, len, key)) {
                 (*skipped)++;
                 free(text);
                 continue;
             }
-            smc_input_free(in);
             size_t olen = 0;
             char *old = read_record(into, key, false, &olen, NULL, 0);
-            smc_input *had = old ? smc_cache_decode(old, olen, "", "", key, NULL, 0) : NULL;
+            bool had = record_ok(old, olen, key);
             free(old);
-            if (had) { /* the same facts are there already */
-                smc_input_free(had);
+            if (had) { /* the same record is there already */
                 free(text);
                 continue;
             }

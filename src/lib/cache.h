@@ -50,6 +50,22 @@ char *smc_cache_encode(const smc_input *in, const char *prefix, const char *sha2
 smc_input *smc_cache_decode(const char *text, size_t len, const char *path, const char *prefix,
                             const char *sha256, char *why, size_t n);
 
+/* A choice: the wheel the indexes gave for a requirement pinned with --hash lines (requirements.txt),
+ * kept under the sha256 of everything that decided it (smc_resolve_choice_key: the indexes, the
+ * Python and its wheel tags, the name, the version, the hashes), so that a second check of the lock
+ * asks no index. The files those hashes name never change (a new upload has another hash), so the
+ * choice among them does not either. One line, in the same directory as the facts:
+ *   {"format": "smcheck-choice", "version": SMC_CACHE_FORMAT, "reader": SMC_VERSION,
+ *    "key": "...", "url": "http(s)://...", "sha256": "..."}
+ * A malloc'd NUL-terminated record, or NULL (out of memory, or a URL or sha256 that decode would
+ * refuse). */
+char *smc_choice_encode(const char *key, const char *url, const char *sha256);
+/* Reads a choice record made for key: *url (malloc'd) and sha256, or false with why (not a
+ * record of this format and reader, another key, a URL that is not http(s) or not clean, a bad
+ * sha256, out of memory). */
+bool smc_choice_decode(const char *text, size_t len, const char *key, char **url, char sha256[65],
+                       char *why, size_t n);
+
 /* The cache directory: $XDG_CACHE_HOME/smcheck (when absolute), else $HOME/.cache/smcheck; NULL
  * when neither is set. malloc'd. */
 char *smc_cache_dir(void);
@@ -70,9 +86,9 @@ bool smc_cache_store(const char *dir, const char *sha256, const char *text, size
 bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, size_t n);
 /* Merges the records of dir `from` into `into` (records are content-addressed: same key, same
  * facts), for sharing caches made by parallel jobs: each record of this format in from that
- * decodes (this reader's, for its key) and that into lacks, or holds only a copy that does not
- * decode, is copied with its mtime; the others are skipped and counted. Does not trim. False with
- * why when from cannot be listed or a record cannot be written into `into`. */
+ * decodes (this reader's, for its key: facts or a choice) and that into lacks, or holds only a copy
+ * that does not decode, is copied with its mtime; the others are skipped and counted. Does not
+ * trim. False with why when from cannot be listed or a record cannot be written into `into`. */
 bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t *skipped, char *why,
                      size_t n);
 

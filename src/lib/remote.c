@@ -48,6 +48,12 @@ uint64_t smc_remote_received(const smc_remote *r) { (void)r; return 0; }
 bool smc_remote_finish(smc_remote *r, char *why, size_t n) { (void)r, (void)why, (void)n; return false; }
 void smc_remote_close(smc_remote *r) { (void)r; }
 struct zip_source *smc_remote_zip_source(smc_remote *r) { (void)r; return NULL; }
+bool smc_sha256_hex(const void *p, size_t n, char out[65])
+{
+    (void)p, (void)n;
+    out[0] = '\0';
+    return false;
+}
 
 #else
 
@@ -63,6 +69,17 @@ struct zip_source *smc_remote_zip_source(smc_remote *r) { (void)r; return NULL; 
 #define HEADER_MAX 4096
 
 bool smc_remote_built(void) { return true; }
+
+bool smc_sha256_hex(const void *p, size_t n, char out[65])
+{
+    unsigned char md[32];
+    unsigned len = 0;
+    out[0] = '\0';
+    if (!EVP_Digest(p, n, md, &len, EVP_sha256(), NULL) || len != sizeof md) return false;
+    for (size_t i = 0; i < sizeof md; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    return true;
+}
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc = CURLE_FAILED_INIT;

@@ -11,6 +11,9 @@ bool smc_url_is(const char *s);
 
 /* Whether this build can read URLs (built with libcurl: SMCHECK_CURL). */
 bool smc_remote_built(void);
+/* The SHA-256 of n bytes as 64 lower-case hex digits; false where built without libcurl (and
+ * its libcrypto). */
+bool smc_sha256_hex(const void *p, size_t n, char out[65]);
 
 /* How the network is used: the seconds a connection may take to open and a transfer may stall
  * (0: 30). The rest comes from the environment as curl's tool reads it: proxies (libcurl's own:

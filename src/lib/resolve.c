@@ -7,6 +7,7 @@
 #include "remote.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
 
@@ -200,5 +201,45 @@ bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, co
     }
     if (!ok && !why[0]) snprintf(why, wn, "out of memory");
     smc_index_files_free(files, n);
+    return ok;
+}
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool smc_resolve_choice_key(const smc_indexes *ix, const smc_pyenv *e, const char *name,
+                            const char *version, const char *const *hashes, size_t n_hashes,
+                            char key[65])
+{
+    key[0] = '\0';
+    if (!n_hashes) return false;
+    const char **sorted = malloc(n_hashes * sizeof *sorted);
+    if (!sorted) return false;
+    memcpy(sorted, hashes, n_hashes * sizeof *sorted);
+    qsort(sorted, n_hashes, sizeof *sorted, by_text);
+    char project[128];
+    smc_pyname_normalize(name, project, sizeof project);
+    /* One line a fact, each named, so that no two lists of facts write the same text. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    bool ok = m != NULL;
+    if (ok) {
+        fprintf(m, "smcheck-choice\nproject %s\nversion %s\npython %s\n", project, version,
+                e->python_full_version);
+        for (size_t i = 0; i < ix->count; i++)
+            fprintf(m, "index %s\n", ix->urls[i]);
+        for (size_t i = 0; i < e->tag_count; i++)
+            fprintf(m, "tag %s\n", e->tags[i]);
+        for (size_t i = 0; i < n_hashes; i++)
+            fprintf(m, "hash %s\n", sorted[i]);
+        ok = !ferror(m);
+        ok = fclose(m) == 0 && ok;
+    }
+    free(sorted);
+    ok = ok && text && smc_sha256_hex(text, len, key);
+    free(text);
     return ok;
 }

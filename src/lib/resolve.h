@@ -35,4 +35,12 @@ bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, co
                      const char *name, const char *version, const char *const *hashes,
                      size_t n_hashes, char **url, char sha256[65], char *why, size_t wn);
 
+/* The cache key of that choice where hashes are given (smc_choice_encode): the sha256, as hex, of
+ * everything smc_resolve_pin's answer depends on (the indexes in order, the Python, its wheel
+ * tags in order, the project's normalized name, the version, the hashes sorted). False without
+ * hashes (the index may add a better wheel at any time then) or out of memory. */
+bool smc_resolve_choice_key(const smc_indexes *ix, const smc_pyenv *e, const char *name,
+                            const char *version, const char *const *hashes, size_t n_hashes,
+                            char key[65]);
+
 #endif

@@ -569,18 +569,38 @@ static smc_status plan_requirement(const char *spec, size_t input, const smc_opt
 /* The pins of a lock that name no wheel (requirements.txt), looked up on the indexes by this
  * thread and RESOLVERS more at once, each reusing its connection: a lookup is a page or two, and
  * each new connection loads the CA bundle (about 60 ms of CPU). A warm requirements.txt of 27
- * pins: 2.0 s one after another on new connections, 0.9 s with 8 more threads, 0.6 s with 3. */
+ * pins: 2.0 s one after another on new connections, 0.9 s with 8 more threads, 0.6 s with 3.
+ * A pin with --hash lines is looked up in the cache first (smc_choice_encode): then a second
+ * check of the lock asks no index (27 pins: 0.12 s instead of 0.68 s). */
 #define RESOLVERS 3
 typedef struct resolving {
     const smc_lock *lock;
     const smc_indexes *ix;
     const smc_pyenv *e;
     const smc_net *net;
+    const char *cache_dir; /* NULL: no cache */
+    uint64_t cache_cap;
     char **urls;      /* per pin: the wheel chosen, or NULL (why[i]) */
     char (*sha)[65];
     char (*why)[512];
+    char (*cache_why)[1024]; /* per pin: why its choice in the cache could not be used, or "" */
     atomic_size_t next;
 } resolving;
+
+/* Pin i's choice from the cache: true when it was there and whole. A damaged record is said
+ * (cache_why) and the pin looked up again, which replaces it. */
+static bool choice_cached(resolving *rs, size_t i, const char *key)
+{
+    char why[512];
+    size_t len = 0;
+    char *text = smc_cache_load(rs->cache_dir, key, &len, why, sizeof why);
+    bool ok = text && smc_choice_decode(text, len, key, &rs->urls[i], rs->sha[i], why, sizeof why);
+    free(text);
+    if (!ok && why[0])
+        snprintf(rs->cache_why[i], sizeof rs->cache_why[i], "its choice of wheel in the cache (%s) "
+                 "cannot be used: %s; asked of the index again", rs->cache_dir, why);
+    return ok;
+}
 
 static void *resolver(void *arg)
 {
@@ -589,10 +609,22 @@ static void *resolver(void *arg)
     for (size_t i; (i = atomic_fetch_add(&rs->next, 1)) < rs->lock->pin_count;) {
         const smc_pin *pin = &rs->lock->pins[i];
         if (pin->url) continue;
-        if (!smc_resolve_pin(rs->net, &f, rs->ix, rs->e, pin->name, pin->version,
-                             (const char *const *)pin->hashes, pin->hash_count, &rs->urls[i],
-                             rs->sha[i], rs->why[i], sizeof rs->why[i]))
+        const char *const *hashes = (const char *const *)pin->hashes;
+        char key[65];
+        bool keyed = rs->cache_dir && smc_resolve_choice_key(rs->ix, rs->e, pin->name, pin->version,
+                                                             hashes, pin->hash_count, key);
+        if (keyed && choice_cached(rs, i, key)) continue;
+        if (!smc_resolve_pin(rs->net, &f, rs->ix, rs->e, pin->name, pin->version, hashes,
+                             pin->hash_count, &rs->urls[i], rs->sha[i], rs->why[i],
+                             sizeof rs->why[i])) {
             rs->urls[i] = NULL;
+            continue;
+        }
+        char *text = keyed ? smc_choice_encode(key, rs->urls[i], rs->sha[i]) : NULL;
+        char ignored[512]; /* a cache that cannot be written is not the lock's problem */
+        if (text) smc_cache_store(rs->cache_dir, key, text, strlen(text), rs->cache_cap, ignored,
+                                  sizeof ignored);
+        free(text);
     }
     smc_fetch_done(&f);
     return NULL;
@@ -604,7 +636,8 @@ static smc_status resolve_pins(resolving *rs)
     rs->urls = calloc(n ? n : 1, sizeof *rs->urls);
     rs->sha = calloc(n ? n : 1, sizeof *rs->sha);
     rs->why = calloc(n ? n : 1, sizeof *rs->why);
-    if (!rs->urls || !rs->sha || !rs->why) return SMC_ERR_NOMEM;
+    rs->cache_why = calloc(n ? n : 1, sizeof *rs->cache_why);
+    if (!rs->urls || !rs->sha || !rs->why || !rs->cache_why) return SMC_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         want += rs->lock->pins[i].url == NULL;
     atomic_init(&rs->next, 0);
@@ -626,6 +659,7 @@ static void resolving_free(resolving *rs)
     free(rs->urls);
     free(rs->sha);
     free(rs->why);
+    free(rs->cache_why);
 }
 
 /* A lock file: every wheel it would install on the platform judged, read over the network (or
@@ -663,10 +697,15 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
                           own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
         st = SMC_ERR_NOMEM;
     smc_net net = {.timeout = opt ? opt->timeout : 0};
-    resolving rs = {.lock = &lock, .ix = &ix, .e = &e, .net = &net};
+    resolving rs = {.lock = &lock, .ix = &ix, .e = &e, .net = &net,
+                    .cache_dir = cacheable(opt) ? opt->cache_dir : NULL,
+                    .cache_cap = opt ? opt->cache_cap : 0};
     if (st == SMC_OK) st = resolve_pins(&rs);
     for (size_t i = 0; i < lock.pin_count && st == SMC_OK; i++) {
         const smc_pin *pin = &lock.pins[i];
+        if (rs.cache_why[i][0])
+            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version, rs.cache_why[i]);
+        if (st != SMC_OK) break;
         char *url = rs.urls[i], sha[65];
         rs.urls[i] = NULL;
         snprintf(sha, sizeof sha, "%s", pin->url ? pin->sha256 : rs.sha[i]);

@@ -1,7 +1,8 @@
-/* fuzz_cache.c: the reader of cache records (smc_cache_decode), on records of any bytes. What it
+/* fuzz_cache.c: the readers of cache records, on records of any bytes. What smc_cache_decode
  * takes must be a model like one a scan makes: it is encoded again and decoded to the same text
- * (under another prefix too), and judged against a few GPUs into a detailed JSON report. Seeds are
- * records under the key below (tests/fuzz/seeds/cache; test_cache --seeds DIR FILE... makes more).
+ * (under another prefix too), and judged against a few GPUs into a detailed JSON report; what
+ * smc_choice_decode takes is written back to the same choice. Seeds are records under the key
+ * below (tests/fuzz/seeds/cache, a choice among them; test_cache --seeds DIR FILE... makes more).
  */
 #include "../../src/lib/cache.h"
 
@@ -14,8 +15,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define KEY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define URL "https://files.example.org/packages/x.whl"
 
+/* A choice record (smc_choice_decode): one it takes is written back to the same choice. */
+static void choice(const uint8_t *data, size_t size)
+{
+    char why[256], *url = NULL, sha[65];
+    if (!smc_choice_decode((const char *)data, size, KEY, &url, sha, why, sizeof why)) {
+        if (!why[0] || url || sha[0]) abort();
+        return;
+    }
+    char *text = smc_choice_encode(KEY, url, sha), *again = NULL, sha2[65];
+    if (!text || !smc_choice_decode(text, strlen(text), KEY, &again, sha2, why, sizeof why) ||
+        strcmp(url, again) != 0 || strcmp(sha, sha2) != 0)
+        abort();
+    free(text);
+    free(again);
+    free(url);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    choice(data, size);
     char why[256];
     smc_input *in =
         smc_cache_decode((const char *)data, size, "x.whl", "x.whl", KEY, why, sizeof why);
