@@ -281,6 +281,96 @@ static void test_scan_any_offset(void)
     CHECK(n == 0); /* and the needle too */
 }
 
+/* The search against the plainest one (every offset asked in turn), on bytes where headers,
+ * needles and their first two bytes are common: lengths 0 to 400 (every path: 32, 16 and one
+ * position a round, and where one hands over to the next), needles that share their first two
+ * bytes, and found stopping the search after its n-th call. */
+typedef struct calls {
+    size_t at[4096];
+    int which[4096];
+    size_t n, stop_after;
+} calls;
+
+static bool record(void *ctx, size_t at, int which)
+{
+    calls *c = ctx;
+    if (c->n < 4096) {
+        c->at[c->n] = at;
+        c->which[c->n] = which;
+    }
+    c->n++;
+    return c->n != c->stop_after;
+}
+
+static void plain_scan(const uint8_t *p, size_t len, const smc_needle *also, size_t nalso,
+                       calls *c)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!smc_fatbin_scan_at(p, len, i, also, nalso, record, c)) return;
+}
+
+static void test_scan_against_plain(void)
+{
+    static const smc_needle needles[] = {{(const uint8_t *)"libc", 4},
+                                         {(const uint8_t *)".shstrtab", 10},
+                                         {(const uint8_t *)"cudart64_", 9},
+                                         {(const uint8_t *)"libn", 4}};
+    static const uint8_t magic[8] = {0x50, 0xED, 0x55, 0xBA, 0x01, 0x00, 0x10, 0x00};
+    static const char *const words[] = {"libc", "libn", ".shstrtab", "cudart64_", "li", "P"};
+    static calls a, b;
+    uint8_t p[400];
+    uint32_t seed = 12345;
+    int bad = 0;
+    for (int round = 0; round < 20000 && bad < 5; round++) {
+        size_t len = (size_t)(round % 401);
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = seed >> 16;
+            p[i] = r % 4 == 0 ? (uint8_t)"P\xED\x55li.cu"[r / 4 % 9] : (uint8_t)(r / 4);
+        }
+        for (size_t k = 0; len && k < 1 + len / 40; k++) { /* whole ones, at any offset */
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % len, w = (seed >> 4) % 7;
+            const uint8_t *src = w == 6 ? magic : (const uint8_t *)words[w];
+            size_t n = w == 6 ? 8 : strlen(words[w]);
+            memcpy(p + at, src, at + n <= len ? n : len - at);
+        }
+        size_t nalso = (size_t)(round % 5);
+        a = (calls){.stop_after = round % 3 == 0 ? (size_t)(round / 3 % 7) + 1 : 0};
+        b = (calls){.stop_after = a.stop_after};
+        smc_fatbin_scan(p, len, needles, nalso, record, &a);
+        plain_scan(p, len, needles, nalso, &b);
+        bool same = a.n == b.n && a.n <= 4096 &&
+                    memcmp(a.at, b.at, a.n * sizeof a.at[0]) == 0 &&
+                    memcmp(a.which, b.which, a.n * sizeof a.which[0]) == 0;
+        if (!same) {
+            fprintf(stderr, "  scan and plain differ: length %zu, %zu needles, %zu and %zu calls\n",
+                    len, nalso, a.n, b.n);
+            bad++;
+        }
+    }
+    /* Each of them alone at every offset of every length up to 200, over zeros and over bytes
+     * that are all one of them (a match at every lane). */
+    for (size_t len = 0; len <= 200 && bad < 5; len++)
+        for (size_t at = 0; at < len; at++)
+            for (size_t w = 0; w < 7; w++) {
+                memset(p, w == 5 ? 'P' : 0, len);
+                const uint8_t *src = w == 6 ? magic : (const uint8_t *)words[w];
+                size_t n = w == 6 ? 8 : strlen(words[w]);
+                memcpy(p + at, src, at + n <= len ? n : len - at);
+                a = (calls){0};
+                b = (calls){0};
+                smc_fatbin_scan(p, len, needles, 4, record, &a);
+                plain_scan(p, len, needles, 4, &b);
+                if (a.n != b.n || memcmp(a.at, b.at, a.n * sizeof a.at[0]) != 0 ||
+                    memcmp(a.which, b.which, a.n * sizeof a.which[0]) != 0) {
+                    fprintf(stderr, "  scan and plain differ: %zu at %zu of %zu\n", w, at, len);
+                    bad++;
+                }
+            }
+    CHECK(bad == 0);
+}
+
 static void test_walk(void)
 {
     buf b = {0};
@@ -447,6 +537,7 @@ int main(void)
     test_entry_defects();
     test_find();
     test_scan_any_offset();
+    test_scan_against_plain();
     test_walk();
     test_payloads();
     test_summary();
