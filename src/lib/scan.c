@@ -621,9 +621,11 @@ static void *resolver(void *arg)
             continue;
         }
         char *text = keyed ? smc_choice_encode(key, rs->urls[i], rs->sha[i]) : NULL;
-        char ignored[512]; /* a cache that cannot be written is not the lock's problem */
-        if (text) smc_cache_store(rs->cache_dir, key, text, strlen(text), rs->cache_cap, ignored,
-                                  sizeof ignored);
+        if (text) {
+            char ignored[512]; /* a cache that cannot be written is not the lock's problem */
+            smc_cache_store(rs->cache_dir, key, text, strlen(text), rs->cache_cap, ignored,
+                            sizeof ignored);
+        }
         free(text);
     }
     smc_fetch_done(&f);
