@@ -1142,7 +1142,8 @@ static void choice_records(const char *tmp)
           strcmp(url, WHEEL_URL) == 0 && strcmp(sha, KEY_B) == 0);
     free(url);
     /* What encode will not write: it would not decode. */
-    CHECK(!smc_choice_encode("ab", WHEEL_URL, KEY_B) && !smc_choice_encode(KEY_A, WHEEL_URL, "ab") &&
+    CHECK(!smc_choice_encode("ab", WHEEL_URL, KEY_B) &&
+          !smc_choice_encode(KEY_A, WHEEL_URL, "ab") &&
           !smc_choice_encode(KEY_A, "ftp://x/y.whl", KEY_B) &&
           !smc_choice_encode(KEY_A, "https://x/y\n.whl", KEY_B));
     /* Damaged and hostile records: each refused, saying why. */
@@ -1164,7 +1165,7 @@ static void choice_records(const char *tmp)
                {"url", "\"https://x/\\u0007.whl\"", "not a clean http(s) URL"},
                {"url", "7", "not a clean http(s) URL"},
                {"url", NULL, "not a clean http(s) URL"},
-               {"sha256", "\"" "BB00000000000000000000000000000000000000000000000000000000000000" "\"",
+               {"sha256", "\"BB00000000000000000000000000000000000000000000000000000000000000\"",
                 "\"sha256\" is not one"},
                {"sha256", "null", "\"sha256\" is not one"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -302,8 +302,7 @@ static bool record(void *ctx, size_t at, int which)
     return c->n != c->stop_after;
 }
 
-static void plain_scan(const uint8_t *p, size_t len, const smc_needle *also, size_t nalso,
-                       calls *c)
+static void plain_scan(const uint8_t *p, size_t len, const smc_needle *also, size_t nalso, calls *c)
 {
     for (size_t i = 0; i < len; i++)
         if (!smc_fatbin_scan_at(p, len, i, also, nalso, record, c)) return;
@@ -326,7 +325,7 @@ static void test_scan_against_plain(void)
         for (size_t i = 0; i < len; i++) {
             seed = seed * 1103515245u + 12345u;
             unsigned r = seed >> 16;
-            p[i] = r % 4 == 0 ? (uint8_t)"P\xED\x55li.cu"[r / 4 % 9] : (uint8_t)(r / 4);
+            p[i] = r % 4 == 0 ? (uint8_t) "P\xED\x55li.cu"[r / 4 % 9] : (uint8_t)(r / 4);
         }
         for (size_t k = 0; len && k < 1 + len / 40; k++) { /* whole ones, at any offset */
             seed = seed * 1103515245u + 12345u;
@@ -340,8 +339,7 @@ static void test_scan_against_plain(void)
         b = (calls){.stop_after = a.stop_after};
         smc_fatbin_scan(p, len, needles, nalso, record, &a);
         plain_scan(p, len, needles, nalso, &b);
-        bool same = a.n == b.n && a.n <= 4096 &&
-                    memcmp(a.at, b.at, a.n * sizeof a.at[0]) == 0 &&
+        bool same = a.n == b.n && a.n <= 4096 && memcmp(a.at, b.at, a.n * sizeof a.at[0]) == 0 &&
                     memcmp(a.which, b.which, a.n * sizeof a.which[0]) == 0;
         if (!same) {
             fprintf(stderr, "  scan and plain differ: length %zu, %zu needles, %zu and %zu calls\n",

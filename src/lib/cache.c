@@ -1120,7 +1120,7 @@ smc_input *smc_cache_decode(const char *text, size_t len, const char *path, cons
 
 /* Choices ---------------------------------------------------------------------------------- */
 
-#define CHOICE_URL_MAX (16u << 10) /* an index's link is at most 8 KiB, its page's URL before it */
+#define CHOICE_URL_MAX (16u << 10) /* a link of at most 8 KiB, with its page's URL before it */
 
 static bool choice_url_ok(const char *url)
 {
@@ -1137,8 +1137,9 @@ char *smc_choice_encode(const char *key, const char *url, const char *sha256)
     char *text = NULL;
     if (o && cJSON_AddStringToObject(o, "format", "smcheck-choice") &&
         cJSON_AddNumberToObject(o, "version", SMC_CACHE_FORMAT) &&
-        cJSON_AddStringToObject(o, "reader", SMC_VERSION) && cJSON_AddStringToObject(o, "key", key) &&
-        cJSON_AddStringToObject(o, "url", url) && cJSON_AddStringToObject(o, "sha256", sha256))
+        cJSON_AddStringToObject(o, "reader", SMC_VERSION) &&
+        cJSON_AddStringToObject(o, "key", key) && cJSON_AddStringToObject(o, "url", url) &&
+        cJSON_AddStringToObject(o, "sha256", sha256))
         text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return text;
@@ -1156,7 +1157,8 @@ bool smc_choice_decode(const char *text, size_t len, const char *key, char **url
     }
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    while (o && end && end < text + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+    while (o && end && end < text + len &&
+           (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
         end++;
     const cJSON *format = cJSON_GetObjectItemCaseSensitive(o, "format");
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(o, "version");
@@ -1176,7 +1178,8 @@ bool smc_choice_decode(const char *text, size_t len, const char *key, char **url
     else if (!cJSON_IsString(k) || strcmp(k->valuestring, key) != 0)
         smc_say(why, n, "a record for another key than %s", key);
     else if (!cJSON_IsString(u) || !choice_url_ok(u->valuestring))
-        smc_say(why, n, "its \"url\" is not a clean http(s) URL of at most %u bytes", CHOICE_URL_MAX);
+        smc_say(why, n, "its \"url\" is not a clean http(s) URL of at most %u bytes",
+                CHOICE_URL_MAX);
     else if (!cJSON_IsString(h) || !smc_cache_key_ok(h->valuestring))
         smc_say(why, n, "its \"sha256\" is not one (64 lower-case hex digits)");
     else if (!(*url = smc_strdup(u->valuestring)))
@@ -1199,8 +1202,9 @@ static bool record_ok(const char *text, size_t len, const char *key)
         return true;
     }
     smc_input *in = smc_cache_decode(text, len, "", "", key, NULL, 0);
+    bool ok = in != NULL;
     smc_input_free(in);
-    return in != NULL;
+    return ok;
 }
 
 /* The directory ---------------------------------------------------------------------------- */

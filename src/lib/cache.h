@@ -50,11 +50,12 @@ char *smc_cache_encode(const smc_input *in, const char *prefix, const char *sha2
 smc_input *smc_cache_decode(const char *text, size_t len, const char *path, const char *prefix,
                             const char *sha256, char *why, size_t n);
 
-/* A choice: the wheel the indexes gave for a requirement pinned with --hash lines (requirements.txt),
- * kept under the sha256 of everything that decided it (smc_resolve_choice_key: the indexes, the
- * Python and its wheel tags, the name, the version, the hashes), so that a second check of the lock
- * asks no index. The files those hashes name never change (a new upload has another hash), so the
- * choice among them does not either. One line, in the same directory as the facts:
+/* A choice: the wheel the indexes gave for a requirement pinned with --hash lines
+ * (requirements.txt), kept under the sha256 of everything that decided it (smc_resolve_choice_key:
+ * the indexes, the Python and its wheel tags, the name, the version, the hashes), so that a second
+ * check of the lock asks no index. The files those hashes name never change (a new upload has
+ * another hash), so the choice among them does not either. One line, in the same directory as the
+ * facts:
  *   {"format": "smcheck-choice", "version": SMC_CACHE_FORMAT, "reader": SMC_VERSION,
  *    "key": "...", "url": "http(s)://...", "sha256": "..."}
  * A malloc'd NUL-terminated record, or NULL (out of memory, or a URL or sha256 that decode would

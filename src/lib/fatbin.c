@@ -92,8 +92,8 @@ static size_t scan16(const scan *s, size_t i)
         memcpy(w, &hit, sizeof w);
         if (!(w[0] | w[1])) continue;
         for (size_t j = 0; j < 16; j++)
-            if (hit[j] && !smc_fatbin_scan_at(s->buf, s->len, i + j, s->also, s->nalso, s->found,
-                                              s->ctx))
+            if (hit[j] &&
+                !smc_fatbin_scan_at(s->buf, s->len, i + j, s->also, s->nalso, s->found, s->ctx))
                 return STOPPED;
     }
     return i;
@@ -116,11 +116,11 @@ __attribute__((target("avx2"))) static size_t scan32(const scan *s, size_t i)
         __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(s->buf + i + 1));
         __m256i hit = _mm256_and_si256(_mm256_cmpeq_epi8(x, a[0]), _mm256_cmpeq_epi8(y, b[0]));
         for (size_t k = 1; k < s->pairs; k++)
-            hit = _mm256_or_si256(hit, _mm256_and_si256(_mm256_cmpeq_epi8(x, a[k]),
-                                                        _mm256_cmpeq_epi8(y, b[k])));
+            hit = _mm256_or_si256(
+                hit, _mm256_and_si256(_mm256_cmpeq_epi8(x, a[k]), _mm256_cmpeq_epi8(y, b[k])));
         for (uint32_t m = (uint32_t)_mm256_movemask_epi8(hit); m; m &= m - 1)
-            if (!smc_fatbin_scan_at(s->buf, s->len, i + (size_t)__builtin_ctz(m), s->also,
-                                    s->nalso, s->found, s->ctx))
+            if (!smc_fatbin_scan_at(s->buf, s->len, i + (size_t)__builtin_ctz(m), s->also, s->nalso,
+                                    s->found, s->ctx))
                 return STOPPED;
     }
     return i;
@@ -131,8 +131,15 @@ void smc_fatbin_scan(const uint8_t *buf, size_t len, const smc_needle *also, siz
                      bool (*found)(void *ctx, size_t at, int which), void *ctx)
 {
     if (nalso > SMC_NEEDLES_MAX) nalso = SMC_NEEDLES_MAX;
-    scan s = {.buf = buf, .len = len, .also = also, .nalso = nalso, .found = found, .ctx = ctx,
-              .first = {header_prefix[0]}, .second = {header_prefix[1]}, .pairs = 1};
+    scan s = {.buf = buf,
+              .len = len,
+              .also = also,
+              .nalso = nalso,
+              .found = found,
+              .ctx = ctx,
+              .first = {header_prefix[0]},
+              .second = {header_prefix[1]},
+              .pairs = 1};
     for (size_t k = 0; k < nalso; k++) {
         size_t j = 0;
         while (j < s.pairs && (s.first[j] != also[k].bytes[0] || s.second[j] != also[k].bytes[1]))

@@ -597,8 +597,10 @@ static bool choice_cached(resolving *rs, size_t i, const char *key)
     bool ok = text && smc_choice_decode(text, len, key, &rs->urls[i], rs->sha[i], why, sizeof why);
     free(text);
     if (!ok && why[0])
-        snprintf(rs->cache_why[i], sizeof rs->cache_why[i], "its choice of wheel in the cache (%s) "
-                 "cannot be used: %s; asked of the index again", rs->cache_dir, why);
+        snprintf(rs->cache_why[i], sizeof rs->cache_why[i],
+                 "its choice of wheel in the cache (%s) cannot be used: %s; "
+                 "asked of the index again",
+                 rs->cache_dir, why);
     return ok;
 }
 
@@ -699,14 +701,18 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
                           own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
         st = SMC_ERR_NOMEM;
     smc_net net = {.timeout = opt ? opt->timeout : 0};
-    resolving rs = {.lock = &lock, .ix = &ix, .e = &e, .net = &net,
+    resolving rs = {.lock = &lock,
+                    .ix = &ix,
+                    .e = &e,
+                    .net = &net,
                     .cache_dir = cacheable(opt) ? opt->cache_dir : NULL,
                     .cache_cap = opt ? opt->cache_cap : 0};
     if (st == SMC_OK) st = resolve_pins(&rs);
     for (size_t i = 0; i < lock.pin_count && st == SMC_OK; i++) {
         const smc_pin *pin = &lock.pins[i];
         if (rs.cache_why[i][0])
-            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version, rs.cache_why[i]);
+            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version,
+                                     rs.cache_why[i]);
         if (st != SMC_OK) break;
         char *url = rs.urls[i], sha[65];
         rs.urls[i] = NULL;
