@@ -70,14 +70,20 @@ bool smc_sha256_hex(const void *p, size_t n, char out[65])
 
 bool smc_remote_built(void) { return true; }
 
+/* A SHA-256 digest as 64 lower-case hex digits. */
+static void digest_hex(const uint8_t d[32], char out[65])
+{
+    for (size_t i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
 bool smc_sha256_hex(const void *p, size_t n, char out[65])
 {
-    unsigned char md[32];
+    uint8_t md[32];
     unsigned len = 0;
     out[0] = '\0';
     if (!EVP_Digest(p, n, md, &len, EVP_sha256(), NULL) || len != sizeof md) return false;
-    for (size_t i = 0; i < sizeof md; i++)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    digest_hex(md, out);
     return true;
 }
 
@@ -696,8 +702,7 @@ bool smc_remote_finish(smc_remote *r, char *why, size_t n)
     r->md = NULL;
     pthread_mutex_unlock(&r->mu);
     char hex[65];
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    digest_hex(d, hex);
     if (strcasecmp(hex, r->expect) != 0) {
         snprintf(why, n, "its sha256 is %s, not %s as the lock or index says: not the file "
                          "expected", hex, r->expect);
