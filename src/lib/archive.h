@@ -18,6 +18,8 @@ typedef struct smc_zipcache {
     struct zip *za;
     sem_t *slots;
     bool holding; /* one of the slots */
+    uint8_t *buf; /* the members' buffer (mapped), kept from one member to the next */
+    size_t buf_cap;
 } smc_zipcache;
 #define SMC_ZIP_READERS 3
 
