@@ -1,23 +1,49 @@
 # common.sh: what the benchmark scripts share (sourced, not run).
-# runs: RUNS from the environment (3). best_of CMD...: runs CMD $runs times and prints the
-# shortest wall time and the least CPU time (user + system, this process's children), in
-# seconds: "WALL CPU". CPU time is the steadier of the two on a shared machine.
-# machine: prints "N CPUs, model". library_files DIR: sets files to the shared libraries (*.so*)
-# directly in DIR, sorted; regular files only, so that a link such as libcublas.so ->
-# libcublas.so.13 is not read twice (DIR itself may be a link: the trailing / follows it).
+# runs: RUNS from the environment (3). best_of CMD...: runs CMD (its output discarded; exit
+# status 2 or more stops the benchmark with the first lines of its stderr) $runs times and prints
+# "WALL CPU SYS MINFLT MAJFLT": the shortest wall time, the least CPU time (user + system), the
+# least system time, in seconds, and the fewest minor and major page faults, each over the runs
+# (CPU time is the steadier of the times on a shared machine; faults barely vary). The times are
+# bash's `time` (to the millisecond), the faults GNU time's (/usr/bin/time -f '%R %F': what
+# `time -v` calls minor and major page faults; "n/a" without it, or where CMD is a shell function).
+# machine: prints "N CPUs, model". library_files DIR [archives]: sets files to the shared
+# libraries (*.so*) directly in DIR, and with "archives" the static ones (*.a) too, sorted;
+# regular files only, so that a link such as libcublas.so -> libcublas.so.13 is not read twice
+# (DIR itself may be a link: the trailing / follows it).
 
 runs=${RUNS:-3}
 
 best_of() {
-    local best_wall="" best_cpu="" out i TIMEFORMAT='%R %U %S'
+    local best="" out i rc tf ef wf TIMEFORMAT='%R %U %S'
+    tf=$(mktemp)
+    ef=$(mktemp)
+    wf=$(mktemp)
     for ((i = 0; i < runs; i++)); do
-        out=$({ time "$@" >/dev/null; } 2>&1 | tail -n 1)
-        read -r best_wall best_cpu < <(python3 -c "
-w, u, s = map(float, '$out'.split())
-bw, bc = '$best_wall', '$best_cpu'
-print('%.3f %.3f' % (min(w, float(bw)) if bw else w, min(u + s, float(bc)) if bc else u + s))")
+        rc=0
+        if [ -x /usr/bin/time ] && ! declare -F "$1" >/dev/null; then
+            { time /usr/bin/time -o "$tf" -f '%R %F' "$@" >/dev/null 2>"$ef"; } 2>"$wf" || rc=$?
+            out="$(tail -n 1 "$wf") $(tail -n 1 "$tf")"
+        else
+            { time "$@" >/dev/null 2>"$ef"; } 2>"$wf" || rc=$?
+            out="$(tail -n 1 "$wf") n/a n/a"
+        fi
+        if [ "$rc" -ge 2 ]; then # 0 = fine, 1 = a gate failed (harmless here)
+            echo "$(basename "$0"): $*: exit status $rc:" >&2
+            head -n 20 "$ef" >&2
+            rm -f "$tf" "$ef" "$wf"
+            exit "$rc"
+        fi
+        best=$(python3 -c "
+w, u, s, mi, ma = '$out'.split()
+row = [float(w), float(u) + float(s), float(s), mi, ma]
+old = '$best'.split()
+if old:
+    row = [min(a, float(b)) for a, b in zip(row[:3], old[:3])] + [
+        x if x == 'n/a' else str(min(int(x), int(y))) for x, y in zip(row[3:], old[3:])]
+print('%.3f %.3f %.3f %s %s' % tuple(row))")
     done
-    echo "$best_wall $best_cpu"
+    rm -f "$tf" "$ef" "$wf"
+    echo "$best"
 }
 
 machine() {
@@ -27,8 +53,10 @@ machine() {
 }
 
 library_files() {
+    local also=()
+    [ "${2:-}" = archives ] && also=(-o -name '*.a')
     files=()
     while IFS= read -r -d '' f; do
         files+=("$f")
-    done < <(find "$1/" -maxdepth 1 -type f -name '*.so*' -print0 | LC_ALL=C sort -z)
+    done < <(find "$1/" -maxdepth 1 -type f \( -name '*.so*' "${also[@]}" \) -print0 | LC_ALL=C sort -z)
 }

@@ -59,9 +59,9 @@ for name, t in (("smcheck scan -j1", t_j1), ("smcheck scan (default -j)", t_jn))
 ours = {}
 for inp in json.load(open(os.path.join(tmp, "smcheck.json")))["inputs"]:
     for lib in inp["libraries"]:
-        imgs = lib["images"]
-        ours[lib["path"]] = (sum(n for k, n in imgs.items() if k.startswith("sm_")),
-                             sum(n for k, n in imgs.items() if k.startswith("compute_")))
+        counts = {t["token"]: t["count"] for t in lib["token_counts"]}
+        ours[lib["path"]] = (sum(n for k, n in counts.items() if k.startswith("sm_")),
+                             sum(n for k, n in counts.items() if k.startswith("compute_")))
 print("\nimages per file (cubins / PTX): cuobjdump, smcheck")
 same = 0
 for i, f in enumerate(files):

@@ -112,14 +112,16 @@ def build(wheel, libs):
 
 
 def report(a):
-    """report NCPU CPU WHEEL WHEEL_BYTES MEMBERS OUT_BYTES RUNS then label=seconds:rss_kib ..."""
+    """report NCPU CPU WHEEL WHEEL_BYTES MEMBERS OUT_BYTES RUNS then
+    label=seconds:rss_kib:system_seconds:minor_faults ..."""
     ncpu, cpu, wheel, wbytes, members, obytes, runs = a[:7]
     wbytes, obytes = int(wbytes), int(obytes)
-    rows = []
+    rows, extra = [], {}
     for kv in a[7:]:
         label, v = kv.rsplit("=", 1)
-        t, rss = v.split(":")
+        t, rss, sys_, flt = v.split(":")
         rows.append((label, float(t), None if rss in ("", "n/a") else int(rss)))
+        extra[label] = (sys_, flt)
     floor = rows[0][1]
     print("machine: %s CPUs, %s" % (ncpu, cpu))
     print("wheel:   %s" % wheel)
@@ -130,7 +132,9 @@ def report(a):
         mibs = obytes / t / 2**20 if t > 0 else float("inf")
         ratio = t / floor if floor > 0 else float("inf")
         r = "%7.1f MiB" % (rss / 1024) if rss is not None else "    n/a    "
-        print("%-34s %8.3f s  %7.1f MiB/s  %5.2fx floor  peak RSS %s" % (label, t, mibs, ratio, r))
+        sys_, flt = extra[label]
+        print("%-40s %8.3f s  %7.1f MiB/s  %5.2fx floor  peak RSS %s  system %5s s  minor faults %s"
+              % (label, t, mibs, ratio, r, sys_, flt))
     by = {l: (t, rss) for l, t, rss in rows}
     j1 = by.get("smcheck scan -j1")
     j2 = by.get("smcheck scan -j2")
@@ -153,7 +157,7 @@ def report(a):
     if rss:
         goals.append("peak RSS at most 64 MiB: %s (%.1f MiB)" % (
             "yes" if max(rss) <= 64 * 1024 else "NO", max(rss) / 1024))
-    print("goals (issues 4, 11):\n  " + "\n  ".join(goals))
+    print("goals (issues 4, 11, 28):\n  " + "\n  ".join(goals))
 
 def main(argv):
     if len(argv) >= 3 and argv[1] == "build":

@@ -11,15 +11,16 @@
 #                  (ZIP_FL_COMPRESSED), no CRC;
 #   ISA-L floor    each member's raw deflate stream through ISA-L's isal_inflate with its CRC-32
 #                  (what smcheck's ISA-L path costs at least; when libisal-dev is installed);
-#   smcheck -jN    SMCHECK scan --format json -jN WHEEL for each N of BENCH_JOBS, with peak RSS
-#                  (/usr/bin/time -f %M), and -j1 again with SMCHECK_INFLATE=zlib (the zlib
+#   smcheck -jN    SMCHECK scan --format json -jN WHEEL for each N of BENCH_JOBS, with peak RSS,
+#                  system time and minor page faults (/usr/bin/time -f '%M %S %R'), and -j1 again with SMCHECK_INFLATE=zlib (the zlib
 #                  fallback of the same build). A member of 4 MiB deflated or more is inflated
 #                  by more than one thread when -j allows (pinflate.c): one-member.sh measures that.
 # Prints the times, MiB/s of inflated output, ratios to the zlib floor, peak RSS, the machine, and
 # the goals of issues 4 and 11 (-j1 within 1.10x the zlib floor, -j2 below it, -j1 at most 0.8x
 # the zlib floor with ISA-L, peak RSS at most 64 MiB).
 # Defaults: SMCHECK=build/smcheck, OUTDIR=/tmp/smcheck-bench. Environment: RUNS (3),
-# BENCH_LIBDIR (/usr/local/cuda/lib64), BENCH_LIBS (space-separated names in BENCH_LIBDIR),
+# BENCH_LIBDIR (/usr/local/cuda/lib64), BENCH_LIBS (space-separated names in BENCH_LIBDIR, or
+# "all": every *.so* and *.a file in it, 34 libraries and 2.57 GB in CUDA 13.0),
 # BENCH_JOBS (the -j values, "1 2").
 # Needs python3, cc, libzip and zlib headers (libzip-dev, zlib1g-dev).
 set -euo pipefail
@@ -29,6 +30,13 @@ out=${2:-/tmp/smcheck-bench}
 runs=${RUNS:-3}
 libdir=${BENCH_LIBDIR:-/usr/local/cuda/lib64}
 read -r -a names <<<"${BENCH_LIBS:-libcublasLt.so.13 libcufft.so.12 libcusparse.so.12 libcublas.so.13}"
+if [ "${names[*]}" = all ]; then # every library in the directory (issue 28: many members, some small)
+    # shellcheck source=common.sh
+    . "$(dirname "$0")/common.sh"
+    library_files "$libdir" archives
+    names=()
+    for f in "${files[@]}"; do names+=("$(basename "$f")"); done
+fi
 read -r -a jobs <<<"${BENCH_JOBS:-1 2}"
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -187,16 +195,17 @@ have_time=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# measure LABEL CMD...: runs CMD $runs times (stdout to /dev/null), keeps the shortest wall time
-# and the largest peak RSS (KiB). Exit status 2 or more from CMD stops the benchmark.
+# measure LABEL CMD...: runs CMD $runs times (stdout to /dev/null), keeps the shortest wall time,
+# the largest peak RSS (KiB), the least system time and the fewest minor page faults (GNU time's
+# %M %S %R, what `time -v` calls them). Exit status 2 or more from CMD stops the benchmark.
 measure() {
-    local label=$1 best="" rss="" t0 t1 t r i rc
+    local label=$1 best="" rss="" sys="" flt="" t0 t1 t r s f i rc
     shift
     for ((i = 0; i < runs; i++)); do
         rc=0
         t0=$(date +%s%N)
         if [ "$have_time" = 1 ]; then
-            /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+            /usr/bin/time -f '%M %S %R' -o "$tmp/rss" "$@" >/dev/null 2>"$tmp/err" || rc=$?
         else
             "$@" >/dev/null 2>"$tmp/err" || rc=$?
         fi
@@ -209,11 +218,13 @@ measure() {
         t=$((t1 - t0))
         if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
         if [ "$have_time" = 1 ]; then
-            r=$(tail -n 1 "$tmp/rss")
+            read -r r s f < <(tail -n 1 "$tmp/rss")
             if [ -z "$rss" ] || [ "$r" -gt "$rss" ]; then rss=$r; fi
+            if [ -z "$flt" ] || [ "$f" -lt "$flt" ]; then flt=$f; fi
+            if [ -z "$sys" ] || python3 -c "import sys; sys.exit(not $s < $sys)"; then sys=$s; fi
         fi
     done
-    results+=("$label=$(python3 -c "print('%.6f' % ($best / 1e9))"):${rss:-n/a}")
+    results+=("$label=$(python3 -c "print('%.6f' % ($best / 1e9))"):${rss:-n/a}:${sys:-n/a}:${flt:-n/a}")
 }
 
 # Warm the page cache, and count what the floor inflates.
