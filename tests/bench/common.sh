@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # common.sh: what the benchmark scripts share (sourced, not run).
 # runs: RUNS from the environment (3). best_of CMD...: runs CMD (its output discarded; exit
 # status 2 or more stops the benchmark with the first lines of its stderr) $runs times and prints

@@ -34,6 +34,7 @@ t_one=$(run --gpu 9.0)
 t_drv=$(run --gpu 9.0 --driver 12.8)
 t_mat=$(run)
 
+# shellcheck disable=SC2086 # each t_ is five words, split on purpose
 python3 - "$(machine)" "${#files[@]}" "$dir" "$bytes" "$runs" "$smcheck" \
     $t_scan $t_one $t_drv $t_mat <<'PY'
 import sys

@@ -37,6 +37,7 @@ t_cat=$(best_of cat -- "${files[@]}")
 t_scan=$(best_of "$smcheck" scan --format json "${files[@]}")
 t_scan1=$(best_of "$smcheck" scan --format json -j1 "${files[@]}")
 
+# shellcheck disable=SC2086 # each t_ is five words, split on purpose
 python3 - "$(machine)" "$smcheck" "$dir" "$runs" "${#files[@]}" "$bytes" $t_cat $t_scan $t_scan1 <<'PY'
 import sys
 mach, smcheck, d, runs, nfiles, nbytes = sys.argv[1:7]

@@ -20,8 +20,9 @@ cuobjdump=${3:-$(command -v cuobjdump || true)}
 
 die() { echo "vs-cuobjdump: $*" >&2; exit 2; }
 [ -x "$smcheck" ] || die "$smcheck: not an executable (build it first, or pass its path)"
-[ -n "$cuobjdump" ] && [ -x "$cuobjdump" ] ||
+if [ -z "$cuobjdump" ] || [ ! -x "$cuobjdump" ]; then
     die "no cuobjdump (pass its path; PyPI: pip download --no-deps nvidia-cuda-cuobjdump)"
+fi
 [ -d "$dir" ] || die "$dir: not a directory"
 
 library_files "$dir"
