@@ -260,7 +260,35 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
               "%s (%s): the wheel beside it is still judged" % (name, words))
     cache_checks(base, locks, sandbox, gpus, pylock, want, facts)
     choice_checks(locks, sandbox, gpus, reqs, want, facts)
+    fragment_checks(wheel_url("demo_ptx"), h["demo_ptx"], h["demo_cu128"], sandbox, gpus)
     shutil.rmtree(locks)
+
+
+def fragment_checks(url, digest, other, sandbox, gpus):
+    """A wheel URL with pip's "#sha256=HEX" fragment: the bytes are checked against it, and its
+    facts are kept under it, so that the same URL again reads nothing from the network."""
+    shutil.rmtree(os.path.join(sandbox, ".cache"), ignore_errors=True)
+    rc0, out0, err0, _ = run(gpus + [url], sandbox)
+    keyed = url + "#sha256=" + digest.upper()  # pip takes the digits in either case
+    rc, out, err, _ = run(gpus + [keyed], sandbox)
+    records = [f for _, _, fs in os.walk(os.path.join(sandbox, ".cache", "smcheck")) for f in fs]
+    check(rc == rc0 and err == err0 == "" and out == out0.replace(url, keyed) and
+          records == [digest + ".json"],
+          "URL#sha256=: the report of the plain URL, its facts kept under that sha256: %d %s %r"
+          % (rc, records, err[:300]))
+    offline = dict(http_proxy="http://127.0.0.1:1", no_proxy=None, NO_PROXY=None)
+    rc, out2, err, _ = run(gpus + [keyed], sandbox, **offline)
+    check(rc == rc0 and out2 == out and err == "",
+          "URL#sha256= again, the network unreachable: from the cache, the same (%d %r)"
+          % (rc, err[:300]))
+    rc, out, err, _ = run(gpus + [url], sandbox, **offline)
+    check(rc == 2 and one_error(err, url, ""),
+          "the plain URL, the network unreachable: not from the cache, one error (%d %r)"
+          % (rc, err[:300]))
+    wrong = url + "#md5=x&sha256=" + other
+    rc, out, err, _ = run(gpus + [wrong], sandbox)
+    check(rc == 2 and one_error(err, wrong, "its sha256 is %s, not %s" % (digest, other)),
+          "URL#...&sha256= of another file: one error naming it (%d %r)" % (rc, err[:300]))
 
 
 def cache_checks(base, locks, sandbox, gpus, pylock, want, facts):

@@ -296,6 +296,13 @@ static void fragment_sha256(span f, char out[65])
     }
 }
 
+void smc_url_sha256(const char *link, char out[65])
+{
+    const char *h = strchr(link, '#');
+    out[0] = 0;
+    if (h) fragment_sha256((span){h + 1, strlen(h + 1)}, out);
+}
+
 /* Adds one link. filename: the JSON's, or NULL to take the URL's. rp: requires-python, may be
  * NULL. The href and rp are checked against LINK_MAX here, so both readers share the caps. */
 static void add_file(page *pg, const char *base, span href, const char *filename, span rp,

@@ -704,7 +704,7 @@ bool smc_remote_finish(smc_remote *r, char *why, size_t n)
     char hex[65];
     digest_hex(d, hex);
     if (strcasecmp(hex, r->expect) != 0) {
-        snprintf(why, n, "its sha256 is %s, not %s as the lock or index says: not the file "
+        snprintf(why, n, "its sha256 is %s, not %s as the lock, index or URL says: not the file "
                          "expected", hex, r->expect);
         return false;
     }

@@ -749,9 +749,11 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
 static smc_status plan(const char *path, size_t input, const smc_options *opt, smc_input **in,
                        smc_env **env, int *root, smc_item **items, size_t *n)
 {
-    if (smc_url_is(path)) {
+    if (smc_url_is(path)) { /* URL#sha256=HEX, as pip takes it: checked, and the cache's key */
+        char sha[65];
+        smc_url_sha256(path, sha);
         if (!(*in = smc_input_new(path, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
-        return plan_remote(path, NULL, false, input, opt, *in, items, n);
+        return plan_remote(path, sha[0] ? sha : NULL, false, input, opt, *in, items, n);
     }
     struct stat sb;
     /* A path the user named is followed if it is a link; links inside a directory are not. */
