@@ -704,8 +704,10 @@ bool smc_remote_finish(smc_remote *r, char *why, size_t n)
     char hex[65];
     digest_hex(d, hex);
     if (strcasecmp(hex, r->expect) != 0) {
-        snprintf(why, n, "its sha256 is %s, not %s as the lock, index or URL says: not the file "
-                         "expected", hex, r->expect);
+        snprintf(why, n,
+                 "its sha256 is %s, not %s as the lock, index or URL says: not the file "
+                 "expected",
+                 hex, r->expect);
         return false;
     }
     return true;
