@@ -285,6 +285,10 @@ def fragment_checks(url, digest, other, sandbox, gpus):
     check(rc == 2 and one_error(err, url, ""),
           "the plain URL, the network unreachable: not from the cache, one error (%d %r)"
           % (rc, err[:300]))
+    typo = url + "#sha256=" + digest[:63]
+    rc, out, err, _ = run(gpus + [typo], sandbox)
+    check(rc == 2 and one_error(err, typo, "not 64 hex digits") and not libraries(out),
+          "URL#sha256= of 63 digits: one error naming it, nothing read (%d %r)" % (rc, err[:300]))
     wrong = url + "#md5=x&sha256=" + other
     rc, out, err, _ = run(gpus + [wrong], sandbox)
     check(rc == 2 and one_error(err, wrong, "its sha256 is %s, not %s" % (digest, other)),

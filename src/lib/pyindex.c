@@ -281,8 +281,9 @@ static void take_sha256(const char *s, size_t len, char out[65])
     out[64] = 0;
 }
 
-/* pip's _hash_url_fragment_re, "[#&]sha256=([^&]*)", on a link's fragment. */
-static void fragment_sha256(span f, char out[65])
+/* pip's _hash_url_fragment_re, "[#&]sha256=([^&]*)", on a link's fragment: whether it names
+ * one; out gets it when it is 64 hex digits. */
+static bool fragment_sha256(span f, char out[65])
 {
     out[0] = 0;
     for (size_t i = 0; i + 7 <= f.len; i++) {
@@ -291,16 +292,17 @@ static void fragment_sha256(span f, char out[65])
             while (e < f.len && f.s[e] != '&')
                 e++;
             take_sha256(f.s + st, e - st, out);
-            return;
+            return true;
         }
     }
+    return false;
 }
 
-void smc_url_sha256(const char *link, char out[65])
+bool smc_url_sha256(const char *link, char out[65])
 {
     const char *h = strchr(link, '#');
     out[0] = 0;
-    if (h) fragment_sha256((span){h + 1, strlen(h + 1)}, out);
+    return !h || !fragment_sha256((span){h + 1, strlen(h + 1)}, out) || out[0];
 }
 
 /* Adds one link. filename: the JSON's, or NULL to take the URL's. rp: requires-python, may be

@@ -87,8 +87,8 @@ bool smc_index_parse(const char *body, size_t len, const char *content_type, con
 void smc_index_files_free(smc_index_file *files, size_t n);
 
 /* The sha256 a URL's fragment names as pip reads it ("#sha256=HEX", or after an '&'), in lower
- * case, into out; "" when there is none or it is not 64 hex digits. */
-void smc_url_sha256(const char *url, char out[65]);
+ * case, into out ("" when there is none); false when it names one that is not 64 hex digits. */
+bool smc_url_sha256(const char *link, char out[65]);
 
 /* The file pip would install for project==version in e: only wheels; files whose
  * requires-python excludes e's python dropped (a malformed one is ignored, as pip does);

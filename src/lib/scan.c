@@ -751,8 +751,12 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
 {
     if (smc_url_is(path)) { /* URL#sha256=HEX, as pip takes it: checked, and the cache's key */
         char sha[65];
-        smc_url_sha256(path, sha);
+        bool sha_ok = smc_url_sha256(path, sha);
         if (!(*in = smc_input_new(path, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
+        if (!sha_ok) /* a digest mistyped would check nothing: pip fails it too */
+            return smc_input_add_error(*in, path,
+                                       "its #sha256= is not 64 hex digits: there is "
+                                       "nothing to check the file against");
         return plan_remote(path, sha[0] ? sha : NULL, false, input, opt, *in, items, n);
     }
     struct stat sb;
