@@ -212,13 +212,12 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
 """ % (base, h["demo_sm80_sm90"], h["demo_cu128"])
     def facts(libs):
         """What a lock's environment does not change: an environment also says what a library
-        needs that the environment lacks (libcudart here), a wheel read alone does not. And a
-        wheel whose sha256 is known is read for every GPU (its facts go to the cache), so it
-        knows its cubins' release where a read for two GPUs did not need to look."""
+        needs that the environment lacks (libcudart here), a wheel read alone does not. A wheel
+        whose sha256 is known is read for every GPU (its facts go to the cache): what it says of
+        its libraries, their cubins' release too, is what a read for two GPUs says."""
         out = {}
         for p, lib in libs.items():
             lib = json.loads(json.dumps(lib))
-            lib.pop("release", None)
             for v in lib["verdicts"]:
                 v.pop("warnings", None)
                 v.pop("needs", None)

@@ -338,9 +338,11 @@ static void ptx_facts(smc_finder *f, smc_image *img, struct kept *k)
 
 /* At a whole container's end: what its payloads say is read where it can change a verdict for
  * the targets (smc_facts_matter; all of it for --detail's kernel names): its PTX's .version and
- * .target, its cubins' kernels. And where a driver is known, whatever the targets, the ptxas
- * release of its first small cubin that can carry one (entry version 1.8: CUDA 12.8 on write
- * .note.nv.tkinfo), for its library's CUDA minor, unless a cubin read already gave it. */
+ * .target, its cubins' kernels. And whatever the targets and the driver, the ptxas release of
+ * its first small cubin that can carry one (entry version 1.8: CUDA 12.8 on write
+ * .note.nv.tkinfo), for its library's CUDA minor, unless a cubin read already gave it: a
+ * library's release is the same whichever GPUs it is judged for, and whether its facts came from
+ * a read for every GPU (the cache's) or not. */
 static void inspect(smc_finder *f, cparse *cp, hit *h)
 {
     const smc_options *o = f->opt;
@@ -353,7 +355,6 @@ static void inspect(smc_finder *f, cparse *cp, hit *h)
         }
         inspect_cubins(f, cp, h);
     }
-    if (o->targets && o->driver_cuda <= 0) return;
     for (size_t i = 0; i < h->image_count; i++)
         if (h->images[i].release) return;
     for (size_t i = 0; i < cp->kept_count; i++) {
