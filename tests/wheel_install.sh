@@ -150,6 +150,24 @@ for whl in "${wheels[@]}"; do
                 grep -q ', 4 libraries found$' '$w/https.out' && ! grep -q '^smcheck: https:' '$w/https.err'"
         check "$arch: an untrusted certificate is one error naming the URL" \
             sh -c "HOME='$w' SSL_CERT_FILE= CURL_CA_BUNDLE= '$run' --no-cache '$url' 2>&1 >/dev/null | grep -q '^smcheck: $url: .*certificate'"
+        # The wheel's libcurl has no bundle of its own: it takes the first of the places distributions
+        # keep theirs (remote.c). Each place alone, in a private /etc (a tmpfs in a mount namespace of
+        # its own) holding the test certificate there and nothing else: the wheel is read with no
+        # error naming its URL; with none of them, one error naming it.
+        if [ "$arch" = "$host" ] && unshare -m true 2>/dev/null; then
+            for bundle in /etc/ssl/certs/ca-certificates.crt /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem \
+                /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/ca-bundle.pem /etc/ssl/cert.pem; do
+                check "$arch: the CA bundle found at $bundle" \
+                    unshare -m sh -c "mount -t tmpfs none /etc && mkdir -p '${bundle%/*}' && cp '$tls/cert.pem' '$bundle' || exit 1
+                        HOME='$w' SSL_CERT_FILE= CURL_CA_BUNDLE= '$run' --no-cache --gpu h100 '$demo' >'$w/ca.out' 2>'$w/ca.err'
+                        grep -q ', 4 libraries found\$' '$w/ca.out' && ! grep -q '^smcheck: https:' '$w/ca.err' || { cat '$w/ca.err'; exit 1; }"
+            done
+            check "$arch: no CA bundle in any of those places: one error naming the URL" \
+                unshare -m sh -c "mount -t tmpfs none /etc || exit 1
+                    HOME='$w' SSL_CERT_FILE= CURL_CA_BUNDLE= '$run' --no-cache --gpu h100 '$demo' 2>&1 >/dev/null | grep -q '^smcheck: $demo: .*certificate'"
+        elif [ "$arch" = "$host" ]; then
+            echo "note: no mount namespace here (unshare -m): the CA bundle's places are not checked"
+        fi
         builds=$src/tests/builds_fixture.tsv
         check "$arch: advise (RTX 5090) as $ref does" \
             same_output "$run" advise "${plat[@]}" --builds-table "$builds" --gpu "RTX 5090" --driver 570.124.06
