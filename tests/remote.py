@@ -142,6 +142,10 @@ created-by = "tests/remote.py"
 requires-python = ">=3.8"
 
 [[packages]]
+name = "proj"
+directory = { path = ".", editable = true }
+
+[[packages]]
 name = "demo-sm80-sm90"
 version = "1.0"
 wheels = [{ url = "%s", upload-time = 2025-08-06T14:55:05Z, hashes = { sha256 = "%s" } }]
@@ -171,7 +175,7 @@ requires-python = ">=3.8"
 [[package]]
 name = "proj"
 version = "0.1.0"
-source = { virtual = "." }
+source = { editable = "." }
 dependencies = [
     { name = "demo-sm80-sm90" },
     { name = "demo-ptx", marker = "sys_platform == 'win32'" },
@@ -205,6 +209,7 @@ wheels = [{ url = "%s", hash = "sha256:%s" }]
        h["demo_ptx"], base, wheel_url("demo_cu128"), h["demo_cu128"])
     reqs = """# pinned with hashes, as pip-compile writes them
 --index-url %s/simple/
+-e .
 demo-sm80-sm90==1.0 \\
     --hash=sha256:%s
 demo-ptx==1.0 ; sys_platform == "win32"
@@ -240,6 +245,11 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
               sorted(d["source"] for d in inp["distributions"]) == ["lock", "lock"],
               "%s: rc %d, kind %s, the two wheels its markers keep, as from disk: %s; %s"
               % (name, rc, inp.get("kind"), got == want, err.strip()[:300]))
+        # the project itself (a packaged one, as `uv export` and `pip lock .` write it): a note
+        notes = inp.get("notes", [])
+        check(len(notes) == 1 and notes[0].startswith(path + ": ") and
+              "a local directory" in notes[0] and ("proj" in notes[0] or "-e ." in notes[0]),
+              "%s: the project, a local directory, is one note: %r" % (name, notes))
 
     bad = [("pylock.toml", "lock-version = = 1\n", "not TOML: line 1"),
            ("requirements.txt", "demo-ptx>=1.0\n", "line 1: 'demo-ptx>=1.0' is not pinned"),

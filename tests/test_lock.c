@@ -98,6 +98,13 @@ static bool has_problem(const smc_lock *l, const char *a, const char *b)
     return false;
 }
 
+static bool has_note(const smc_lock *l, const char *a, const char *b)
+{
+    for (size_t i = 0; i < l->note_count; i++)
+        if (strstr(l->notes[i], a) && (!b || strstr(l->notes[i], b))) return true;
+    return false;
+}
+
 static bool ends_with(const char *s, const char *tail)
 {
     size_t a = s ? strlen(s) : 0, b = strlen(tail);
@@ -432,6 +439,30 @@ static void fixtures(const char *dir)
     smc_lock_free(&pip);
     free(text);
 
+    /* A packaged project (a build system: fixtures/locks/packaged), as uv 0.13.9 (`uv lock`,
+     * `uv export` to pylock.toml and requirements.txt) and pip 26.3 (`pip lock .`) wrote its
+     * locks: each names the project itself as a local directory (editable ".", directory ".",
+     * `-e .`). Its one dependency is the pin; the project a note, no problem. */
+    static const char *const packaged[] = {"uv.lock", "pylock.toml", "pylock.pip.toml",
+                                           "requirements.txt"};
+    for (size_t i = 0; i < COUNT(packaged); i++) {
+        snprintf(path, sizeof path, "%s/locks/packaged/%s", dir, packaged[i]);
+        text = read_file(path, &len);
+        bool ok = rd_n(path, text, len, &lin, &x, why, sizeof why);
+        const smc_pin *six = ok ? pin_of(&x, "six") : NULL;
+        bool project = x.note_count == 1 && strstr(x.notes[0], "local directory") &&
+                       (strncmp(x.notes[0], "proj", 4) == 0 || strstr(x.notes[0], "-e ."));
+        if (!(ok && x.pin_count == 1 && six && strcmp(six->version, "1.17.0") == 0 &&
+              x.problem_count == 0 && project))
+            printf("packaged/%s: %s, %zu pins, %zu problems (%s), %zu notes (%s)\n", packaged[i],
+                   ok ? "read" : why, x.pin_count, x.problem_count,
+                   x.problem_count ? x.problems[0] : "", x.note_count,
+                   x.note_count ? x.notes[0] : "");
+        CHECK(ok && x.pin_count == 1 && six && x.problem_count == 0 && project);
+        smc_lock_free(&x);
+        free(text);
+    }
+
     /* requirements.txt: pins with their hashes, no url; the index chooses the file. */
     snprintf(path, sizeof path, "%s/locks/requirements.txt", dir);
     text = read_file(path, &len);
@@ -639,9 +670,11 @@ static void uv_cases(void)
           strcmp(p->url, "/work/proj/dist/local-1.0-py3-none-any.whl") == 0 &&
           strcmp(p->sha256, HB) == 0);
     CHECK(has_problem(&l, "g 1.0", "version control") &&
-          has_problem(&l, "dir 1.0", "local directory") &&
           has_problem(&l, "sd 1.0", "no wheel for cp311 manylinux_2_28_x86_64") &&
-          has_problem(&l, "sd 1.0", "source distribution") && l.problem_count == 3);
+          has_problem(&l, "sd 1.0", "source distribution") && l.problem_count == 2);
+    /* local directories, the editable member too, are notes: built from source, not judged */
+    CHECK(has_note(&l, "dir 1.0", "a local directory") &&
+          has_note(&l, "member 0.2", "a local directory") && l.note_count == 2);
     smc_lock_free(&l);
 
     /* The workspace root (source ".") is the project; another member is installed only when
@@ -652,7 +685,8 @@ static void uv_cases(void)
         "dependencies = [{ name = \"never\" }]\n\n"
         "[[package]]\nname = \"root\"\nversion = \"0.1.0\"\nsource = { editable = \".\" }\n"
         "dependencies = [{ name = \"a\" }]\n\n" UVPKG("a", "1.0", "") UVPKG("never", "1.0", "");
-    CHECK(rd("uv.lock", workspace, &lin, &l) && l.pin_count == 1 && pin_of(&l, "a"));
+    CHECK(rd("uv.lock", workspace, &lin, &l) && l.pin_count == 1 && pin_of(&l, "a") &&
+          l.problem_count == 0 && l.note_count == 1 && has_note(&l, "root 0.1.0", "local"));
     smc_lock_free(&l);
 
     /* Fields of the wrong type are skipped (or a problem), never followed as something else. */
@@ -965,8 +999,9 @@ static void requirements_cases(void)
           strcmp(l.indexes[1], "https://extra.org/simple") == 0);
     CHECK(has_problem(&l, "line 6", "other.txt") && has_problem(&l, "line 7", "more.txt") &&
           has_problem(&l, "line 8", "third.txt") && has_problem(&l, "line 9", "constraints.txt") &&
-          has_problem(&l, "line 10", "./local") && has_problem(&l, "line 11", "github.com") &&
-          l.problem_count == 6 && l.pin_count == 1);
+          has_note(&l, "line 10: -e ./local", "a local directory") &&
+          has_problem(&l, "line 11", "github.com") && l.problem_count == 5 && l.note_count == 1 &&
+          l.pin_count == 1);
     smc_lock_free(&l);
     CHECK(rd("requirements.txt", "--extra-index-url https://x.org/simple\na==1\n", &lin, &l) &&
           !l.index_given && l.index_count == 1);

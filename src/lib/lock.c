@@ -48,6 +48,9 @@ void smc_lock_free(smc_lock *l)
     for (size_t i = 0; i < l->problem_count; i++)
         free(l->problems[i]);
     free(l->problems);
+    for (size_t i = 0; i < l->note_count; i++)
+        free(l->notes[i]);
+    free(l->notes);
     for (size_t i = 0; i < l->index_count; i++)
         free(l->indexes[i]);
     free(l->indexes);
@@ -75,25 +78,39 @@ static bool add_string(char ***list, size_t *n, char *s)
     return true;
 }
 
-/* A problem with one package: one line (control characters from the file made '?'), at most
- * MESSAGE_MAX bytes; after PROBLEMS_MAX - 1 of them, one that says the rest are not listed.
- * False only when out of memory. */
+/* A line of the lock's problems or notes: one line (control characters from the file made '?'),
+ * at most MESSAGE_MAX bytes; after PROBLEMS_MAX - 1 of them, one that says the rest are not
+ * listed. False only when out of memory. */
+static bool listed(char ***list, size_t *count, const char *what, const char *fmt, va_list ap)
+{
+    if (*count >= PROBLEMS_MAX) return true;
+    char *s = *count == PROBLEMS_MAX - 1
+                  ? smc_asprintf("more %s than these: the rest are not listed", what)
+                  : smc_vasprintf(fmt, ap);
+    if (s) s = smc_cut(smc_sanitize(s), MESSAGE_MAX);
+    return add_string(list, count, s);
+}
+
+/* A problem with one package: what the lock would install that cannot be judged. */
 static bool problem(reader *r, const char *fmt, ...) SMC_PRINTF(2, 3);
 static bool problem(reader *r, const char *fmt, ...)
 {
-    smc_lock *l = r->l;
-    if (l->problem_count >= PROBLEMS_MAX) return true;
-    char *s;
-    if (l->problem_count == PROBLEMS_MAX - 1) {
-        s = smc_strdup("more problems than these: the rest are not listed");
-    } else {
-        va_list ap;
-        va_start(ap, fmt);
-        s = smc_vasprintf(fmt, ap);
-        va_end(ap);
-    }
-    if (s) s = smc_cut(smc_sanitize(s), MESSAGE_MAX);
-    return add_string(&l->problems, &l->problem_count, s);
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = listed(&r->l->problems, &r->l->problem_count, "problems", fmt, ap);
+    va_end(ap);
+    return ok;
+}
+
+/* A note: what the lock names that is left aside on purpose (a local directory: the project). */
+static bool note(reader *r, const char *fmt, ...) SMC_PRINTF(2, 3);
+static bool note(reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool ok = listed(&r->l->notes, &r->l->note_count, "notes", fmt, ap);
+    va_end(ap);
+    return ok;
 }
 
 /* 64 hex digits of a "sha256:HEX" or bare HEX, lower-cased into out; false (out untouched) when
@@ -305,16 +322,26 @@ static bool pin_wheel(reader *r, const char *what, const char *name, const char 
 }
 
 /* What a package that has no wheel for e has instead, for its problem (pylock's sdist, vcs,
- * directory, archive; uv's source kinds). */
+ * archive; uv's source kinds). */
 static const char *instead(const cJSON *pkg)
 {
     const cJSON *src = get(pkg, "source");
     if (get(pkg, "vcs") || get(src, "git")) return ": it comes from version control";
-    if (get(pkg, "directory") || get(src, "directory") || get(src, "editable"))
-        return ": it is a local directory";
     if (get(pkg, "sdist") || get(pkg, "archive")) return ": only a source distribution fits";
     return "";
 }
+
+/* A local directory (pylock's directory, uv's directory or editable source): the project itself
+ * as `uv export` and `pip lock .` write it, or another of its workspace. It is built from its
+ * source when installed: a note, not a problem, so that a packaged project's lock is judged as
+ * its wheels are. */
+static bool local_directory(const cJSON *pkg)
+{
+    const cJSON *src = get(pkg, "source");
+    return get(pkg, "directory") || get(src, "directory") || get(src, "editable");
+}
+
+#define LOCAL_DIRECTORY "a local directory, built from its source when installed: not judged"
 
 /* "name version" of a package, bounded, for problems. */
 static void package_words(const char *name, const char *version, char *out, size_t n)
@@ -374,8 +401,13 @@ static bool read_pylock(reader *r, const cJSON *root, char *why, size_t n)
             wheel_file(archive, file, sizeof file);
             if (file[0] && smc_wheel_rank(r->e, file) >= 0) w = archive;
         }
-        bool ok = !w ? problem(r, "%s: no wheel for %s%s", what, r->env, instead(pkg))
-                     : pin_wheel(r, what, name, version, w, str(pkg, "index"), NULL);
+        bool ok;
+        if (w)
+            ok = pin_wheel(r, what, name, version, w, str(pkg, "index"), NULL);
+        else if (local_directory(pkg))
+            ok = note(r, "%s: %s", what, LOCAL_DIRECTORY);
+        else
+            ok = problem(r, "%s: no wheel for %s%s", what, r->env, instead(pkg));
         if (!ok) return false;
     }
     return true;
@@ -689,18 +721,23 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
         size_t p = w.stack[--w.depth], x = w.stack_extra[w.depth];
         ok = uv_edges(r, &w, x == SMC_NONE ? get(w.pkgs[p], "dependencies") : w.extras[x].edges, p);
     }
-    /* What was reached, in the lock's order, as one wheel each; the projects are not wheels. */
+    /* What was reached, in the lock's order, as one wheel each; a virtual project installs
+     * nothing, an editable one (a packaged project) is a local directory. */
     for (size_t i = 0; ok && i < w.n; i++) {
         const cJSON *pkg = w.pkgs[i];
-        if (!w.seen[i] || uv_project(pkg)) continue;
+        if (!w.seen[i] || uv_source_is(pkg, "virtual")) continue;
         const char *name = str(pkg, "name"), *version = str(pkg, "version");
         char what[256];
         package_words(name, version, what, sizeof what);
         const cJSON *src = get(pkg, "source");
         const cJSON *wheel = best_wheel(get(pkg, "wheels"), r->e);
-        ok = !wheel ? problem(r, "%s: no wheel for %s%s", what, r->env, instead(pkg))
-                    : pin_wheel(r, what, name ? name : "?", version, wheel, str(src, "registry"),
-                                str(src, "path"));
+        if (wheel)
+            ok = pin_wheel(r, what, name ? name : "?", version, wheel, str(src, "registry"),
+                           str(src, "path"));
+        else if (local_directory(pkg))
+            ok = note(r, "%s: %s", what, LOCAL_DIRECTORY);
+        else
+            ok = problem(r, "%s: no wheel for %s%s", what, r->env, instead(pkg));
     }
     uv_walk_free(&w);
     return ok;
@@ -762,10 +799,14 @@ static bool option_line(reader *r, char *p, unsigned lineno)
             lineno, opt, arg);
     if (strcmp(opt, "-c") == 0 || strcmp(opt, "--constraint") == 0)
         return problem(r, "line %u: %s %.200s: constraints files are not read", lineno, opt, arg);
-    if (strcmp(opt, "-e") == 0 || strcmp(opt, "--editable") == 0)
+    if (strcmp(opt, "-e") == 0 || strcmp(opt, "--editable") == 0) {
+        /* a path or a file: URL (`uv export` writes -e .), not version control's git+https: */
+        if (*arg && (!strstr(arg, "://") || strncasecmp(arg, "file:", 5) == 0))
+            return note(r, "line %u: %s %.200s: %s", lineno, opt, arg, LOCAL_DIRECTORY);
         return problem(r,
                        "line %u: %s %.200s: an editable project is built from source, not a wheel",
                        lineno, opt, arg);
+    }
     return true;
 }
 

@@ -24,6 +24,8 @@ typedef struct smc_lock {
     size_t pin_count;
     char **problems; /* "torch 2.8.0: no wheel for cp311 manylinux_2_28_x86_64", one line each */
     size_t problem_count;
+    char **notes; /* "proj: a local directory ...": left aside on purpose, one line each */
+    size_t note_count;
     char **indexes; /* requirements.txt's --index-url (first) and --extra-index-url lines */
     size_t index_count;
     bool index_given; /* it names its --index-url: the default index is not used */
@@ -40,8 +42,10 @@ bool smc_lock_named(const char *path);
  * than 1.x, requires-python or pylock environments that exclude e, a uv.lock without a project,
  * a requirements line that is not a requirement pinned to one version (==, ===, or a wheel's
  * URL), a NUL byte or a line over 1 MiB; then *out is empty. Problems with single packages (no
- * wheel for e, a malformed marker or hash, a missing dependency, -r/-c/-e lines) are listed in
- * the lock's problems, one line each, naming the package or line, at most 1,000. */
+ * wheel for e, a malformed marker or hash, a missing dependency, -r/-c lines, -e of version
+ * control) are listed in the lock's problems, one line each, naming the package or line, at most
+ * 1,000; local directories (the project itself: pylock's directory, uv's editable or directory
+ * source, -e PATH) in its notes. */
 bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pyenv *e,
                    smc_lock *out, char *why, size_t n);
 void smc_lock_free(smc_lock *l);

@@ -692,6 +692,8 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
     smc_status st = SMC_OK;
     for (size_t i = 0; i < lock.problem_count && st == SMC_OK; i++)
         st = smc_input_add_error(in, path, "%s", lock.problems[i]);
+    for (size_t i = 0; i < lock.note_count && st == SMC_OK; i++)
+        st = smc_input_add_note(in, "%s: %s", path, lock.notes[i]);
     smc_indexes ix = {0};
     bool own = lock.index_count > 0; /* requirements.txt's own --index-url lines */
     if (st == SMC_OK &&
