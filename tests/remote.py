@@ -251,6 +251,51 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
               "a local directory" in notes[0] and ("proj" in notes[0] or "-e ." in notes[0]),
               "%s: the project, a local directory, is one note: %r" % (name, notes))
 
+    # --extra: a uv.lock's project extras, installed only when asked for (PyTorch's guide for uv
+    # puts each CUDA variant in one), the others named in a note; an extra it lacks is an error.
+    extras_lock = """version = 1
+revision = 3
+requires-python = ">=3.8"
+
+[[package]]
+name = "proj"
+version = "0.1.0"
+source = { virtual = "." }
+
+[package.optional-dependencies]
+cu = [{ name = "demo-cu128" }]
+ptx = [{ name = "demo-ptx" }]
+
+[[package]]
+name = "demo-ptx"
+version = "1.0"
+source = { registry = "%s/simple" }
+wheels = [{ url = "%s", hash = "sha256:%s" }]
+
+[[package]]
+name = "demo-cu128"
+version = "1.0"
+source = { registry = "%s/simple" }
+wheels = [{ url = "%s", hash = "sha256:%s" }]
+""" % (base, wheel_url("demo_ptx"), h["demo_ptx"], base, wheel_url("demo_cu128"), h["demo_cu128"])
+    path = os.path.join(locks, "uv.lock")
+    with open(path, "w") as f:
+        f.write(extras_lock)
+    for extra, dists, left, code in ((None, [], "extras cu, ptx install", 0),
+                                     ("cu", ["demo-cu128"], "extra ptx installs", 0),
+                                     ("nope", [], "extras cu, ptx install", 2)):
+        rc, out, err, _ = run(gpus + ([] if extra is None else ["--extra", extra]) + [path],
+                              sandbox)
+        inp = json.loads(out)["inputs"][0] if out else {}
+        names = sorted(d["name"] for d in inp.get("distributions", []))
+        notes = inp.get("notes", [])
+        errs = [l for l in err.splitlines() if l]
+        check(rc == code and names == dists and len(notes) == 1 and left in notes[0] and
+              (errs == [] if extra != "nope" else
+               errs == ["smcheck: %s: --extra nope: the project declares no such extra" % path]),
+              "uv.lock --extra %s: rc %d, distributions %r, notes %r, errors %r"
+              % (extra, rc, names, notes, errs))
+
     bad = [("pylock.toml", "lock-version = = 1\n", "not TOML: line 1"),
            ("requirements.txt", "demo-ptx>=1.0\n", "line 1: 'demo-ptx>=1.0' is not pinned"),
            ("pylock.toml", pylock.replace(h["demo_cu128"], "0" * 64), "its sha256 is"),

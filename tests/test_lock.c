@@ -56,11 +56,12 @@ static bool lines_ok(const smc_lock *l)
     return true;
 }
 
-/* Reads text as the lock at path; prints why and the problems when verbose. */
-static bool rd_n(const char *path, const char *text, size_t len, const smc_pyenv *e, smc_lock *l,
-                 char *why, size_t n)
+/* Reads text as the lock at path, with the project's extras (count of them); prints why and the
+ * problems when verbose. */
+static bool rd_x(const char *path, const char *text, size_t len, const smc_pyenv *e,
+                 const char *const *extras, size_t count, smc_lock *l, char *why, size_t n)
 {
-    bool ok = smc_lock_read(path, text, len, e, l, why, n);
+    bool ok = smc_lock_read(path, text, len, e, extras, count, l, why, n);
     if (getenv("LOCK_VERBOSE")) {
         fprintf(stderr, "-- %s: %s%s\n", path, ok ? "read" : "refused: ", ok ? "" : why);
         for (size_t i = 0; ok && i < l->problem_count; i++)
@@ -75,6 +76,12 @@ static bool rd_n(const char *path, const char *text, size_t len, const smc_pyenv
     else
         CHECK(one_line(why) && l->pins == NULL && l->pin_count == 0 && l->problem_count == 0);
     return ok;
+}
+
+static bool rd_n(const char *path, const char *text, size_t len, const smc_pyenv *e, smc_lock *l,
+                 char *why, size_t n)
+{
+    return rd_x(path, text, len, e, NULL, 0, l, why, n);
 }
 
 static char why[1024];
@@ -462,6 +469,39 @@ static void fixtures(const char *dir)
         smc_lock_free(&x);
         free(text);
     }
+
+    /* A project with two extras that conflict (fixtures/locks/extras, uv 0.13.9: six 1.16.0 for
+     * "old", 1.17.0 for "new" and without either): uv's conflict markers on its dependencies
+     * say which six each installs, as `uv export --extra` does. */
+    snprintf(path, sizeof path, "%s/locks/extras/uv.lock", dir);
+    text = read_file(path, &len);
+    static const char *const old[] = {"old"}, *const neu[] = {"New"}, *const nope[] = {"nope"};
+    struct {
+        const char *const *extras;
+        const char *six, *left, *problem;
+    } ex[] = {{NULL, "1.17.0", "extras new, old install", NULL},
+              {old, "1.16.0", "extra new installs", NULL},
+              {neu, "1.17.0", "extra old installs", NULL},
+              {nope, "1.17.0", "extras new, old install", "--extra nope: the project declares"}};
+    for (size_t i = 0; i < COUNT(ex); i++) {
+        bool ok =
+            rd_x(path, text, len, &lin, ex[i].extras, ex[i].extras ? 1 : 0, &x, why, sizeof why);
+        const smc_pin *six = ok ? pin_of(&x, "six") : NULL;
+        CHECK(ok && x.pin_count == 1 && six && strcmp(six->version, ex[i].six) == 0);
+        CHECK(x.problem_count == (ex[i].problem ? 1u : 0u) &&
+              (!ex[i].problem || has_problem(&x, ex[i].problem, NULL)));
+        CHECK(x.note_count == 2 && has_note(&x, "proj 0.1.0: what its", ex[i].left) &&
+              has_note(&x, "proj 0.1.0", "a local directory"));
+        smc_lock_free(&x);
+    }
+    free(text);
+    /* the other kinds name what they install: an extra asked of them is a problem */
+    snprintf(path, sizeof path, "%s/locks/packaged/pylock.toml", dir);
+    text = read_file(path, &len);
+    CHECK(rd_x(path, text, len, &lin, old, 1, &x, why, sizeof why) && pin_of(&x, "six") &&
+          has_problem(&x, "--extra old", "only a uv.lock's extras"));
+    smc_lock_free(&x);
+    free(text);
 
     /* requirements.txt: pins with their hashes, no url; the index chooses the file. */
     snprintf(path, sizeof path, "%s/locks/requirements.txt", dir);

@@ -101,6 +101,7 @@ typedef struct config {
     smc_lib_status fail_on;
     const char **excludes; /* --exclude, in argv's memory */
     const char **extra_indexes; /* --extra-index-url, in argv's memory */
+    const char **lock_extras;   /* --extra, in argv's memory */
     bool given[N_OPTIONS]; /* which rows of the option table the command line used */
 } config;
 
@@ -309,6 +310,16 @@ static int parse_args(int argc, char **argv, config *cfg)
             grown[cfg->scan.extra_index_count++] = optarg;
             cfg->extra_indexes = grown;
             cfg->scan.extra_index_urls = grown;
+            break;
+        }
+        case OPT_EXTRA: {
+            if (!*optarg) return usage_error("%s", "--extra wants the name of an extra");
+            const char **grown =
+                realloc(cfg->lock_extras, (cfg->scan.lock_extra_count + 1) * sizeof *grown);
+            if (!grown) return usage_error("%s", "out of memory");
+            grown[cfg->scan.lock_extra_count++] = optarg;
+            cfg->lock_extras = grown;
+            cfg->scan.lock_extras = grown;
             break;
         }
         case OPT_PYTHON_VERSION: {
@@ -797,6 +808,7 @@ int main(int argc, char **argv)
     int stop = parse_args(argc, argv, &cfg);
     atexit_free(cfg.excludes);
     atexit_free(cfg.extra_indexes);
+    atexit_free(cfg.lock_extras);
     if (stop >= 0) return stop;
     int npaths = argc - optind;
     char **paths = argv + optind;

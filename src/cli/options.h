@@ -36,6 +36,7 @@ enum {
     OPT_INDEX_URL,
     OPT_EXTRA_INDEX_URL,
     OPT_PYTHON_VERSION,
+    OPT_EXTRA,
     OPT_NO_CACHE,
     OPT_CACHE_MAX,
     OPT_QUIET = 'q',
@@ -140,6 +141,10 @@ static const option_row option_rows[] = {
     {"python-version", OPT_PYTHON_VERSION, "X.Y",
      "choose the wheels of requirements and lock files for this CPython (default 3.12), on "
      "--platform's (default: this machine's; linux means glibc 2.28)",
+     M_JUDGE | M_SCAN},
+    {"extra", OPT_EXTRA, "NAME",
+     "install the project's extra NAME from a uv.lock, as uv sync --extra NAME does (repeatable; "
+     "the extras left out are named in a note)",
      M_JUDGE | M_SCAN},
     {"no-cache", OPT_NO_CACHE, NULL,
      "neither read nor keep the facts of wheels read over the network (kept by their sha256 in "

@@ -63,6 +63,11 @@ typedef struct reader {
     smc_lock *l;
     const smc_pyenv *e;
     const char *path;
+    const char *const *extras; /* the project's extras asked for (--extra) */
+    size_t extra_count;
+    char **active; /* uv.lock: what its markers call the extras and groups installed */
+    size_t active_count;
+    bool set;     /* markers are evaluated against active (uv.lock) */
     char env[96]; /* "cp311 manylinux_2_28_x86_64", for problems */
 } reader;
 
@@ -236,7 +241,9 @@ static char *beside(const char *lockpath, const char *path)
 static bool marker_text_holds(reader *r, const char *what, const char *marker)
 {
     char why[256];
-    int v = smc_marker_eval(marker, r->e, NULL, why, sizeof why);
+    int v = r->set ? smc_marker_eval_set(marker, r->e, (const char *const *)r->active,
+                                         r->active_count, why, sizeof why)
+                   : smc_marker_eval(marker, r->e, NULL, why, sizeof why);
     if (v < 0) problem(r, "%s: its marker '%.200s' cannot be read: %s", what, marker, why);
     return v == 1;
 }
@@ -703,16 +710,51 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
         const char *v = str(src, "virtual"), *ed = str(src, "editable");
         root_here |= (v && strcmp(v, ".") == 0) || (ed && strcmp(ed, ".") == 0);
     }
+    bool *is_root = ok ? calloc(w.n + 1, sizeof *is_root) : NULL;
+    ok = ok && is_root;
     for (size_t i = 0; ok && i < w.n; i++) {
         const cJSON *src = get(w.pkgs[i], "source");
         const char *v = str(src, "virtual"), *ed = str(src, "editable");
-        bool is_root = root_here ? (v && strcmp(v, ".") == 0) || (ed && strcmp(ed, ".") == 0)
-                                 : uv_project(w.pkgs[i]);
-        if (!is_root || w.seen[i]) continue;
+        is_root[i] = root_here ? (v && strcmp(v, ".") == 0) || (ed && strcmp(ed, ".") == 0)
+                               : uv_project(w.pkgs[i]);
+    }
+    /* Its markers name the extras and groups installed as uv's conflict markers do
+     * (`extra == 'extra-4-proj-cu128'`): the project's dev group, and the extras asked for. */
+    bool *found = ok ? calloc(r->extra_count + 1, sizeof *found) : NULL;
+    ok = ok && found;
+    for (size_t i = 0; ok && i < w.n; i++) {
+        if (!is_root[i]) continue;
+        const char *pn = w.names[i];
+        ok = add_string(&r->active, &r->active_count,
+                        smc_asprintf("group-%zu-%s-dev", strlen(pn), pn));
+        for (size_t k = 0; ok && k < r->extra_count; k++) {
+            char x[128];
+            smc_pyname_normalize(r->extras[k], x, sizeof x);
+            if (uv_extra_find(&w, i, x) == SMC_NONE) continue;
+            found[k] = true;
+            ok = add_string(&r->active, &r->active_count,
+                            smc_asprintf("extra-%zu-%s-%s", strlen(pn), pn, x));
+        }
+    }
+    r->set = true;
+    for (size_t i = 0; ok && i < w.n; i++) {
+        if (!is_root[i] || w.seen[i]) continue;
         w.seen[i] = true;
         ok = uv_push(&w, i, SMC_NONE) &&
              uv_edges(r, &w, get(get(w.pkgs[i], "dev-dependencies"), "dev"), i);
+        for (size_t k = 0; ok && k < r->extra_count; k++) {
+            char x[128];
+            smc_pyname_normalize(r->extras[k], x, sizeof x);
+            size_t e = uv_extra_find(&w, i, x);
+            if (e == SMC_NONE || w.extras[e].seen) continue;
+            w.extras[e].seen = true;
+            ok = uv_push(&w, i, e);
+        }
     }
+    for (size_t k = 0; ok && k < r->extra_count; k++)
+        if (!found[k])
+            ok = problem(r, "--extra %.100s: the project declares no such extra", r->extras[k]);
+    free(found);
     if (ok && w.depth == 0) {
         smc_say(why, n, "no package in it is the project (a virtual or editable source)");
         ok = false;
@@ -721,6 +763,27 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
         size_t p = w.stack[--w.depth], x = w.stack_extra[w.depth];
         ok = uv_edges(r, &w, x == SMC_NONE ? get(w.pkgs[p], "dependencies") : w.extras[x].edges, p);
     }
+    /* The project's extras not asked for: what they would install is not judged. */
+    for (size_t i = 0; ok && i < w.n; i++) {
+        if (!is_root[i]) continue;
+        char left[512] = "";
+        size_t used = 0, count = 0;
+        for (size_t k = 0; k < w.extra_count; k++) {
+            if (w.extras[k].pkg != i || w.extras[k].seen) continue;
+            count++;
+            if (used < sizeof left - 1)
+                used += (size_t)snprintf(left + used, sizeof left - used, "%s%.60s",
+                                         used ? ", " : "", w.extras[k].name);
+        }
+        char who[256];
+        package_words(str(w.pkgs[i], "name"), str(w.pkgs[i], "version"), who, sizeof who);
+        if (count)
+            ok = note(r,
+                      "%s: what its extra%s %s install%s is not judged (--extra NAME: as uv "
+                      "sync --extra NAME installs it)",
+                      who, count > 1 ? "s" : "", left, count > 1 ? "" : "s");
+    }
+    free(is_root);
     /* What was reached, in the lock's order, as one wheel each; a virtual project installs
      * nothing, an editable one (a packaged project) is a local directory. */
     for (size_t i = 0; ok && i < w.n; i++) {
@@ -1039,6 +1102,18 @@ static bool read_requirements(reader *r, const char *text, size_t len, char *why
 
 /* --- what every kind shares ---------------------------------------------------------------- */
 
+/* --extra names a uv.lock's extras; the other kinds list what they install. */
+static bool extras_unused(reader *r)
+{
+    bool ok = true;
+    for (size_t k = 0; ok && k < r->extra_count; k++)
+        ok = problem(r,
+                     "--extra %.100s: only a uv.lock's extras are chosen (this lock names "
+                     "what it installs)",
+                     r->extras[k]);
+    return ok;
+}
+
 typedef struct pin_key {
     const char *name; /* normalized */
     size_t i;
@@ -1108,17 +1183,18 @@ static bool one_per_name(reader *r)
 }
 
 bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pyenv *e,
-                   smc_lock *out, char *why, size_t n)
+                   const char *const *extras, size_t extra_count, smc_lock *out, char *why,
+                   size_t n)
 {
     *out = (smc_lock){0};
     why[0] = '\0';
-    reader r = {.l = out, .e = e, .path = path};
+    reader r = {.l = out, .e = e, .path = path, .extras = extras, .extra_count = extra_count};
     env_words(e, r.env, sizeof r.env);
     const char *base = smc_base_name(path);
     size_t bl = strlen(base);
     bool ok;
     if (bl >= 4 && strcmp(base + bl - 4, ".txt") == 0) {
-        ok = read_requirements(&r, text, len, why, n);
+        ok = read_requirements(&r, text, len, why, n) && extras_unused(&r);
     } else {
         char terr[256];
         cJSON *root = smc_toml_parse(text, len, terr, sizeof terr);
@@ -1128,7 +1204,7 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
             return false;
         }
         if (get(root, "lock-version")) {
-            ok = read_pylock(&r, root, why, n);
+            ok = read_pylock(&r, root, why, n) && extras_unused(&r);
         } else if (get(root, "package") && get(root, "version")) {
             ok = read_uv(&r, root, why, n);
         } else {
@@ -1139,6 +1215,9 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
         }
         cJSON_Delete(root);
     }
+    for (size_t i = 0; i < r.active_count; i++)
+        free(r.active[i]);
+    free(r.active);
     if (ok) ok = one_per_name(&r);
     if (!ok && !why[0]) smc_say(why, n, "out of memory");
     if (!ok) smc_lock_free(out);

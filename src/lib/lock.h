@@ -45,9 +45,13 @@ bool smc_lock_named(const char *path);
  * wheel for e, a malformed marker or hash, a missing dependency, -r/-c lines, -e of version
  * control) are listed in the lock's problems, one line each, naming the package or line, at most
  * 1,000; local directories (the project itself: pylock's directory, uv's editable or directory
- * source, -e PATH) in its notes. */
+ * source, -e PATH) in its notes. extras: the project's extras to install, as uv sync --extra
+ * (a uv.lock's: its markers then see them as uv's conflict markers name them; one no project
+ * declares is a problem, and so is any for the other kinds, which name what they install); a
+ * uv.lock's extras not asked for are a note. */
 bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pyenv *e,
-                   smc_lock *out, char *why, size_t n);
+                   const char *const *extras, size_t extra_count, smc_lock *out, char *why,
+                   size_t n);
 void smc_lock_free(smc_lock *l);
 
 #endif

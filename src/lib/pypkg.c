@@ -866,6 +866,9 @@ typedef struct mctx {
     const char *start, *p, *end;
     const smc_pyenv *e;
     const char *extra;
+    const char *const *active; /* with has_set: the extras installed together (uv's sets) */
+    size_t active_count;
+    bool has_set;
     char *why;
     size_t n;
     int depth;
@@ -1012,6 +1015,17 @@ static int compare(mctx *m, mval l, int op, mval r)
         l.s = nl, l.len = strlen(nl), r.s = nr, r.len = strlen(nr);
     }
     int res = -1;
+    if (m->has_set && (l.extra != r.extra) && (op == OP_EQ || op == OP_NE)) {
+        const char *name = l.extra ? nr : nl; /* extra == "x": whether x is among those installed */
+        bool in = false;
+        char one[256];
+        for (size_t i = 0; i < m->active_count && !in; i++) {
+            smc_pyname_normalize(m->active[i], one, sizeof one);
+            in = strcmp(one, name) == 0;
+        }
+        res = in == (op == OP_EQ);
+        goto out;
+    }
     if (op == OP_IN || op == OP_NOT_IN) {
         bool in = l.len == 0 || (r.len >= l.len && memmem(r.s, r.len, l.s, l.len));
         res = in == (op == OP_IN);
@@ -1108,21 +1122,36 @@ static int m_or(mctx *m)
     }
 }
 
-int smc_marker_eval(const char *marker, const smc_pyenv *e, const char *extra, char *why, size_t n)
+static int marker_eval(mctx *mc, const char *marker)
 {
-    if (!marker || !e) {
-        smc_say(why, n, "no marker");
+    if (!marker || !mc->e) {
+        smc_say(mc->why, mc->n, "no marker");
         return -1;
     }
     size_t len = strnlen(marker, MARKER_MAX + 1);
     if (len > MARKER_MAX) {
-        smc_say(why, n, "marker longer than %u bytes", MARKER_MAX);
+        smc_say(mc->why, mc->n, "marker longer than %u bytes", MARKER_MAX);
         return -1;
     }
-    mctx m = {marker, marker, marker + len, e, extra, why, n, 0};
+    mctx m = *mc;
+    m.start = m.p = marker;
+    m.end = marker + len;
     int r = m_or(&m);
     if (r < 0) return r;
     skip_ws(&m);
     if (m.p != m.end) return bad(&m, "unexpected text");
     return r;
+}
+
+int smc_marker_eval(const char *marker, const smc_pyenv *e, const char *extra, char *why, size_t n)
+{
+    mctx m = {.e = e, .extra = extra, .why = why, .n = n};
+    return marker_eval(&m, marker);
+}
+
+int smc_marker_eval_set(const char *marker, const smc_pyenv *e, const char *const *extras,
+                        size_t count, char *why, size_t n)
+{
+    mctx m = {.e = e, .active = extras, .active_count = count, .has_set = true, .why = why, .n = n};
+    return marker_eval(&m, marker);
 }

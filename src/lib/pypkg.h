@@ -40,6 +40,11 @@ void smc_pyenv_free(smc_pyenv *e);
  * sides are versions, else string comparison, as packaging does; `in`/`not in` are substring
  * tests; and/or/parentheses, nested at most 64 deep. */
 int smc_marker_eval(const char *marker, const smc_pyenv *e, const char *extra, char *why, size_t n);
+/* The same with a set of extras installed together, as uv.lock's markers mean them (its
+ * conflict markers: `extra == 'extra-4-proj-cu128'`): `extra == "x"` is whether x is among
+ * them, `extra != "x"` whether it is not (names compared as PEP 503 normalizes them). */
+int smc_marker_eval_set(const char *marker, const smc_pyenv *e, const char *const *extras,
+                        size_t count, char *why, size_t n);
 
 /* PEP 440 ordering (epoch, release, pre, post, dev, local): <0, 0, >0. A string that is not a
  * version sorts before every version; two such compare as strcmp does. */

@@ -682,7 +682,8 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
         return smc_input_add_error(in, path, "%s", why);
     }
     smc_lock lock;
-    bool read = smc_lock_read(path, text, len, &e, &lock, why, sizeof why);
+    bool read = smc_lock_read(path, text, len, &e, opt ? opt->lock_extras : NULL,
+                              opt ? opt->lock_extra_count : 0, &lock, why, sizeof why);
     free(text);
     if (!read) {
         smc_pyenv_free(&e);

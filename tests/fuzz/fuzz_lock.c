@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!text) return 0;
     if (len) memcpy(text, data + 1, len);
     smc_lock l;
-    if (smc_lock_read(path, text, len, e, &l, why, sizeof why)) {
+    if (smc_lock_read(path, text, len, e, NULL, 0, &l, why, sizeof why)) {
         check(&l);
         smc_lock_free(&l);
     } else if (!one_line(why) || strlen(why) >= sizeof why || l.pins || l.pin_count || l.problems ||

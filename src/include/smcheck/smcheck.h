@@ -525,6 +525,9 @@ typedef struct smc_options {
     /* A wheel platform tag the wheels are chosen for ("manylinux_2_17_x86_64", "win_amd64"), when
      * --platform named one; NULL: by image_platform. */
     const char *wheel_platform;
+    /* A uv.lock's project extras to install, as uv sync --extra NAME (none: none). */
+    const char *const *lock_extras;
+    size_t lock_extra_count;
     /* The facts of wheels read over the network whose sha256 is known are kept in cache_dir
      * (NULL: none; smc_check fills in $XDG_CACHE_HOME/smcheck), trimmed to cache_cap bytes (0:
      * 1 GiB); no_cache neither reads nor writes it. */
