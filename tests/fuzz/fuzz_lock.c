@@ -35,6 +35,8 @@ static void check(const smc_lock *l)
     }
     for (size_t i = 0; i < l->problem_count; i++)
         if (!one_line(l->problems[i])) abort();
+    for (size_t i = 0; i < l->note_count; i++)
+        if (!one_line(l->notes[i])) abort();
     for (size_t i = 0; i < l->index_count; i++)
         if (!l->indexes[i] || !l->indexes[i][0]) abort();
     if (l->index_given && l->index_count == 0) abort();
@@ -56,17 +58,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                         "/lock/dir/requirements.txt"};
     const char *path = paths[data[0] % 3];
     const smc_pyenv *e = &envs[data[0] / 3 % 2];
+    /* the project's extras asked for, sometimes (uv.lock's conflict markers see them) */
+    static const char *const extras[] = {"cu128", "dev", "Old"};
+    size_t extra_count = data[0] / 6 % 4;
     /* a copy of exactly size - 1 bytes, no NUL after it: a read past the end is caught */
     size_t len = size - 1;
     char *text = malloc(len ? len : 1);
     if (!text) return 0;
     if (len) memcpy(text, data + 1, len);
     smc_lock l;
-    if (smc_lock_read(path, text, len, e, NULL, 0, &l, why, sizeof why)) {
+    if (smc_lock_read(path, text, len, e, extras, extra_count, &l, why, sizeof why)) {
         check(&l);
         smc_lock_free(&l);
     } else if (!one_line(why) || strlen(why) >= sizeof why || l.pins || l.pin_count || l.problems ||
-               l.problem_count || l.indexes || l.index_count) {
+               l.problem_count || l.indexes || l.index_count || l.notes || l.note_count) {
         abort();
     }
     free(text);
