@@ -168,6 +168,17 @@ url = "%s"
 sha256 = "%s"
 """ % (wheel_url("demo_sm80_sm90"), h["demo_sm80_sm90"], wheel_url("demo_ptx"), h["demo_ptx"],
        files["demo_cu128"], wheel_url("demo_cu128"), h["demo_cu128"])
+
+    def uv_package(name, key):
+        """A uv.lock [[package]] table of one of the test index's wheels."""
+        return """
+[[package]]
+name = "%s"
+version = "1.0"
+source = { registry = "%s/simple" }
+wheels = [{ url = "%s", hash = "sha256:%s" }]
+""" % (name, base, wheel_url(key), h[key])
+
     uvlock = """version = 1
 revision = 3
 requires-python = ">=3.8"
@@ -194,19 +205,8 @@ wheels = [
     { url = "%s", hash = "sha256:%s", size = 1 },
 ]
 
-[[package]]
-name = "demo-ptx"
-version = "1.0"
-source = { registry = "%s/simple" }
-wheels = [{ url = "%s", hash = "sha256:%s" }]
-
-[[package]]
-name = "demo-cu128"
-version = "1.0"
-source = { registry = "%s/simple" }
-wheels = [{ url = "%s", hash = "sha256:%s" }]
-""" % (base, wheel_url("demo_sm80_sm90"), h["demo_sm80_sm90"], base, wheel_url("demo_ptx"),
-       h["demo_ptx"], base, wheel_url("demo_cu128"), h["demo_cu128"])
+""" % (base, wheel_url("demo_sm80_sm90"), h["demo_sm80_sm90"]) + uv_package("demo-ptx", "demo_ptx") + \
+        uv_package("demo-cu128", "demo_cu128")
     reqs = """# pinned with hashes, as pip-compile writes them
 --index-url %s/simple/
 -e .
@@ -266,18 +266,7 @@ source = { virtual = "." }
 cu = [{ name = "demo-cu128" }]
 ptx = [{ name = "demo-ptx" }]
 
-[[package]]
-name = "demo-ptx"
-version = "1.0"
-source = { registry = "%s/simple" }
-wheels = [{ url = "%s", hash = "sha256:%s" }]
-
-[[package]]
-name = "demo-cu128"
-version = "1.0"
-source = { registry = "%s/simple" }
-wheels = [{ url = "%s", hash = "sha256:%s" }]
-""" % (base, wheel_url("demo_ptx"), h["demo_ptx"], base, wheel_url("demo_cu128"), h["demo_cu128"])
+""" + uv_package("demo-ptx", "demo_ptx") + uv_package("demo-cu128", "demo_cu128")
     path = os.path.join(locks, "uv.lock")
     with open(path, "w") as f:
         f.write(extras_lock)

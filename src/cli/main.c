@@ -105,6 +105,17 @@ typedef struct config {
     bool given[N_OPTIONS]; /* which rows of the option table the command line used */
 } config;
 
+/* A repeatable option's argument (in argv's memory) appended to *list of *count; false when out
+ * of memory. */
+static bool append_arg(const char ***list, size_t *count, const char *arg)
+{
+    const char **grown = realloc(*list, (*count + 1) * sizeof *grown);
+    if (!grown) return false;
+    grown[(*count)++] = arg;
+    *list = grown;
+    return true;
+}
+
 /* The option table's row of an option id (getopt's return), or N_OPTIONS. */
 static size_t option_row_of(int id)
 {
@@ -304,22 +315,16 @@ static int parse_args(int argc, char **argv, config *cfg)
             if (!is_url(optarg))
                 return usage_error("--extra-index-url wants an http:// or https:// URL, not '%s'",
                                    optarg);
-            const char **grown =
-                realloc(cfg->extra_indexes, (cfg->scan.extra_index_count + 1) * sizeof *grown);
-            if (!grown) return usage_error("%s", "out of memory");
-            grown[cfg->scan.extra_index_count++] = optarg;
-            cfg->extra_indexes = grown;
-            cfg->scan.extra_index_urls = grown;
+            if (!append_arg(&cfg->extra_indexes, &cfg->scan.extra_index_count, optarg))
+                return usage_error("%s", "out of memory");
+            cfg->scan.extra_index_urls = cfg->extra_indexes;
             break;
         }
         case OPT_EXTRA: {
             if (!*optarg) return usage_error("%s", "--extra wants the name of an extra");
-            const char **grown =
-                realloc(cfg->lock_extras, (cfg->scan.lock_extra_count + 1) * sizeof *grown);
-            if (!grown) return usage_error("%s", "out of memory");
-            grown[cfg->scan.lock_extra_count++] = optarg;
-            cfg->lock_extras = grown;
-            cfg->scan.lock_extras = grown;
+            if (!append_arg(&cfg->lock_extras, &cfg->scan.lock_extra_count, optarg))
+                return usage_error("%s", "out of memory");
+            cfg->scan.lock_extras = cfg->lock_extras;
             break;
         }
         case OPT_PYTHON_VERSION: {
@@ -383,12 +388,9 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->scan.one_file_system = true;
             break;
         case OPT_EXCLUDE: {
-            const char **grown =
-                realloc(cfg->excludes, (cfg->scan.exclude_count + 1) * sizeof *grown);
-            if (!grown) return usage_error("%s", "out of memory");
-            grown[cfg->scan.exclude_count++] = optarg;
-            cfg->excludes = grown;
-            cfg->scan.excludes = grown;
+            if (!append_arg(&cfg->excludes, &cfg->scan.exclude_count, optarg))
+                return usage_error("%s", "out of memory");
+            cfg->scan.excludes = cfg->excludes;
             break;
         }
         case OPT_OUTPUT:
