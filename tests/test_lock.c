@@ -1215,6 +1215,41 @@ static void hostile(void)
     }
     timed("uv.lock, 20,000 packages of 11 extras, chained by them", "uv.lock", &b, &lin, N, 2.0);
 
+    /* A virtual workspace of 20,000 projects (each a root) of 10 extras, two asked for: 60,000
+     * extras and groups installed, which each project's edge to its wheel names in conflict
+     * markers (a bisection each, not a pass over all of them); 20,000 notes of extras left out,
+     * kept to 1,000. */
+    b.n = 0;
+    put(&b, UV_HEAD);
+    for (int i = 0; i < N; i++) {
+        char pn[16];
+        int len = snprintf(pn, sizeof pn, "p%d", i);
+        put(&b,
+            "[[package]]\nname = \"%s\"\nversion = \"1.0\"\nsource = { virtual = \"%s\" }\n"
+            "dependencies = [{ name = \"w%d\", marker = \"extra == 'extra-2-zz-e0' or "
+            "extra != 'group-%d-%s-nodev' and extra == 'extra-%d-%s-e5'\" }]\n",
+            pn, pn, i, len, pn, len, pn);
+        put(&b, "[package.optional-dependencies]\n");
+        for (int x = 0; x < 10; x++)
+            put(&b, "e%d = []\n", x);
+        put(&b,
+            "\n[[package]]\nname = \"w%d\"\nversion = \"1.0\"\n" REG
+            "wheels = [{ url = \"https://e.org/w%d-1.0-py3-none-any.whl\" }]\n\n",
+            i, i);
+    }
+    {
+        static const char *const asked[] = {"e0", "E5"};
+        smc_lock l;
+        double t0 = now();
+        bool ok = rd_x("uv.lock", b.p, b.n, &lin, asked, 2, &l, why, sizeof why);
+        double dt = now() - t0;
+        CHECK(ok && l.pin_count == N && l.problem_count == 0 && l.note_count == 1000);
+        CHECK(dt < 2.0 * time_factor());
+        printf("uv.lock, 20,000 projects of 10 extras, conflict markers: %.3f s (%zu bytes)\n", dt,
+               b.n);
+        if (ok) smc_lock_free(&l);
+    }
+
     /* One name in 20,000 versions; 20,000 edges name it with and without a version. */
     b.n = 0;
     put(&b,

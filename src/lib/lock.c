@@ -422,6 +422,11 @@ static bool read_pylock(reader *r, const cJSON *root, char *why, size_t n)
 
 /* --- uv.lock ------------------------------------------------------------------------------- */
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* A package in the index by name: normalized name, version and source (printed: an edge's
  * source is written as its package's), and its place in the lock. */
 typedef struct uv_key {
@@ -736,6 +741,7 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
                             smc_asprintf("extra-%zu-%s-%s", strlen(pn), pn, x));
         }
     }
+    if (ok && r->active_count) qsort(r->active, r->active_count, sizeof *r->active, cmp_str);
     r->set = true;
     for (size_t i = 0; ok && i < w.n; i++) {
         if (!is_root[i] || w.seen[i]) continue;
@@ -763,13 +769,13 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
         size_t p = w.stack[--w.depth], x = w.stack_extra[w.depth];
         ok = uv_edges(r, &w, x == SMC_NONE ? get(w.pkgs[p], "dependencies") : w.extras[x].edges, p);
     }
-    /* The project's extras not asked for: what they would install is not judged. */
-    for (size_t i = 0; ok && i < w.n; i++) {
-        if (!is_root[i]) continue;
+    /* The project's extras not asked for: what they would install is not judged. One pass: the
+     * extras are sorted by package. */
+    for (size_t k = 0; ok && k < w.extra_count;) {
+        size_t i = w.extras[k].pkg, count = 0, used = 0;
         char left[512] = "";
-        size_t used = 0, count = 0;
-        for (size_t k = 0; k < w.extra_count; k++) {
-            if (w.extras[k].pkg != i || w.extras[k].seen) continue;
+        for (; k < w.extra_count && w.extras[k].pkg == i; k++) {
+            if (!is_root[i] || w.extras[k].seen) continue;
             count++;
             if (used < sizeof left - 1)
                 used += (size_t)snprintf(left + used, sizeof left - used, "%s%.60s",

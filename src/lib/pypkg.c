@@ -1017,12 +1017,15 @@ static int compare(mctx *m, mval l, int op, mval r)
     int res = -1;
     if (m->has_set && (l.extra != r.extra) && (op == OP_EQ || op == OP_NE)) {
         const char *name = l.extra ? nr : nl; /* extra == "x": whether x is among those installed */
-        bool in = false;
-        char one[256];
-        for (size_t i = 0; i < m->active_count && !in; i++) {
-            smc_pyname_normalize(m->active[i], one, sizeof one);
-            in = strcmp(one, name) == 0;
+        size_t lo = 0, hi = m->active_count;  /* sorted: bisection */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(m->active[mid], name) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        bool in = lo < m->active_count && strcmp(m->active[lo], name) == 0;
         res = in == (op == OP_EQ);
         goto out;
     }

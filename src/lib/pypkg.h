@@ -41,8 +41,9 @@ void smc_pyenv_free(smc_pyenv *e);
  * tests; and/or/parentheses, nested at most 64 deep. */
 int smc_marker_eval(const char *marker, const smc_pyenv *e, const char *extra, char *why, size_t n);
 /* The same with a set of extras installed together, as uv.lock's markers mean them (its
- * conflict markers: `extra == 'extra-4-proj-cu128'`): `extra == "x"` is whether x is among
- * them, `extra != "x"` whether it is not (names compared as PEP 503 normalizes them). */
+ * conflict markers: `extra == 'extra-4-proj-cu128'`): `extra == "x"` is whether x, normalized
+ * as PEP 503 names are, is among them, `extra != "x"` whether it is not. extras: normalized and
+ * sorted (strcmp), so that a comparison costs a bisection whatever their number. */
 int smc_marker_eval_set(const char *marker, const smc_pyenv *e, const char *const *extras,
                         size_t count, char *why, size_t n);
 
