@@ -328,6 +328,12 @@ check "--exclude NAME leaves out every entry of that name" all 'lacks "$out" /ap
 run scan --exclude "$tmp/root/opt/*" --exclude '*.so' "$tmp/root"
 check "--exclude PATH-GLOB and a second --exclude" all 'lacks "$out" /opt/app' 'lacks "$out" libx.so' \
     'has "$out" "$tmp/root/usr/lib/app:"'
+# Every repeatable option at once (--exclude, --extra-index-url, --extra): each list is freed at
+# exit (the sanitizer builds fail on a leak, as they once did when one list replaced another).
+run scan --exclude app --exclude '*.so' --extra-index-url http://127.0.0.1:1/simple --extra a \
+    --extra b "$tmp/root"
+check "the repeatable options together: read, nothing on stderr" all 'status_is 0' 'equals "$err" ""' \
+    'has "$out" "note: $tmp/root: 3 paths left out (--exclude)"'
 run scan "$tmp/root/usr"
 check "not a root filesystem: no such note" lacks "$out" "a root filesystem"
 other=""

@@ -451,18 +451,26 @@ static FILE *open_output(const config *cfg)
     return safe;
 }
 
-/* What main keeps to its end, released at exit whichever way it returns. */
-static void *kept_to_exit;
+/* What main keeps to its end (the lists of repeatable options), released at exit whichever way
+ * it returns. */
+static void *kept_to_exit[3];
 
 static void free_kept(void)
 {
-    free(kept_to_exit);
+    for (size_t i = 0; i < sizeof kept_to_exit / sizeof *kept_to_exit; i++)
+        free(kept_to_exit[i]);
 }
 
+/* p (NULL: nothing) freed at exit, beside what is kept already. */
 static void atexit_free(void *p)
 {
-    kept_to_exit = p;
-    if (p) atexit(free_kept);
+    static bool registered;
+    size_t i = 0;
+    while (i < sizeof kept_to_exit / sizeof *kept_to_exit && kept_to_exit[i])
+        i++;
+    if (!p || i == sizeof kept_to_exit / sizeof *kept_to_exit) return;
+    kept_to_exit[i] = p;
+    if (!registered) registered = atexit(free_kept) == 0;
 }
 
 static int close_output(FILE *out, smc_status st)
