@@ -334,6 +334,9 @@ run scan --exclude app --exclude '*.so' --extra-index-url http://127.0.0.1:1/sim
     --extra b "$tmp/root"
 check "the repeatable options together: read, nothing on stderr" all 'status_is 0' 'equals "$err" ""' \
     'has "$out" "note: $tmp/root: 3 paths left out (--exclude)"'
+run --extra '' "$tmp/root"
+check "--extra with no name is a usage error (64), said in one line" all 'status_is 64' \
+    'has "$err" "smcheck: --extra wants the name of an extra"'
 run scan "$tmp/root/usr"
 check "not a root filesystem: no such note" lacks "$out" "a root filesystem"
 other=""

@@ -723,8 +723,9 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
         is_root[i] = root_here ? (v && strcmp(v, ".") == 0) || (ed && strcmp(ed, ".") == 0)
                                : uv_project(w.pkgs[i]);
     }
-    /* Its markers name the extras and groups installed as uv's conflict markers do
-     * (`extra == 'extra-4-proj-cu128'`): the project's dev group, and the extras asked for. */
+    /* The extras asked for, to walk; and the extras and groups installed as uv's conflict
+     * markers name them (`extra == 'extra-4-proj-cu128'`): the project's dev group and those
+     * extras, all known before any marker is read. */
     bool *found = ok ? calloc(r->extra_count + 1, sizeof *found) : NULL;
     ok = ok && found;
     for (size_t i = 0; ok && i < w.n; i++) {
@@ -735,10 +736,15 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
         for (size_t k = 0; ok && k < r->extra_count; k++) {
             char x[128];
             smc_pyname_normalize(r->extras[k], x, sizeof x);
-            if (uv_extra_find(&w, i, x) == SMC_NONE) continue;
+            size_t e = uv_extra_find(&w, i, x);
+            if (e == SMC_NONE) continue;
             found[k] = true;
             ok = add_string(&r->active, &r->active_count,
                             smc_asprintf("extra-%zu-%s-%s", strlen(pn), pn, x));
+            if (ok && !w.extras[e].seen) {
+                w.extras[e].seen = true;
+                ok = uv_push(&w, i, e);
+            }
         }
     }
     if (ok && r->active_count) qsort(r->active, r->active_count, sizeof *r->active, cmp_str);
@@ -748,14 +754,6 @@ static bool read_uv(reader *r, const cJSON *root, char *why, size_t n)
         w.seen[i] = true;
         ok = uv_push(&w, i, SMC_NONE) &&
              uv_edges(r, &w, get(get(w.pkgs[i], "dev-dependencies"), "dev"), i);
-        for (size_t k = 0; ok && k < r->extra_count; k++) {
-            char x[128];
-            smc_pyname_normalize(r->extras[k], x, sizeof x);
-            size_t e = uv_extra_find(&w, i, x);
-            if (e == SMC_NONE || w.extras[e].seen) continue;
-            w.extras[e].seen = true;
-            ok = uv_push(&w, i, e);
-        }
     }
     for (size_t k = 0; ok && k < r->extra_count; k++)
         if (!found[k])

@@ -999,6 +999,12 @@ static char *norm_dup(const mval *v)
     return out;
 }
 
+/* bsearch's order of a name (the key) and an element of a sorted array of names. */
+static int name_cmp(const void *key, const void *elem)
+{
+    return strcmp(key, *(const char *const *)elem);
+}
+
 /* packaging's _eval_op: the operator and right side as a specifier on the left side when both
  * are versions; otherwise Python's string operators. */
 static int compare(mctx *m, mval l, int op, mval r)
@@ -1017,15 +1023,8 @@ static int compare(mctx *m, mval l, int op, mval r)
     int res = -1;
     if (m->has_set && (l.extra != r.extra) && (op == OP_EQ || op == OP_NE)) {
         const char *name = l.extra ? nr : nl; /* extra == "x": whether x is among those installed */
-        size_t lo = 0, hi = m->active_count;  /* sorted: bisection */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp(m->active[mid], name) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        bool in = lo < m->active_count && strcmp(m->active[lo], name) == 0;
+        bool in = m->active_count &&
+                  bsearch(name, m->active, m->active_count, sizeof *m->active, name_cmp);
         res = in == (op == OP_EQ);
         goto out;
     }
