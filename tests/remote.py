@@ -251,6 +251,23 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
               "a local directory" in notes[0] and ("proj" in notes[0] or "-e ." in notes[0]),
               "%s: the project, a local directory, is one note: %r" % (name, notes))
 
+    # the same requirements split as projects keep them: a shared file named by -r, versions
+    # from a constraints file named by -c (pip reads both relative to the file naming them)
+    os.makedirs(os.path.join(locks, "reqs"), exist_ok=True)
+    for name, text in (("reqs/common.txt", "demo-sm80-sm90 \\\n    --hash=sha256:%s\n"
+                        "demo-ptx==1.0 ; sys_platform == \"win32\"\n" % h["demo_sm80_sm90"]),
+                       ("reqs/constraints.txt", "demo-sm80-sm90==1.0\nDemo.CU128==1.0\nother==2\n"),
+                       ("requirements.txt", "--index-url %s/simple/\n-r reqs/common.txt\n"
+                        "-c reqs/constraints.txt\ndemo_cu128 --hash=sha256:%s\n"
+                        % (base, h["demo_cu128"]))):
+        with open(os.path.join(locks, name), "w") as f:
+            f.write(text)
+    rc, out, err, _ = run(gpus + [os.path.join(locks, "requirements.txt")], sandbox)
+    inp = json.loads(out)["inputs"][0] if out else {}
+    check(rc == 1 and facts(libraries(out)) == want and err == "" and
+          sorted(d["name"] for d in inp.get("distributions", [])) == ["demo-cu128", "demo-sm80-sm90"],
+          "requirements.txt with -r and -c: the same two wheels (rc %d, %r)" % (rc, err[:300]))
+
     # --extra: a uv.lock's project extras, installed only when asked for (PyTorch's guide for uv
     # puts each CUDA variant in one), the others named in a note; an extra it lacks is an error.
     extras_lock = """version = 1

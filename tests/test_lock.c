@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -1020,7 +1022,8 @@ static void requirements_cases(void)
           strcmp(pin_of(&l, "c")->version, "3.0") == 0);
     smc_lock_free(&l);
 
-    /* Options: the index lines; -r, -c, -e are problems naming them; others are skipped. */
+    /* Options: the index lines; -r and -c of files not there, and -e, are problems or notes
+     * naming them (included_files reads files that are there); others are skipped. */
     const char *opts = "--index-url https://first.org/simple\n"
                        "--extra-index-url=https://extra.org/simple\n"
                        "-i https://second.org/simple\n"
@@ -1313,6 +1316,158 @@ static void named(void)
           !smc_lock_named("uv.lock.bak") && !smc_lock_named(""));
 }
 
+/* --- requirements.txt: -r and -c ------------------------------------------------------------ */
+
+static char tmp[512];
+static char made[64][600];
+static int made_count;
+
+/* Writes tmp/name (its directory made first when it has one): the file's text. */
+static const char *file_at(const char *name, const char *text)
+{
+    char *path = made[made_count];
+    snprintf(path, sizeof made[0], "%s/%s", tmp, name);
+    int k = 0;
+    while (strcmp(made[k], path) != 0)
+        k++;
+    if (k == made_count) made_count++; /* else written again */
+    path = made[k];
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    mkdir(path, 0700);
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return path;
+}
+
+/* Reads tmp/name, written with text first. */
+static bool rd_file(const char *name, const char *text, const smc_pyenv *e, smc_lock *l)
+{
+    return rd(file_at(name, text), text, e, l);
+}
+
+static void included_files(void)
+{
+    smc_pyenv lin = env_of("manylinux_2_28_x86_64", "3.11");
+    smc_lock l;
+    const char *base = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmp, sizeof tmp, "%.400s/test_lock.XXXXXX", base);
+    CHECK(mkdtemp(tmp) != NULL);
+
+    /* -r: a path relative to the file that names it; its markers evaluated, its pins installed */
+    file_at("base/common.txt", "a==1.0\n-r ../more.txt\n");
+    file_at("more.txt", "c==3.0; sys_platform == 'win32'\nd==4.0\n");
+    CHECK(rd_file("requirements.txt", "-r base/common.txt\nb==2.0\n", &lin, &l) &&
+          l.pin_count == 3 && pin_of(&l, "a") && pin_of(&l, "b") && pin_of(&l, "d") &&
+          !pin_of(&l, "c") && l.problem_count == 0);
+    smc_lock_free(&l);
+    /* an included file's problems say where it was included; its --index-url is the file's */
+    file_at("sub.txt", "--index-url https://sub.org/simple\ngit+https://github.com/o/x\ne==5\n");
+    CHECK(rd_file("requirements.txt", "a==1\n--requirement=sub.txt\n", &lin, &l) &&
+          l.pin_count == 2 && l.problem_count == 1 &&
+          has_problem(&l, "line 2: --requirement sub.txt: line 2", "not a wheel") &&
+          l.index_given && strcmp(l.indexes[0], "https://sub.org/simple") == 0);
+    smc_lock_free(&l);
+    /* one missing, or on the web: a problem naming it; the rest is read */
+    CHECK(rd_file("requirements.txt", "-r gone.txt\n-r https://e.org/r.txt\na==1\n", &lin, &l) &&
+          l.pin_count == 1 && l.problem_count == 2 &&
+          has_problem(&l, "line 1: -r gone.txt", "No such file") &&
+          has_problem(&l, "line 2: -r https://e.org/r.txt", "not fetched"));
+    smc_lock_free(&l);
+    /* a bad line in an included file refuses the whole, naming both lines */
+    file_at("bad.txt", "\n\ntorch foo\n");
+    CHECK(!rd_file("requirements.txt", "a==1\n-rbad.txt\n", &lin, &l) &&
+          strstr(why, "line 2: -r bad.txt: line 3: 'torch foo'"));
+    /* a file that includes itself, directly or through another: pip refuses it too */
+    CHECK(!rd_file("requirements.txt", "a==1\n-r requirements.txt\n", &lin, &l) &&
+          strstr(why, "line 2: -r requirements.txt: it includes itself"));
+    file_at("loop.txt", "b==1\n-r ./requirements.txt\n");
+    CHECK(!rd_file("requirements.txt", "-r loop.txt\n", &lin, &l) &&
+          strstr(why, "line 1: -r loop.txt: line 2: -r ./requirements.txt: it includes itself"));
+    /* a diamond is no loop: the same file twice, its pins once */
+    CHECK(rd_file("requirements.txt", "-r more.txt\n-r base/../more.txt\n", &lin, &l) &&
+          l.pin_count == 1 && l.problem_count == 0);
+    smc_lock_free(&l);
+    /* a chain deeper than 16 files */
+    for (int i = 0; i < 17; i++) {
+        char name[32], text[64];
+        snprintf(name, sizeof name, "deep%d.txt", i);
+        snprintf(text, sizeof text, "-r deep%d.txt\n", i + 1);
+        file_at(name, text);
+    }
+    file_at("deep17.txt", "a==1\n");
+    CHECK(!rd_file("requirements.txt", "-r deep1.txt\n", &lin, &l) && strstr(why, "16 deep"));
+    CHECK(rd_file("requirements.txt", "-r deep3.txt\n", &lin, &l) && l.pin_count == 1);
+    smc_lock_free(&l);
+
+    /* hostile: a FIFO (or /dev/stdin) would block a read: refused unread; a file that includes
+     * another 2,000 times (a tree of includes grows as fast) stops at 1,000 files read */
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo", tmp);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(rd_file("requirements.txt", "-r fifo\n-r /dev/stdin\na==1\n", &lin, &l) &&
+          l.pin_count == 1 && has_problem(&l, "line 1: -r fifo", "not a regular file") &&
+          has_problem(&l, "line 2: -r /dev/stdin", "not a regular file"));
+    smc_lock_free(&l);
+    unlink(fifo);
+    buf fan = {0};
+    for (int i = 0; i < 2000; i++)
+        put(&fan, "-r more.txt\n");
+    CHECK(!rd_file("requirements.txt", fan.p, &lin, &l) &&
+          strstr(why, "line 1001: -r more.txt: more than 1000 requirements files"));
+    free(fan.p);
+
+    /* -c: its pins give versions (and hashes) to requirements that have none; it installs
+     * nothing of its own; a constraint that excludes a requirement's version is a problem; a -r
+     * in a constraints file names requirements again (pip's nested_constraint) */
+    file_at("constraints.txt", "torch==2.8.0 --hash=sha256:" HA "\n"
+                               "NumPy==1.26.4 --hash=sha256:" HB "\n"
+                               "six==1.17.0\n"
+                               "unused==1.0\n"
+                               "ranged<3\n"
+                               "late==9; sys_platform == 'win32'\n"
+                               "-r extra.txt\n");
+    file_at("extra.txt", "e==5.0 --hash=sha256:" HC "\n");
+    CHECK(rd_file("requirements.txt",
+                  "torch\nnumpy>=1.20 --hash=sha256:" HC "\nsix==1.16.0 --hash=sha256:" HA
+                  "\nold (<1.26) ; python_version < '3'\n-c constraints.txt\n",
+                  &lin, &l));
+    const smc_pin *p = pin_of(&l, "torch");
+    CHECK(l.pin_count == 3 && p && strcmp(p->version, "2.8.0") == 0 && p->hash_count == 1 &&
+          strcmp(p->hashes[0], HA) == 0);
+    p = pin_of(&l, "numpy"); /* its own hash, not the constraint's */
+    CHECK(p && strcmp(p->version, "1.26.4") == 0 && p->hash_count == 1 &&
+          strcmp(p->hashes[0], HC) == 0);
+    p = pin_of(&l, "e");
+    CHECK(p && strcmp(p->version, "5.0") == 0 && !pin_of(&l, "unused") && !pin_of(&l, "six") &&
+          l.problem_count == 1 && has_problem(&l, "six 1.16.0", "its constraint pins 1.17.0"));
+    smc_lock_free(&l);
+    /* a requirement's range that its constraint's pin is outside */
+    CHECK(rd_file("requirements.txt", "a==1\nnumpy>=2\n-c constraints.txt\n", &lin, &l) &&
+          l.pin_count == 2 && pin_of(&l, "a") && pin_of(&l, "e") &&
+          has_problem(&l, "line 2: numpy>=2", "pins 1.26.4"));
+    smc_lock_free(&l);
+    /* a requirement no constraint pins still refuses the file, naming its line */
+    CHECK(!rd_file("requirements.txt", "-c constraints.txt\n\nlate\n", &lin, &l) &&
+          strstr(why, "line 3: 'late' is not pinned"));
+    file_at("sub2.txt", "x>=1\n");
+    CHECK(!rd_file("requirements.txt", "a==1\n-r sub2.txt\n", &lin, &l) &&
+          strstr(why, "line 2: -r sub2.txt: line 1: 'x>=1' is not pinned"));
+
+    for (int i = made_count - 1; i >= 0; i--)
+        unlink(made[i]);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/base", tmp);
+    rmdir(dir);
+    CHECK(rmdir(tmp) == 0);
+    smc_pyenv_free(&lin);
+}
+
 int main(int argc, char **argv)
 {
     named();
@@ -1320,6 +1475,7 @@ int main(int argc, char **argv)
     uv_cases();
     pylock_cases();
     requirements_cases();
+    included_files();
     if (!getenv("LOCK_SKIP_HOSTILE")) hostile();
     return check_report();
 }

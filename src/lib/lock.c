@@ -10,14 +10,22 @@
 #include "toml.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define PROBLEMS_MAX 1000
 /* One logical line of requirements.txt: a pin and its --hash options (a project with a thousand
  * files has 80 KB of them). */
 #define LINE_MAX_BYTES (1u << 20)
+/* requirements.txt files open at once through -r and -c (the one named and those it includes);
+ * files read in all, and their bytes, counted again where one is included again: a hostile tree
+ * of includes is refused, not followed for ever */
+#define INCLUDE_MAX 16
+#define INCLUDED_FILES_MAX 1000
+#define INCLUDED_BYTES_MAX (64u << 20)
 
 bool smc_lock_named(const char *path)
 {
@@ -59,6 +67,13 @@ void smc_lock_free(smc_lock *l)
 
 /* One read: the lock being filled, the environment, and the lock file's path (local wheels are
  * relative to its directory). */
+/* A requirement of requirements.txt not pinned: its pin's version is its specifiers ("" for
+ * any), until a constraint pins it. */
+typedef struct loose {
+    size_t pin;
+    char *where; /* "line 3", after the label */
+} loose;
+
 typedef struct reader {
     smc_lock *l;
     const smc_pyenv *e;
@@ -69,6 +84,19 @@ typedef struct reader {
     size_t active_count;
     bool set;     /* markers are evaluated against active (uv.lock) */
     char env[96]; /* "cp311 manylinux_2_28_x86_64", for problems */
+    /* requirements.txt: the lines of a file that -r or -c names are read as they come */
+    char *label;     /* in such a file: "line 4: -r base.txt", before its problems */
+    bool constraint; /* a -c file's (or one it includes): its pins constrain, install nothing */
+    unsigned depth;  /* files open: the one named, then each included one */
+    unsigned files;  /* files read (-r, -c) */
+    size_t bytes;    /* their bytes, and the first one's */
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } open[INCLUDE_MAX];
+    smc_lock cons; /* the constraints' pins (their markers hold) */
+    loose *loose;  /* the requirements not pinned */
+    size_t loose_count;
 } reader;
 
 static bool add_string(char ***list, size_t *n, char *s)
@@ -86,12 +114,18 @@ static bool add_string(char ***list, size_t *n, char *s)
 /* A line of the lock's problems or notes: one line (control characters from the file made '?'),
  * at most MESSAGE_MAX bytes; after PROBLEMS_MAX - 1 of them, one that says the rest are not
  * listed. False only when out of memory. */
-static bool listed(char ***list, size_t *count, const char *what, const char *fmt, va_list ap)
+static bool listed(char ***list, size_t *count, const char *what, const char *label,
+                   const char *fmt, va_list ap)
 {
     if (*count >= PROBLEMS_MAX) return true;
     char *s = *count == PROBLEMS_MAX - 1
                   ? smc_asprintf("more %s than these: the rest are not listed", what)
                   : smc_vasprintf(fmt, ap);
+    if (s && label && *count < PROBLEMS_MAX - 1) {
+        char *t = smc_asprintf("%s: %s", label, s);
+        free(s);
+        s = t;
+    }
     if (s) s = smc_cut(smc_sanitize(s), MESSAGE_MAX);
     return add_string(list, count, s);
 }
@@ -102,7 +136,7 @@ static bool problem(reader *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    bool ok = listed(&r->l->problems, &r->l->problem_count, "problems", fmt, ap);
+    bool ok = listed(&r->l->problems, &r->l->problem_count, "problems", r->label, fmt, ap);
     va_end(ap);
     return ok;
 }
@@ -113,7 +147,7 @@ static bool note(reader *r, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    bool ok = listed(&r->l->notes, &r->l->note_count, "notes", fmt, ap);
+    bool ok = listed(&r->l->notes, &r->l->note_count, "notes", r->label, fmt, ap);
     va_end(ap);
     return ok;
 }
@@ -826,9 +860,100 @@ static void trim_end(char *p)
         p[--n] = '\0';
 }
 
-/* An option line (pip's file options): the index lines kept; -r, -c, -e problems; the rest
- * (--find-links, --no-binary, --trusted-host ...) change nothing a pin's wheel is judged by. */
-static bool option_line(reader *r, char *p, unsigned lineno)
+/* Whether s starts with a URL scheme and "://" (a bare URL line, not a name). */
+static bool url_scheme(const char *s)
+{
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+    return n > 0 && isalpha((unsigned char)s[0]) && strncmp(s + n, "://", 3) == 0;
+}
+
+static bool read_requirements(reader *r, const char *text, size_t len, char *why, size_t n);
+
+/* Whether a requirements file is one of those open, by its device and inode; else it is the next
+ * one open. False with why when it is (a file that includes itself, directly or not: pip refuses
+ * it, "recursively references itself") or when INCLUDE_MAX are open. */
+static bool opened(reader *r, const struct stat *st, char *why, size_t n)
+{
+    for (unsigned k = 0; k < r->depth; k++)
+        if (r->open[k].dev == st->st_dev && r->open[k].ino == st->st_ino) {
+            smc_say(why, n, "it includes itself (through the files that include it)");
+            return false;
+        }
+    if (r->depth == INCLUDE_MAX) {
+        smc_say(why, n, "requirements files included more than %u deep", INCLUDE_MAX);
+        return false;
+    }
+    r->open[r->depth].dev = st->st_dev;
+    r->open[r->depth++].ino = st->st_ino;
+    return true;
+}
+
+/* -r FILE and -c FILE: that file's lines, read here, as pip reads them: FILE is a path relative
+ * to this file's directory, or a file: URL (one on the web is not fetched: a problem). -c's pins
+ * constrain the requirements and install nothing; a file that either includes is a requirements
+ * file again, as in pip. A file missing or unreadable is a problem; a bad line in it refuses the
+ * whole, as a bad line here does. Its problems and notes begin with where it was included. */
+static bool include(reader *r, const char *opt, const char *arg, bool constraint, unsigned lineno,
+                    char *why, size_t n)
+{
+    if (!*arg) {
+        smc_say(why, n, "line %u: %s names no file", lineno, opt);
+        return false;
+    }
+    if (url_scheme(arg) && strncasecmp(arg, "file:", 5) != 0)
+        return problem(r, "line %u: %s %.200s: a requirements file on the web is not fetched",
+                       lineno, opt, arg);
+    char *path = beside(r->path, arg), *text = NULL, err[256], inner[512] = "";
+    size_t len = 0;
+    struct stat st;
+    int got = -1; /* out of memory */
+    if (path && stat(path, &st) != 0) {
+        smc_say(err, sizeof err, "%s", strerror(errno));
+        got = 0;
+    } else if (path && !S_ISREG(st.st_mode)) { /* a FIFO or /dev/stdin would wait for ever */
+        smc_say(err, sizeof err, "not a regular file");
+        got = 0;
+    } else if (path && (r->files == INCLUDED_FILES_MAX ||
+                        (uint64_t)st.st_size > INCLUDED_BYTES_MAX - r->bytes)) {
+        smc_say(inner, sizeof inner, "more than %u requirements files or %u MiB included",
+                INCLUDED_FILES_MAX, INCLUDED_BYTES_MAX >> 20);
+        got = 1; /* refused below */
+    } else if (path) {
+        got =
+            smc_read_small_file(path, INCLUDED_BYTES_MAX - r->bytes, &text, &len, err, sizeof err);
+        r->files++;
+        r->bytes += len;
+    }
+    bool ok = got > 0;
+    if (got == 0) {
+        ok = problem(r, "line %u: %s %.200s: %s", lineno, opt, arg, err);
+    } else if (inner[0] || (ok && !opened(r, &st, inner, sizeof inner))) {
+        ok = false;
+    } else if (ok) {
+        const char *path_was = r->path;
+        char *label_was = r->label;
+        bool constraint_was = r->constraint;
+        r->label = label_was ? smc_asprintf("%s: line %u: %s %.200s", label_was, lineno, opt, arg)
+                             : smc_asprintf("line %u: %s %.200s", lineno, opt, arg);
+        r->path = path;
+        r->constraint = constraint;
+        ok = r->label && read_requirements(r, text, len, inner, sizeof inner);
+        free(r->label);
+        r->label = label_was;
+        r->path = path_was;
+        r->constraint = constraint_was;
+        r->depth--;
+    }
+    if (!ok && inner[0]) smc_say(why, n, "line %u: %s %.200s: %s", lineno, opt, arg, inner);
+    free(text);
+    free(path);
+    return ok;
+}
+
+/* An option line (pip's file options): the index lines kept; -r and -c read (include); -e of a
+ * path a note, of version control a problem; the rest (--find-links, --no-binary, --trusted-host
+ * ...) change nothing a pin's wheel is judged by. */
+static bool option_line(reader *r, char *p, unsigned lineno, char *why, size_t n)
 {
     smc_lock *l = r->l;
     char opt[64], *arg;
@@ -861,11 +986,9 @@ static bool option_line(reader *r, char *p, unsigned lineno)
         return true;
     }
     if (strcmp(opt, "-r") == 0 || strcmp(opt, "--requirement") == 0)
-        return problem(
-            r, "line %u: %s %.200s: the requirements it includes are not read (name that file too)",
-            lineno, opt, arg);
+        return include(r, opt, arg, false, lineno, why, n);
     if (strcmp(opt, "-c") == 0 || strcmp(opt, "--constraint") == 0)
-        return problem(r, "line %u: %s %.200s: constraints files are not read", lineno, opt, arg);
+        return include(r, opt, arg, true, lineno, why, n);
     if (strcmp(opt, "-e") == 0 || strcmp(opt, "--editable") == 0) {
         /* a path or a file: URL (`uv export` writes -e .), not version control's git+https: */
         if (*arg && (!strstr(arg, "://") || strncasecmp(arg, "file:", 5) == 0))
@@ -877,22 +1000,16 @@ static bool option_line(reader *r, char *p, unsigned lineno)
     return true;
 }
 
-/* Whether s starts with a URL scheme and "://" (a bare URL line, not a name). */
-static bool url_scheme(const char *s)
-{
-    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
-    return n > 0 && isalpha((unsigned char)s[0]) && strncmp(s + n, "://", 3) == 0;
-}
-
 /* One logical line (continuations joined, the comment cut): a pin with its --hash options, or
- * an option of the file. A requirement that is not one, or not pinned to one version, refuses
- * the file (as pip would refuse it). */
+ * an option of the file. What is not a requirement refuses the file (as pip would refuse it);
+ * one not pinned to one version waits for the constraints (settle). In a -c file a pin is a
+ * constraint, and a requirement not pinned constrains nothing this reads. */
 static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, size_t n)
 {
     char *p = skip_space(line);
     trim_end(p);
     if (!*p) return true;
-    if (*p == '-') return option_line(r, p, lineno);
+    if (*p == '-') return option_line(r, p, lineno, why, n);
     /* pip's break_args_options: the requirement ends at the first word that starts with '-' */
     char *opts = NULL;
     for (char *q = p; *q;) {
@@ -904,7 +1021,7 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
         q++;
     }
     trim_end(p);
-    char name[128] = "", *q = NULL, *url = NULL, *marker = NULL, *version = NULL;
+    char name[128] = "", *q = NULL, *url = NULL, *marker = NULL, *version = NULL, *spec = NULL;
     bool bare = url_scheme(p) || *p == '.' || *p == '/';
     if (bare) { /* a wheel's URL or path alone: its name is the wheel's */
         url = p;
@@ -957,15 +1074,16 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
                                                  : NULL;
             bool pinned = version && *version && !strpbrk(version, " \t,*;");
             if (pinned && !arbitrary) { /* == wants a PEP 440 version; === any string */
-                char spec[160];
-                snprintf(spec, sizeof spec, "==%s", version);
-                pinned = strlen(version) <= 128 && smc_pep440_match(spec, version) == 1;
+                char pinspec[160];
+                snprintf(pinspec, sizeof pinspec, "==%s", version);
+                pinned = strlen(version) <= 128 && smc_pep440_match(pinspec, version) == 1;
             }
-            if (!pinned) {
+            if (!pinned && (strlen(q) > 200 || smc_pep440_match(q, "0") < 0)) {
                 smc_say(why, n, "line %u: '%.200s' is not pinned to one version (%s==version)",
                         lineno, p, name);
                 return false;
             }
+            if (!pinned) spec = q; /* its version comes from a constraint, or from nowhere */
         }
     }
     if (!q) {
@@ -996,9 +1114,21 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
         free(local);
         return problem(r, "%s: '%.200s' is not a URL to fetch", what, url);
     }
-    smc_pin *pin = add_pin(r->l, name, url ? wn.version : version, local ? local : url, NULL, NULL);
+    if (spec && r->constraint) return true;
+    smc_lock *into = r->constraint ? &r->cons : r->l;
+    const char *v = url ? wn.version : spec ? spec : version;
+    smc_pin *pin = add_pin(into, name, v, local ? local : url, NULL, NULL);
     free(local);
     if (!pin) return false;
+    if (spec) {
+        loose *lo = smc_push(&r->loose, r->loose_count, sizeof *r->loose);
+        if (!lo) return false;
+        lo->pin = r->l->pin_count - 1;
+        lo->where = r->label ? smc_asprintf("%s: line %u", r->label, lineno)
+                             : smc_asprintf("line %u", lineno);
+        r->loose_count++;
+        if (!lo->where) return false;
+    }
     /* --hash=ALGO:HEX or --hash ALGO:HEX, any number; pip also takes sha384 and sha512 */
     bool hashed = false, other = false;
     for (char *h = opts; opts && *h;) { /* opts: after the requirement, or NULL */
@@ -1130,6 +1260,57 @@ static int pin_key_cmp(const void *pa, const void *pb)
     return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
+/* A lock's pins by normalized name (then by their order in it). */
+typedef struct names {
+    char *arena;
+    pin_key *keys;
+} names;
+
+static void names_free(names *x)
+{
+    free(x->arena);
+    free(x->keys);
+}
+
+static bool names_of(const smc_lock *l, names *x)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < l->pin_count; i++)
+        total += strlen(l->pins[i].name) + 1;
+    x->arena = malloc(total);
+    x->keys = malloc((l->pin_count + 1) * sizeof *x->keys);
+    if (!x->arena || !x->keys) {
+        names_free(x);
+        return false;
+    }
+    for (size_t i = 0, off = 0; i < l->pin_count; i++) {
+        size_t len = strlen(l->pins[i].name) + 1;
+        smc_pyname_normalize(l->pins[i].name, x->arena + off, len);
+        x->keys[i] = (pin_key){x->arena + off, i};
+        off += len;
+    }
+    if (l->pin_count) qsort(x->keys, l->pin_count, sizeof *x->keys, pin_key_cmp);
+    return true;
+}
+
+static int pin_name_cmp(const void *pa, const void *pb)
+{
+    return strcmp(((const pin_key *)pa)->name, ((const pin_key *)pb)->name);
+}
+
+/* The first of l's pins named name (any spelling), or NULL. */
+static const smc_pin *named(const smc_lock *l, const names *x, const char *name)
+{
+    char norm[128];
+    smc_pyname_normalize(name, norm, sizeof norm);
+    pin_key key = {norm, 0};
+    const pin_key *k =
+        l->pin_count ? bsearch(&key, x->keys, l->pin_count, sizeof *k, pin_name_cmp) : NULL;
+    while (k && k > x->keys && strcmp(k[-1].name, norm) == 0)
+        k--;
+    return k ? &l->pins[k->i] : NULL;
+}
+
 /* One distribution per name, as an installer allows: a later pin of the same name is dropped,
  * silently where it is the same version, else with a problem naming both versions. In hash-
  * checking mode (some pin has --hash), pip wants hashes on every pin. */
@@ -1137,20 +1318,10 @@ static bool one_per_name(reader *r)
 {
     smc_lock *l = r->l;
     if (l->pin_count == 0) return true;
-    size_t total = 0;
-    for (size_t i = 0; i < l->pin_count; i++)
-        total += strlen(l->pins[i].name) + 1;
-    char *arena = malloc(total);
-    pin_key *keys = malloc(l->pin_count * sizeof *keys);
+    names x;
     bool *drop = calloc(l->pin_count, sizeof *drop);
-    bool ok = arena && keys && drop;
-    for (size_t i = 0, off = 0; ok && i < l->pin_count; i++) {
-        size_t len = strlen(l->pins[i].name) + 1;
-        smc_pyname_normalize(l->pins[i].name, arena + off, len);
-        keys[i] = (pin_key){arena + off, i};
-        off += len;
-    }
-    if (ok) qsort(keys, l->pin_count, sizeof *keys, pin_key_cmp);
+    bool ok = drop && names_of(l, &x);
+    pin_key *keys = ok ? x.keys : NULL;
     for (size_t g = 0, k; ok && g < l->pin_count; g = k) { /* a name's pins, in the lock's order */
         for (k = g + 1; ok && k < l->pin_count && strcmp(keys[k].name, keys[g].name) == 0; k++) {
             const smc_pin *a = &l->pins[keys[g].i], *b = &l->pins[keys[k].i];
@@ -1180,9 +1351,77 @@ static bool one_per_name(reader *r)
                          "%.100s %.60s: no --hash, which pip's hash-checking mode (the other pins "
                          "have hashes) refuses",
                          l->pins[i].name, l->pins[i].version);
-    free(arena);
-    free(keys);
+    if (keys) names_free(&x);
     free(drop);
+    return ok;
+}
+
+static bool copy_hashes(smc_pin *to, const smc_pin *from)
+{
+    for (size_t k = 0; k < from->hash_count; k++)
+        if (!add_string(&to->hashes, &to->hash_count, smc_strdup(from->hashes[k]))) return false;
+    return true;
+}
+
+/* What the constraints (-c) do to the requirements, as pip's resolver takes them: a requirement
+ * not pinned gets its constraint's version (and file, and hashes where it has none); one that no
+ * constraint pins refuses the file, as before constraints were read; a constraint that excludes
+ * a requirement's version is a problem (pip finds nothing to install), and that requirement is
+ * left out. */
+static bool settle(reader *r, char *why, size_t n)
+{
+    smc_lock *l = r->l;
+    names x;
+    if (!names_of(&r->cons, &x)) return false;
+    bool ok = true, *drop = l->pin_count ? calloc(l->pin_count, sizeof *drop) : NULL;
+    if (l->pin_count && !drop) ok = false;
+    for (size_t i = 0, k = 0; ok && i < l->pin_count; i++) {
+        smc_pin *p = &l->pins[i];
+        const smc_pin *c = named(&r->cons, &x, p->name);
+        const char *where = k < r->loose_count && r->loose[k].pin == i ? r->loose[k++].where : NULL;
+        if (where && !c) {
+            smc_say(why, n, "%s: '%.100s%.200s' is not pinned to one version (%.100s==version)",
+                    where, p->name, p->version, p->name);
+            ok = false;
+        } else if (!c) {
+            continue;
+        } else if (where && smc_pep440_match(p->version, c->version) != 1) {
+            ok = problem(r,
+                         "%s: %.100s%.200s: its constraint pins %.60s: pip finds no version to "
+                         "install",
+                         where, p->name, p->version, c->version);
+            drop[i] = true;
+        } else if (!where && smc_pep440_cmp(p->version, c->version) != 0) {
+            ok = problem(r,
+                         "%.100s %.60s: its constraint pins %.60s: pip finds no version to "
+                         "install",
+                         p->name, p->version, c->version);
+            drop[i] = true;
+        } else if (where) {
+            char *v = smc_strdup(c->version), *u = c->url ? smc_strdup(c->url) : NULL;
+            ok = v && (!c->url || u);
+            free(p->version);
+            free(p->url);
+            p->version = v;
+            p->url = u;
+            if (ok && !p->hash_count) {
+                ok = copy_hashes(p, c);
+                memcpy(p->sha256, c->sha256, sizeof p->sha256);
+            }
+        } else if (!p->hash_count && !p->sha256[0]) {
+            ok = copy_hashes(p, c);
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; ok && i < l->pin_count; i++) {
+        if (drop[i])
+            pin_free(&l->pins[i]);
+        else
+            l->pins[kept++] = l->pins[i];
+    }
+    if (ok) l->pin_count = kept;
+    free(drop);
+    names_free(&x);
     return ok;
 }
 
@@ -1192,13 +1431,20 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
 {
     *out = (smc_lock){0};
     why[0] = '\0';
-    reader r = {.l = out, .e = e, .path = path, .extras = extras, .extra_count = extra_count};
+    reader r = {.l = out,
+                .e = e,
+                .path = path,
+                .extras = extras,
+                .extra_count = extra_count,
+                .bytes = len < INCLUDED_BYTES_MAX ? len : INCLUDED_BYTES_MAX};
     env_words(e, r.env, sizeof r.env);
     const char *base = smc_base_name(path);
     size_t bl = strlen(base);
     bool ok;
     if (bl >= 4 && strcmp(base + bl - 4, ".txt") == 0) {
-        ok = read_requirements(&r, text, len, why, n) && extras_unused(&r);
+        struct stat st; /* the file named is the first one open (-r and -c open the others) */
+        ok = (stat(path, &st) != 0 || opened(&r, &st, why, n)) &&
+             read_requirements(&r, text, len, why, n) && settle(&r, why, n) && extras_unused(&r);
     } else {
         char terr[256];
         cJSON *root = smc_toml_parse(text, len, terr, sizeof terr);
@@ -1222,6 +1468,10 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
     for (size_t i = 0; i < r.active_count; i++)
         free(r.active[i]);
     free(r.active);
+    for (size_t i = 0; i < r.loose_count; i++)
+        free(r.loose[i].where);
+    free(r.loose);
+    smc_lock_free(&r.cons);
     if (ok) ok = one_per_name(&r);
     if (!ok && !why[0]) smc_say(why, n, "out of memory");
     if (!ok) smc_lock_free(out);

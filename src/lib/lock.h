@@ -41,14 +41,16 @@ bool smc_lock_named(const char *path);
  * as a whole cannot be read: not TOML, not a lock of a kind known, a pylock lock-version other
  * than 1.x, requires-python or pylock environments that exclude e, a uv.lock without a project,
  * a requirements line that is not a requirement pinned to one version (==, ===, or a wheel's
- * URL), a NUL byte or a line over 1 MiB; then *out is empty. Problems with single packages (no
- * wheel for e, a malformed marker or hash, a missing dependency, -r/-c lines, -e of version
- * control) are listed in the lock's problems, one line each, naming the package or line, at most
- * 1,000; local directories (the project itself: pylock's directory, uv's editable or directory
- * source, -e PATH) in its notes. extras: the project's extras to install, as uv sync --extra
- * (a uv.lock's: its markers then see them as uv's conflict markers name them; one no project
- * declares is a problem, and so is any for the other kinds, which name what they install); a
- * uv.lock's extras not asked for are a note. */
+ * URL, that no -c constraint pins), a NUL byte or a line over 1 MiB, a -r or -c file that includes
+ * itself or a bad line in one; then *out is empty. requirements.txt's -r and -c files are read
+ * from disk as pip reads them (lock.c: include). Problems with single packages (no wheel for e, a
+ * malformed marker or hash, a missing dependency, a -r or -c file missing or on the web, a
+ * constraint that excludes a pin, -e of version control) are listed in the lock's problems, one
+ * line each, naming the package or line, at most 1,000; local directories (the project itself:
+ * pylock's directory, uv's editable or directory source, -e PATH) in its notes. extras: the
+ * project's extras to install, as uv sync --extra (a uv.lock's: its markers then see them as uv's
+ * conflict markers name them; one no project declares is a problem, and so is any for the other
+ * kinds, which name what they install); a uv.lock's extras not asked for are a note. */
 bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pyenv *e,
                    const char *const *extras, size_t extra_count, smc_lock *out, char *why,
                    size_t n);

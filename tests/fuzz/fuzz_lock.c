@@ -2,12 +2,15 @@
  * 3: pylock.toml, uv.lock, requirements.txt; seeds start with '0', '1', '2') and the environment
  * (cp311 on manylinux_2_28_x86_64, or on win_amd64); the rest is the file. What it returns must
  * keep lock.h's promises: one-line messages, pins with a name and version, sha256s of 64
- * lower-case hex digits, and nothing left after a refusal. */
+ * lower-case hex digits, and nothing left after a refusal. A requirements.txt lies beside three
+ * files its -r and -c lines can name. */
 #include "../../src/lib/lock.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,6 +45,41 @@ static void check(const smc_lock *l)
     if (l->index_given && l->index_count == 0) abort();
 }
 
+/* requirements.txt's -r and -c read files beside it: a few, made once in a directory of their
+ * own (a -c that installs through its -r, a loop), that the bytes can name */
+static char dir[256], req[300];
+static const char *const beside[][2] = {
+    {"a.txt", "six==1.0 --hash=sha256:" "0123456789abcdef0123456789abcdef"
+              "0123456789abcdef0123456789abcdef\nham>=1\n-c c.txt\n"},
+    {"c.txt", "ham==2.0\nspam==3 ; sys_platform == 'win32'\n-r a.txt\n"},
+    {"loop.txt", "-r loop.txt\n"},
+};
+
+static void remove_beside(void)
+{
+    char path[300];
+    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, beside[i][0]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void make_beside(void)
+{
+    const char *tmp = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%.200s/fuzz_lock.XXXXXX", tmp);
+    if (!mkdtemp(dir)) abort();
+    atexit(remove_beside);
+    for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/%s", dir, beside[i][0]);
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(beside[i][1], f) < 0 || fclose(f) != 0) abort();
+    }
+    snprintf(req, sizeof req, "%s/requirements.txt", dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static smc_pyenv envs[2];
@@ -51,11 +89,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!smc_pyenv_init(&envs[0], "manylinux_2_28_x86_64", "3.11", why, sizeof why) ||
             !smc_pyenv_init(&envs[1], "win_amd64", "3.11", why, sizeof why))
             abort();
+        make_beside();
         ready = true;
     }
     if (size < 1) return 0;
-    static const char *const paths[] = {"/lock/dir/pylock.toml", "/lock/dir/uv.lock",
-                                        "/lock/dir/requirements.txt"};
+    const char *const paths[] = {"/lock/dir/pylock.toml", "/lock/dir/uv.lock", req};
     const char *path = paths[data[0] % 3];
     const smc_pyenv *e = &envs[data[0] / 3 % 2];
     /* the project's extras asked for, sometimes (uv.lock's conflict markers see them) */
