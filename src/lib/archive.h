@@ -79,7 +79,7 @@ smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
 /* What the member buffers of the threads that read archives may take together: each gets its
  * share, 1 to 8 MiB (two threads get 8 MiB each, three 5.3 MiB). */
 #define SMC_WHEEL_BUFFERS (16u << 20)
-/* A wheel read over the network gets 1 MiB: its 4 MiB read-ahead and 2 MiB tail (remote.c) take
+/* A wheel read over the network gets 1 MiB: its 2 MiB read-ahead and 2 MiB tail (remote.c) take
  * the rest, and its members, mostly large libraries, stream whatever the buffer (torch from a
  * local server: 4.45 s with 1 MiB, 4.55-5.0 s with 2 MiB; a cold fixtures/locks/pylock.toml at
  * -j2 about 1-2 MB less at its peak). */
