@@ -1452,6 +1452,12 @@ static void included_files(void)
           l.pin_count == 2 && pin_of(&l, "a") && pin_of(&l, "e") &&
           has_problem(&l, "line 2: numpy>=2", "pins 1.26.4"));
     smc_lock_free(&l);
+    /* constraints of one name: the same version twice is one; two versions pin nothing */
+    file_at("twice.txt", "six==1.0\nSix==1.0.0\nham==1\nham==2\n");
+    CHECK(rd_file("requirements.txt", "six\nham==1\na==1\n-c twice.txt\n", &lin, &l) &&
+          l.pin_count == 2 && strcmp(pin_of(&l, "six")->version, "1.0") == 0 &&
+          l.problem_count == 1 && has_problem(&l, "ham: its constraints pin more than one", NULL));
+    smc_lock_free(&l);
     /* a requirement no constraint pins still refuses the file, naming its line */
     CHECK(!rd_file("requirements.txt", "-c constraints.txt\n\nlate\n", &lin, &l) &&
           strstr(why, "line 3: 'late' is not pinned"));

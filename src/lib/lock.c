@@ -1366,20 +1366,31 @@ static bool copy_hashes(smc_pin *to, const smc_pin *from)
 /* What the constraints (-c) do to the requirements, as pip's resolver takes them: a requirement
  * not pinned gets its constraint's version (and file, and hashes where it has none); one that no
  * constraint pins refuses the file, as before constraints were read; a constraint that excludes
- * a requirement's version is a problem (pip finds nothing to install), and that requirement is
- * left out. */
+ * a requirement's version, or constraints that pin two versions, are a problem (pip finds
+ * nothing to install), and that requirement is left out. */
 static bool settle(reader *r, char *why, size_t n)
 {
     smc_lock *l = r->l;
     names x;
     if (!names_of(&r->cons, &x)) return false;
-    bool ok = true, *drop = l->pin_count ? calloc(l->pin_count, sizeof *drop) : NULL;
-    if (l->pin_count && !drop) ok = false;
+    bool ok = true, *drop = calloc(l->pin_count + 1, sizeof *drop),
+         *split = calloc(r->cons.pin_count + 1, sizeof *split); /* pinned to two versions */
+    if (!drop || !split) ok = false;
+    for (size_t g = 0, k; ok && g < r->cons.pin_count; g = k)
+        for (k = g + 1; k < r->cons.pin_count && strcmp(x.keys[k].name, x.keys[g].name) == 0; k++)
+            split[x.keys[g].i] |= smc_pep440_cmp(r->cons.pins[x.keys[g].i].version,
+                                                 r->cons.pins[x.keys[k].i].version) != 0;
     for (size_t i = 0, k = 0; ok && i < l->pin_count; i++) {
         smc_pin *p = &l->pins[i];
         const smc_pin *c = named(&r->cons, &x, p->name);
         const char *where = k < r->loose_count && r->loose[k].pin == i ? r->loose[k++].where : NULL;
-        if (where && !c) {
+        if (c && split[c - r->cons.pins]) {
+            ok = problem(r,
+                         "%.100s: its constraints pin more than one version: pip finds no version "
+                         "to install",
+                         p->name);
+            drop[i] = true;
+        } else if (where && !c) {
             smc_say(why, n, "%s: '%.100s%.200s' is not pinned to one version (%.100s==version)",
                     where, p->name, p->version, p->name);
             ok = false;
@@ -1421,6 +1432,7 @@ static bool settle(reader *r, char *why, size_t n)
     }
     if (ok) l->pin_count = kept;
     free(drop);
+    free(split);
     names_free(&x);
     return ok;
 }
