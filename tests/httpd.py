@@ -18,6 +18,7 @@ HTTP/1.1 with keep-alive, as real indexes are.
                          /json/simple/... always JSON; /badhash/simple/... JSON whose sha256s
                          are all zeros
   /hostile/simple/PROJECT/  a page of hostile links (file:, javascript:, huge, unterminated)
+  /served                the bytes of files sent so far (a test's proof that nothing was read)
 """
 import hashlib
 import html
@@ -34,6 +35,7 @@ ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
 TLS = sys.argv[3:5] if len(sys.argv) == 5 and sys.argv[2] == "--tls" else None
 _hashes = {}
 _lock = threading.Lock()
+_served = [0]
 
 
 def sha256_of(path):
@@ -131,6 +133,8 @@ class Handler(BaseHTTPRequestHandler):
                         break
                     self.wfile.write(block)
                     left -= len(block)
+                    with _lock:
+                        _served[0] += len(block)
             except (BrokenPipeError, ConnectionResetError):
                 return
         if truncate:
@@ -174,6 +178,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.redirect("/redirect/%d/%s" % (n - 1, rest) if n > 0 else "/" + rest)
             if parts[0] == "loop":
                 return self.redirect(p)
+            if parts[0] == "served":
+                with _lock:
+                    return self.send_body(200, b"%d\n" % _served[0], "text/plain")
             if parts[0] == "status":
                 return self.send_body(int(parts[1]), b"status on demand\n", "text/plain")
             if parts[0] == "simple" and len(parts) >= 2:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import zipfile
 
 SMCHECK, FIX = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -321,6 +322,7 @@ ptx = [{ name = "demo-ptx" }]
     cache_checks(base, locks, sandbox, gpus, pylock, want, facts)
     choice_checks(locks, sandbox, gpus, reqs, want, facts)
     fragment_checks(wheel_url("demo_ptx"), h["demo_ptx"], h["demo_cu128"], sandbox, gpus)
+    listed_checks(base, wheel_url("demo_ptx"), h["demo_ptx"], sandbox, gpus)
     shutil.rmtree(locks)
 
 
@@ -353,6 +355,38 @@ def fragment_checks(url, digest, other, sandbox, gpus):
     rc, out, err, _ = run(gpus + [wrong], sandbox)
     check(rc == 2 and one_error(err, wrong, "its sha256 is %s, not %s" % (digest, other)),
           "URL#...&sha256= of another file: one error naming it (%d %r)" % (rc, err[:300]))
+
+
+def listed_checks(base, url, digest, sandbox, gpus):
+    """A wheel URL without #sha256= that an index serving it lists (its own host, or PyPI's files
+    host for PyPI): the index's sha256 checks it and keys its facts, so that the same URL again
+    reads none of its bytes (the server counts what it sends). An index elsewhere is not asked;
+    an index whose sha256 is wrong makes it an error, as pip's check would."""
+    def served():
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(base + "/served") as r:
+            return int(r.read())
+
+    shutil.rmtree(os.path.join(sandbox, ".cache"), ignore_errors=True)
+    ours = ["--index-url", base + "/simple/"]
+    rc0, out0, err0, _ = run(gpus + [url], sandbox)  # PyPI, the default, does not serve it
+    records = [f for _, _, fs in os.walk(os.path.join(sandbox, ".cache", "smcheck")) for f in fs]
+    check(records == [] and err0 == "", "a plain URL the default index does not serve: nothing "
+          "asked of it, nothing cached (%r %r)" % (records, err0[:300]))
+    rc, out, err, _ = run(gpus + ours + [url], sandbox)
+    records = [f for _, _, fs in os.walk(os.path.join(sandbox, ".cache", "smcheck")) for f in fs]
+    check(rc == rc0 and out == out0 and err == "" and records == [digest + ".json"],
+          "a plain URL its index lists: the same report, its facts kept under the index's sha256 "
+          "(%d %r %r)" % (rc, records, err[:300]))
+    before = served()
+    rc, out, err, _ = run(gpus + ours + [url], sandbox)
+    check(rc == rc0 and out == out0 and err == "" and served() == before,
+          "the same URL again: from the cache, none of its bytes sent (%d bytes, %r)"
+          % (served() - before, err[:300]))
+    rc, out, err, _ = run(gpus + ["--index-url", base + "/badhash/simple/", url], sandbox)
+    check(rc == 2 and one_error(err, url, "its sha256 is " + digest),
+          "an index that gives it another sha256: one error naming the URL (%d %r)"
+          % (rc, err[:300]))
 
 
 def cache_checks(base, locks, sandbox, gpus, pylock, want, facts):

@@ -230,9 +230,7 @@ fail:
     return NULL;
 }
 
-/* The last path segment of an absolute URL (no fragment), percent-decoded, in new memory; NULL
- * (and *bad) when empty or when it holds '/' or a control byte once decoded. */
-static char *url_filename(const char *u, bool *bad)
+char *smc_url_filename(const char *u, bool *bad)
 {
     *bad = true;
     size_t end = strcspn(u, "?");
@@ -329,7 +327,7 @@ static void add_file(page *pg, const char *base, span href, const char *filename
             if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '/') bad = true;
         if (!bad && !(name = strdup(filename))) goto out;
     } else {
-        name = url_filename(u, &bad);
+        name = smc_url_filename(u, &bad);
     }
     if (!name) goto out;
     if (rp.len) {

@@ -95,6 +95,9 @@ void smc_index_files_free(smc_index_file *files, size_t n);
 /* The sha256 a URL's fragment names as pip reads it ("#sha256=HEX", or after an '&'), in lower
  * case, into out ("" when there is none); false when it names one that is not 64 hex digits. */
 bool smc_url_sha256(const char *link, char out[65]);
+/* The last path segment of an absolute URL (no fragment), percent-decoded, in new memory; NULL
+ * (and *bad) when empty or when it holds '/' or a control byte once decoded. */
+char *smc_url_filename(const char *u, bool *bad);
 
 /* The file pip would install for project==version in e: only wheels; files whose
  * requires-python excludes e's python dropped (a malformed one is ignored, as pip does);

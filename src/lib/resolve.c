@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/utsname.h>
 
 #define PAGE_MAX (256u << 20) /* torch's JSON page is 0.4 MB, numpy's 1.9 MB */
@@ -202,6 +203,48 @@ bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, co
     if (!ok && !why[0]) snprintf(why, wn, "out of memory");
     smc_index_files_free(files, n);
     return ok;
+}
+
+/* The length of a URL's scheme, "://" and authority ("https://host:port"); 0 when it has none. */
+static size_t origin_len(const char *u)
+{
+    const char *p = strstr(u, "://");
+    return p ? (size_t)(p + 3 - u) + strcspn(p + 3, "/?#") : 0;
+}
+
+/* Whether the index at index serves the file at url: the same scheme, host and port, or PyPI's
+ * files host for PyPI. */
+static bool serves(const char *index, const char *url)
+{
+    size_t a = origin_len(index);
+    if (a && a == origin_len(url) && strncasecmp(index, url, a) == 0) return true;
+    return strncasecmp(index, "https://pypi.org/", 17) == 0 &&
+           strncasecmp(url, "https://files.pythonhosted.org/", 31) == 0;
+}
+
+bool smc_resolve_url_sha256(const smc_net *net, const smc_indexes *ix, const char *url,
+                            char sha256[65])
+{
+    sha256[0] = '\0';
+    size_t ul = strcspn(url, "#");
+    char *bare = smc_asprintf("%.*s", (int)ul, url), *file = NULL;
+    bool bad;
+    smc_wheel_name wn;
+    bool wheel = bare && (file = smc_url_filename(bare, &bad)) && smc_ends_with(file, ".whl") &&
+                 smc_wheel_name_parse(file, &wn);
+    for (size_t i = 0; wheel && !sha256[0] && i < ix->count; i++) {
+        if (!serves(ix->urls[i], bare)) continue;
+        smc_index_file *files = NULL;
+        size_t n = 0, dropped = 0;
+        char why[512];
+        if (read_page(net, NULL, ix->urls[i], wn.name, &files, &n, &dropped, why, sizeof why))
+            for (size_t k = 0; k < n && !sha256[0]; k++)
+                if (strcmp(files[k].url, bare) == 0) memcpy(sha256, files[k].sha256, 65);
+        smc_index_files_free(files, n);
+    }
+    free(file);
+    free(bare);
+    return sha256[0] != '\0';
 }
 
 static int by_text(const void *a, const void *b)

@@ -35,6 +35,14 @@ bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, co
                      const char *name, const char *version, const char *const *hashes,
                      size_t n_hashes, char **url, char sha256[65], char *why, size_t wn);
 
+/* The sha256 an index gives for the wheel at url, a URL that names none (#sha256=): asked of the
+ * indexes that serve it (url on an index's own host, or on files.pythonhosted.org for PyPI's:
+ * no other host learns of it), on its project's page (by the wheel's name), where a link is url
+ * (its fragment aside). False (sha256 "") when none says so, for whatever reason: url is then
+ * read as before, unchecked. */
+bool smc_resolve_url_sha256(const smc_net *net, const smc_indexes *ix, const char *url,
+                            char sha256[65]);
+
 /* The cache key of that choice where hashes are given (smc_choice_encode): the sha256, as hex, of
  * everything smc_resolve_pin's answer depends on (the indexes in order, the Python, its wheel
  * tags in order, the project's normalized name, the version, the hashes sorted). False without

@@ -747,6 +747,20 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
     return st;
 }
 
+/* A wheel URL without #sha256=: the sha256 an index that serves it gives (resolve.h), so that it
+ * is checked and its facts are cached under it as for a URL that names it; "" when none does. */
+static smc_status sha256_from_index(const char *url, const smc_options *opt, char sha[65])
+{
+    smc_indexes ix;
+    sha[0] = '\0';
+    if (!smc_indexes_init(&ix, opt->index_url, opt->extra_index_urls, opt->extra_index_count))
+        return SMC_ERR_NOMEM;
+    smc_net net = {.timeout = opt->timeout};
+    smc_resolve_url_sha256(&net, &ix, url, sha);
+    smc_indexes_free(&ix);
+    return SMC_OK;
+}
+
 /* Lists the items of one path given by the user into *items (growing *n); creates its input and
  * reads the metadata of the distributions a directory holds. */
 static smc_status plan(const char *path, size_t input, const smc_options *opt, smc_input **in,
@@ -760,6 +774,10 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
             return smc_input_add_error(*in, path,
                                        "its #sha256= is not 64 hex digits: there is "
                                        "nothing to check the file against");
+        if (!sha[0] && cacheable(opt) && opt->cache_dir) {
+            smc_status st = sha256_from_index(path, opt, sha);
+            if (st != SMC_OK) return st;
+        }
         return plan_remote(path, sha[0] ? sha : NULL, false, input, opt, *in, items, n);
     }
     struct stat sb;
