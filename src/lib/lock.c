@@ -65,8 +65,6 @@ void smc_lock_free(smc_lock *l)
     *l = (smc_lock){0};
 }
 
-/* One read: the lock being filled, the environment, and the lock file's path (local wheels are
- * relative to its directory). */
 /* A requirement of requirements.txt not pinned: its pin's version is its specifiers ("" for
  * any), until a constraint pins it. */
 typedef struct loose {
@@ -74,6 +72,8 @@ typedef struct loose {
     char *where; /* "line 3", after the label */
 } loose;
 
+/* One read: the lock being filled, the environment, and the lock file's path (local wheels are
+ * relative to its directory; in a file -r or -c names, that file's). */
 typedef struct reader {
     smc_lock *l;
     const smc_pyenv *e;
