@@ -477,6 +477,19 @@ def make_envs(out, emit):
     install_dist(site, "alt", "1.0", alt_files())
     emit(root)
 
+    # missing_alt_env/: torch built for CUDA 12.9, bitsandbytes 0.45.5 (whose loader takes the
+    # file torch's CUDA names, data/loaders.tsv) and alt (no loader row: the default rule) with
+    # the same alternatives, cuda118 and cuda128: neither ships cuda129.
+    root = os.path.join(out, "missing_alt_env")
+    site = venv(root, "3.12")
+    install_dist(site, "torch", "2.8.0+cu129", {"torch/__init__.py": b"",
+                                                "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so")})
+    install_dist(site, "bitsandbytes", "0.45.5",
+                 {k.replace("alt/libalt", "bitsandbytes/libbitsandbytes").replace("alt/", "bitsandbytes/"): v
+                  for k, v in alt_files().items()})
+    install_dist(site, "alt", "1.0", alt_files())
+    emit(root)
+
     # two_torch_env/: a root with two Pythons, each with its torch and alt: the alternative
     # loaded is the one the torch beside it picks (issue 23: the report says which).
     root = os.path.join(out, "two_torch_env")

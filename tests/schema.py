@@ -79,7 +79,8 @@ def modes(fixtures, wheels, hostile, stub):
     builds = os.path.join(HERE, "builds_fixture.tsv")
     archives = sorted(n for n in os.listdir(wheels)
                       if n.endswith((".whl", ".conda", ".tar.bz2")))
-    envs = [n for n in ("venv", "conda", "rollup_env", "rootfs", "conda_unpacked", "conda_big")
+    envs = [n for n in ("venv", "conda", "rollup_env", "missing_alt_env", "rootfs", "conda_unpacked",
+                           "conda_big")
             if os.path.isdir(os.path.join(wheels, n))]
     images = [n for n in ("image_oci", "image_oci.tar", "image_docker.tar", "image_unpacked",
                           "image_opaque_root.tar", "image_hostile.tar")

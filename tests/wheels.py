@@ -500,6 +500,16 @@ def situation(out):
           "BNB_CUDA_VERSION=118 picks" in seen[2][1],
           "BNB_CUDA_VERSION=118 where it runs (the local V100) loads cuda118, none there; named "
           "GPUs do not read this machine's environment (%s)" % seen)
+    p = subprocess.run([SMCHECK, "--format", "json", bnb44], capture_output=True, text=True,
+                       env=dict(env, BNB_CUDA_VERSION="129"))
+    st, vs = dist_status(json.loads(p.stdout), "bitsandbytes")
+    check(st == ["none"] and p.returncode == 1 and
+          vs[0]["alternatives"]["missing_cuda"] == "12.9" and
+          not vs[0]["alternatives"]["chosen_by_torch"] and
+          vs[0]["reason"].startswith("BNB_CUDA_VERSION=129 asks for libbitsandbytes_cuda129.so") and
+          vs[0]["next"].startswith("BNB_CUDA_VERSION=121 (libbitsandbytes_cuda121.so runs here)"),
+          "BNB_CUDA_VERSION=129 names a file the wheel does not ship: none, and the next step the "
+          "setting that runs (%s)" % vs)
     rc, doc = judged(os.path.join(s, "bitsandbytes-0.44.1-py3-none-manylinux_2_24_x86_64.whl"),
                      "7.0,7.5")
     st, vs = dist_status(doc, "bitsandbytes")
@@ -653,13 +663,46 @@ def rollups(out):
     check(st == ["ok", "none"] and vs[0]["alternatives"] == {"choices": 2, "serving": 1,
                                                                    "chosen_by_torch": False,
                                                                    "chosen_by_gpu": None,
-                                                                   "chosen_for_machine": False},
+                                                                   "chosen_for_machine": False,
+                                                                   "missing_cuda": None},
           "alternatives in a lone wheel: the best that serves the GPU (%s)" % st)
     rc, doc = judged(os.path.join(out, "rollup_env"), "9.0")
     st, vs = dist_status(doc, "alt")
     check(st == ["none"] and vs[0]["alternatives"]["chosen_by_torch"] and rc == 1 and
           vs[0]["library"].endswith("libalt_cuda118.so"),
           "alternatives in an environment: the one torch's CUDA (cu118) picks, which is none (exit 1)")
+    # The file torch's CUDA names is not among the alternatives: bitsandbytes' loader loads none
+    # of them (bitsandbytes#1688: torch for CUDA 12.9, no libbitsandbytes_cuda129.so); a package
+    # without a loader rule is judged by the best of them, as before.
+    rc, doc = judged(os.path.join(out, "missing_alt_env"), "9.0")
+    st, vs = dist_status(doc, "bitsandbytes")
+    ast, avs = dist_status(doc, "alt")
+    v = vs[0] if vs else {}
+    check(st == ["none"] and rc == 1 and v["library"] is None and
+          v["alternatives"] == {"choices": 2, "serving": 1, "chosen_by_torch": True,
+                                "chosen_by_gpu": None, "chosen_for_machine": False,
+                                "missing_cuda": "12.9"} and
+          "torch 2.8.0+cu129's CUDA 12.9 asks for libbitsandbytes_cuda129.so" in v["reason"] and
+          v["next"].startswith("a torch built for CUDA 12.8, for which it ships "
+                               "libbitsandbytes_cuda128.so") and
+          ast == ["ok"] and avs[0]["alternatives"]["missing_cuda"] is None and
+          not avs[0]["alternatives"]["chosen_by_torch"],
+          "the alternative torch's CUDA names is missing: bitsandbytes none (nothing loaded, the "
+          "next step a torch for CUDA 12.8), alt without a loader rule the best of them (%s, %s)"
+          % (vs, ast))
+    libs = {l["path"].split("site-packages/")[1]: l["verdicts"][0] for l in doc["inputs"][0]["libraries"]}
+    check(libs["bitsandbytes/libbitsandbytes_cuda128.so"]["unused"] and
+          libs["bitsandbytes/libbitsandbytes_cuda128.so"]["status"] == "ok",
+          "its alternatives are each marked not loaded (%s)" % libs)
+    rc, out_text, _ = run("--gpu", "9.0,6.1", os.path.join(out, "missing_alt_env"))
+    check(out_text.count("asks for libbitsandbytes_cuda129.so") == 1 and
+          "sm_90, sm_61 none: the installed torch 2.8.0+cu129's CUDA 12.9 asks for" in out_text,
+          "the text report says why once for both GPUs:\n%s" % out_text)
+    rc, sarif, _ = run("--gpu", "9.0", "--format", "sarif", os.path.join(out, "missing_alt_env"))
+    errors = [(r["ruleId"], r["message"]["text"].split(" ")[0])
+              for r in json.loads(sarif)["runs"][0]["results"] if r["level"] == "error"]
+    check(errors == [("alternative-missing", "bitsandbytes")] and rc == 1,
+          "SARIF: the missing alternative is the one error, at bitsandbytes (%s)" % errors)
     # Issue 23: none of the alternatives runs on sm_120 with a 12.4 driver, but cuda128's would
     # with 12.8: that driver is the distribution's next step, checked by judging again.
     rc, doc = judged(os.path.join(out, "alt-1.0-%s.whl" % tag), "12.0", "--driver", "12.4")

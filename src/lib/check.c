@@ -9,6 +9,7 @@
 #include <smcheck/builds.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 /* What a next step must bring a library to: it runs (partial: all but modules built only for
  * other GPUs, as a vendor library normally is). */
@@ -143,6 +144,42 @@ static smc_status alternatives_next(const smc_input *in, size_t dist, const smc_
     return *out ? SMC_OK : SMC_ERR_NOMEM;
 }
 
+/* The next step for a distribution whose loader asks for an alternative it does not ship: the
+ * CUDA of the newest alternative that runs on this GPU (a torch built for it, or the override set
+ * to it), or a release that ships the one asked for. NULL when it is not such a roll-up. */
+static smc_status missing_next(const smc_input *in, size_t dist, const smc_rollup *r, size_t ti,
+                               char **out)
+{
+    *out = NULL;
+    if (!r->missing_cuda || r->missing >= in->library_count) return SMC_OK;
+    const char *of = in->libraries[r->missing].path, *name = in->distributions[dist].name;
+    unsigned best = 0;
+    for (size_t l = 0; l < in->library_count; l++) {
+        const smc_library *lib = &in->libraries[l];
+        unsigned cuda = lib->distribution == dist && ti < lib->judgement_count &&
+                                runs(lib->judgements[ti].status)
+                            ? smc_alternative_of(lib->path, of)
+                            : 0;
+        if (cuda > best) best = cuda;
+    }
+    char *want = smc_alternative_for(of, r->missing_cuda);
+    char *runs_here = best ? smc_alternative_for(of, best) : NULL;
+    const char *eq = r->override ? strchr(r->override, '=') : NULL;
+    if (want && runs_here && eq)
+        *out = smc_asprintf("%.*s=%u (%s runs here), or a release of %s that ships %s",
+                            (int)(eq - r->override), r->override, best, runs_here,
+                            name ? name : "it", want);
+    else if (want && runs_here)
+        *out = smc_asprintf("a torch built for CUDA %u.%u, for which it ships %s (it runs here), "
+                            "or a release of %s that ships %s",
+                            best / 10, best % 10, runs_here, name ? name : "it", want);
+    else if (want)
+        *out = smc_asprintf("a release of %s that ships %s", name ? name : "it", want);
+    free(want);
+    free(runs_here);
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
 /* The next step for a compiler that does not know the GPU, checked against the tables: the first
  * Triton release whose ptxas knows it (and the setting that names another ptxas), or an NVRTC of
  * a CUDA release that does. NULL when it is not such a roll-up. */
@@ -225,7 +262,9 @@ static smc_status derive_input(const smc_result *r, smc_input *in, const smc_bui
         for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++) {
             smc_rollup *v = &d->verdicts[t];
             v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
-            if (!v->next) st = alternatives_next(in, k, v, &r->targets[t], t, &v->next);
+            if (!v->next) st = missing_next(in, k, v, t, &v->next);
+            if (st == SMC_OK && !v->next)
+                st = alternatives_next(in, k, v, &r->targets[t], t, &v->next);
             if (st == SMC_OK && !v->next) st = compiler_next(in, v, &r->targets[t], &v->next);
             smc_cpu_rule rule;
             if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&

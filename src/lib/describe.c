@@ -391,6 +391,25 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
                             in->require_cuda ? in->require_cuda : "NVIDIA_REQUIRE_CUDA", need,
                             compat);
     }
+    if (r->missing_cuda && r->missing < in->library_count) {
+        char *file = smc_alternative_for(in->libraries[r->missing].path, r->missing_cuda);
+        const smc_distribution *torch =
+            r->torch < in->distribution_count ? &in->distributions[r->torch] : NULL;
+        char by[128];
+        if (torch)
+            snprintf(by, sizeof by, "the installed torch %s's CUDA %u.%u%s",
+                     torch->version ? torch->version : "", r->missing_cuda / 10,
+                     r->missing_cuda % 10,
+                     r->torches > 1 ? " (the torch in its site-packages)" : "");
+        else
+            snprintf(by, sizeof by, "%s", r->override ? r->override : "its loader");
+        char *s = file ? smc_asprintf("%s asks for %s, which is not among its %zu alternatives: "
+                                      "none of them is loaded",
+                                      by, file, r->choices)
+                       : NULL;
+        free(file);
+        return s;
+    }
     if (r->chooser_cc && r->library >= in->library_count)
         return smc_asprintf("its loader picks %s library by its GPU of compute capability %u.%u "
                             "(data/loaders.tsv), and it ships none: nothing with device code is "

@@ -13,6 +13,15 @@
 char *smc_distribution_next(const smc_input *in, const smc_distribution *d, const smc_rollup *r,
                             const struct smc_builds *builds, const smc_target *t, int driver_cuda);
 
+/* The base name of the alternative of path's for another CUDA (as the _cudaNNN digits):
+ * ("d/libx_cuda128.so", 130) -> "libx_cuda130.so"; NULL when path is no alternative, or no
+ * memory. */
+char *smc_alternative_for(const char *path, unsigned cuda);
+
+/* The CUDA (as the _cudaNNN digits) of path when it is an alternative of the same choice as of
+ * (the same name but for those digits), else 0. */
+unsigned smc_alternative_of(const char *path, const char *of);
+
 /* Judges one library of in for one target again (the judgement of smc_judge's rules), with
  * another driver, say: to check that a next step helps. Free out with smc_judgements_free's
  * rules (its failing list). */

@@ -316,6 +316,9 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
             snprintf(by, sizeof by, "%u.%u", r->chooser_cc / 10, r->chooser_cc % 10);
             add(b, alt, "chosen_by_gpu", r->chooser_cc ? json_text(by) : cJSON_CreateNull());
             add(b, alt, "chosen_for_machine", cJSON_CreateBool(r->machine_choice));
+            char cuda[16];
+            snprintf(cuda, sizeof cuda, "%u.%u", r->missing_cuda / 10, r->missing_cuda % 10);
+            add(b, alt, "missing_cuda", r->missing_cuda ? json_text(cuda) : cJSON_CreateNull());
         }
     } else {
         add(b, v, "alternatives", cJSON_CreateNull());
@@ -618,11 +621,12 @@ smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_disp
 /* The rules: one per cause that makes a library worse than ok, with the worst status it leads
  * to (which gives the rule's security-severity). The help points at the docs a clone carries. */
 /* The rules of a distribution's own status, past the causes: CPU-only builds (SMC_CAUSE_COUNT),
- * compilers that do not know the GPU. */
+ * compilers that do not know the GPU, a loader that asks for an alternative not shipped. */
 #define RULE_COMPILER ((smc_cause)(SMC_CAUSE_COUNT + 1))
+#define RULE_ALTERNATIVE ((smc_cause)(SMC_CAUSE_COUNT + 2))
 
 typedef struct sarif_rule {
-    smc_cause cause; /* a cause, or SMC_CAUSE_COUNT, RULE_COMPILER */
+    smc_cause cause; /* a cause, or SMC_CAUSE_COUNT, RULE_COMPILER, RULE_ALTERNATIVE */
     const char *name, *text;
     smc_lib_status worst;
 } sarif_rule;
@@ -665,6 +669,10 @@ static const sarif_rule sarif_rules[] = {
      "A compiler used at run time (Triton's ptxas, NVRTC) does not know the GPU: code compiled "
      "at run time fails.",
      SMC_STATUS_COMPILER},
+    {RULE_ALTERNATIVE, "AlternativeNotShipped",
+     "The package's loader asks for a library of another CUDA (or the _nocublaslt set) than "
+     "those it ships: none of them is loaded.",
+     SMC_STATUS_NONE},
     {SMC_CAUSE_GATED, "ArchSpecificCodeOnly",
      "Only arch-specific ('a' or 'f') code, for other GPUs: it runs only where host code "
      "dispatches to it.",
@@ -694,9 +702,10 @@ static const char *sarif_level(smc_lib_status s, bool informational)
 
 static const char *sarif_rule_id(const sarif_rule *r)
 {
-    return r->cause == SMC_CAUSE_COUNT ? "cpu-only"
-           : r->cause == RULE_COMPILER ? "compiler"
-                                       : smc_cause_str(r->cause);
+    return r->cause == SMC_CAUSE_COUNT    ? "cpu-only"
+           : r->cause == RULE_COMPILER    ? "compiler"
+           : r->cause == RULE_ALTERNATIVE ? "alternative-missing"
+                                          : smc_cause_str(r->cause);
 }
 
 /* A library's result level: a none is an error, as it fails the gate, but for an alternative
@@ -896,18 +905,21 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             free(uri);
         }
     }
-    /* A CPU-only build of a GPU package, a compiler that does not know the GPU: a result per
-     * target, at the distribution. */
+    /* A CPU-only build of a GPU package, a compiler that does not know the GPU, a loader that
+     * asks for an alternative not shipped: a result per target, at the distribution. */
     for (size_t k = 0; k < in->distribution_count; k++) {
         const smc_distribution *d = &in->distributions[k];
         for (size_t t = 0; t < d->verdict_count && t < opt->target_count; t++) {
             const smc_rollup *v = &d->verdicts[t];
-            if ((v->status != SMC_STATUS_CPU_ONLY && v->status != SMC_STATUS_COMPILER) ||
+            bool missing = v->status == SMC_STATUS_NONE && (v->missing_cuda || v->twin_missing);
+            if ((v->status != SMC_STATUS_CPU_ONLY && v->status != SMC_STATUS_COMPILER &&
+                 !missing) ||
                 !d->location)
                 continue;
             const char *status = smc_lib_status_str(v->status);
-            size_t rule = sarif_rule_of(v->status == SMC_STATUS_CPU_ONLY ? SMC_CAUSE_COUNT
-                                                                          : RULE_COMPILER);
+            size_t rule = sarif_rule_of(missing                            ? RULE_ALTERNATIVE
+                                        : v->status == SMC_STATUS_CPU_ONLY ? SMC_CAUSE_COUNT
+                                                                           : RULE_COMPILER);
             const smc_target *g = &opt->targets[t];
             char tok[16], *text = NULL;
             snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
@@ -922,7 +934,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
             }
             cJSON *r = text ? add(b, results, NULL, cJSON_CreateObject()) : NULL;
             if (r) {
-                add(b, r, "ruleId", json_text(status));
+                add(b, r, "ruleId", json_text(sarif_rule_id(&sarif_rules[rule])));
                 add(b, r, "ruleIndex", cJSON_CreateNumber((double)rule));
                 add(b, r, "level", json_text(sarif_level(v->status, opt->informational)));
                 cJSON *msg = add(b, r, "message", cJSON_CreateObject());

@@ -282,12 +282,12 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
         }
         fprintf(out, ": %s\n", next);
     }
-    /* A compiler's word and a CPU-only build's, once per sentence: why it fails, and with
-     * --detail why a compiler does not. */
+    /* A compiler's word, a CPU-only build's and a missing alternative's, once per sentence: why
+     * it fails, and with --detail why a compiler does not. */
     for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
         const smc_rollup *r = &d->verdicts[t];
         bool compiler = r->compiler != SMC_NONE && r->library == SMC_NONE;
-        if (!r->reason || !(r->status == SMC_STATUS_CPU_ONLY || compiler) ||
+        if (!r->reason || !(r->status == SMC_STATUS_CPU_ONLY || compiler || r->missing_cuda) ||
             (compiler && r->status != SMC_STATUS_COMPILER && !opt->detail))
             continue;
         bool said = false;
@@ -311,7 +311,7 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
     /* Why, where it is not simply the worst library's word. */
     for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
         const smc_rollup *r = &d->verdicts[t];
-        if (!r->vendored && !r->all_gated && !r->choices) continue;
+        if ((!r->vendored && !r->all_gated && !r->choices) || r->missing_cuda) continue;
         if (opt->target_count > 1 && !opt->detail) continue;
         char tok[16];
         target_token(tok, &opt->targets[t]);

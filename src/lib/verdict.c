@@ -572,12 +572,29 @@ static unsigned alternative_cuda(const char *path, size_t *key_len, const char *
     return v;
 }
 
+char *smc_alternative_for(const char *path, unsigned cuda)
+{
+    size_t k;
+    const char *rest;
+    if (!alternative_cuda(path, &k, &rest)) return NULL;
+    const char *name = smc_base_name(path);
+    return smc_asprintf("%.*s%u%s", (int)(path + k - name), name, cuda, rest);
+}
+
 static bool same_choice(const char *a, const char *b)
 {
     size_t ka, kb;
     const char *ra, *rb;
     return alternative_cuda(a, &ka, &ra) && alternative_cuda(b, &kb, &rb) && ka == kb &&
            strncmp(a, b, ka) == 0 && strcmp(ra, rb) == 0;
+}
+
+unsigned smc_alternative_of(const char *path, const char *of)
+{
+    size_t k;
+    const char *rest;
+    unsigned v = alternative_cuda(path, &k, &rest);
+    return v && same_choice(path, of) ? v : 0;
 }
 
 /* The roles of an input's libraries in their distributions. */
@@ -758,6 +775,26 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             if (torch && alternative_cuda(alt->path, &k, &rest) == torch) pick = o;
         }
         if (best == SMC_NONE) continue;
+        if (loader && torch && pick == SMC_NONE) {
+            /* The file its loader asks for is not there: it loads none of them (bitsandbytes
+             * fails at import, loads its CPU library, or fails at the first call: loaders.md). */
+            for (size_t o = l; o < in->library_count; o++) {
+                smc_library *alt = &in->libraries[o];
+                if (alt->distribution == dist && t < alt->judgement_count &&
+                    (o == l || same_choice(lib->path, alt->path)))
+                    alt->judgements[t].unused = true;
+            }
+            if (!r.missing_cuda) {
+                r.missing_cuda = torch;
+                r.missing = l;
+                r.serving = serving;
+                r.choices = choices;
+                r.chosen = !override;
+                r.torch = override ? SMC_NONE : chooser;
+                r.override = override;
+            }
+            continue;
+        }
         size_t loaded = pick != SMC_NONE ? pick : best;
         for (size_t o = l; o < in->library_count; o++) { /* the others fail nothing */
             const smc_library *alt = &in->libraries[o];
@@ -785,6 +822,12 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
         r.twin_missing = want_twin;
         r.chooser_cc = by;
         r.machine_choice = by != targets[t].cc_major * 10 + targets[t].cc_minor;
+        return r;
+    }
+    if (r.missing_cuda) {
+        r.status = SMC_STATUS_NONE;
+        r.library = SMC_NONE;
+        r.vendored = false;
         return r;
     }
     if (!any) r.status = SMC_STATUS_NO_CODE;

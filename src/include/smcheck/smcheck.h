@@ -268,6 +268,11 @@ typedef struct smc_rollup {
                            * another GPU than this one (chooser_cc) */
     unsigned chooser_cc;  /* the compute capability the loader chose by (major*10+minor), 0 */
     bool twin_missing;    /* its loader wants the _nocublaslt set (chooser_cc), which it lacks */
+    unsigned missing_cuda; /* its loader asks for the alternative of this CUDA (as the _cudaNNN
+                            * digits: 130), named by the installed torch (torch) or override,
+                            * and it ships none: nothing is loaded; else 0. missing: one of the
+                            * alternatives it ships (index into the input's libraries) */
+    size_t missing;
     const char *override; /* the environment setting that named the alternative's CUDA instead
                            * of torch ("BNB_CUDA_VERSION=122"), or NULL */
     size_t compiler;      /* SMC_STATUS_COMPILER, or a distribution that is a compiler: the one
