@@ -1131,9 +1131,10 @@ static void requirements_cases(void)
           l.pin_count == 1 && strcmp(l.pins[0].name, "spam") == 0 &&
           strcmp(l.pins[0].version, "3.1") == 0);
     smc_lock_free(&l);
-    /* a bare wheel path is relative to the file's directory; name (==version) is a pin */
+    /* a bare wheel path is relative to the working directory (pip, uv), not to the file's;
+     * name (==version) is a pin */
     CHECK(rd("/r/requirements.txt", "./w/spam-3.1-py3-none-any.whl\nham (==2.0)\n", &lin, &l) &&
-          l.pin_count == 2 && strcmp(l.pins[0].url, "/r/./w/spam-3.1-py3-none-any.whl") == 0 &&
+          l.pin_count == 2 && strcmp(l.pins[0].url, "./w/spam-3.1-py3-none-any.whl") == 0 &&
           strcmp(pin_of(&l, "ham")->version, "2.0") == 0);
     smc_lock_free(&l);
     /* a bare URL that is not a wheel has no name to pin: a problem */

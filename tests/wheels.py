@@ -69,6 +69,7 @@ def main():
         rollups(out)
         situation(out)
         runtime(out)
+        requirement_paths(out)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", out])
         shutil.rmtree(out, ignore_errors=True)
@@ -631,6 +632,30 @@ def runtime(out):
           and sg[:4] == (0, "ok", "no-device-code", None),
           "onnxruntime installed after onnxruntime-gpu shadows it (cpu-only, the evidence a file, "
           "the next step a clean reinstall); installed before, the GPU build runs (%s)" % got)
+
+
+def requirement_paths(out):
+    """A wheel's path in a requirements.txt is relative to the working directory, as pip and uv
+    take it (-r and -c name files relative to the file); one that is not there is an error that
+    names it."""
+    demo = "demo_cuda-1.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"
+    work = os.path.join(out, "reqpaths")
+    os.makedirs(os.path.join(work, "sub", "w"))
+    os.makedirs(os.path.join(work, "w"))
+    with open(os.path.join(work, "sub", "requirements.txt"), "w") as f:
+        f.write("./w/%s\n" % demo)
+    shutil.copy(os.path.join(out, demo), os.path.join(work, "w", demo))
+    rc, out_json, err = run("scan", "--format", "json", "sub/requirements.txt", cwd=work)
+    doc = json.loads(out_json)
+    names = [d["name"] for d in doc["inputs"][0]["distributions"]]
+    check(rc == 0 and names == ["demo-cuda"] and err == "",
+          "requirements.txt naming ./w/WHEEL from another directory: the wheel under the working "
+          "directory is read (%d, %s, %r)" % (rc, names, err))
+    shutil.move(os.path.join(work, "w", demo), os.path.join(work, "sub", "w", demo))
+    rc, _, err = run("scan", "sub/requirements.txt", cwd=work)
+    check(rc == 2 and err.strip() == "smcheck: ./w/%s: No such file or directory" % demo,
+          "the wheel only beside the file, not under the working directory: one error naming "
+          "the path, exit 2 (%d, %r)" % (rc, err))
 
 
 def judged(path, gpus, *extra):

@@ -1106,9 +1106,11 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
         return problem(r, "%s: %.200s is not a wheel: it is built from source", what, url);
     if (url && smc_wheel_rank(r->e, file) < 0)
         return problem(r, "%s: its wheel %.200s is not for %s", what, file, r->env);
-    char *local = NULL; /* a path, or a file: URL */
+    /* A path, or a file: URL. A path is relative to the working directory, as pip and uv take
+     * it (pip 26.3 and uv 0.13 tried: not to the file's directory, unlike -r and -c). */
+    char *local = NULL;
     if (url && (!url_scheme(url) || strncasecmp(url, "file:", 5) == 0) &&
-        !(local = beside(r->path, url)))
+        !(local = url_scheme(url) ? beside(r->path, url) : smc_strdup(url)))
         return false;
     if (url && !location_ok(local ? local : url)) {
         free(local);

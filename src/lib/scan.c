@@ -728,9 +728,14 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
         const char *where = pin->url ? pin->url : url;
         if (smc_url_is(where)) {
             st = plan_remote(where, sha[0] ? sha : NULL, true, input, opt, in, items, n);
-        } else { /* a wheel beside the lock */
+        } else { /* a local wheel: one that is not there is said so, by its path */
             smc_item it = {.path = smc_strdup(where), .root = -1, .member = -1,
                            .dist = SMC_NONE, .input = input, .same_as = SMC_NONE};
+            struct stat sb;
+            if (it.path && stat(it.path, &sb) != 0 && !(it.error = smc_strdup(strerror(errno)))) {
+                free(it.path);
+                it.path = NULL;
+            }
             st = it.path ? add_item(in, &it, true, opt, items, n) : SMC_ERR_NOMEM;
         }
         for (size_t d = first; d < in->distribution_count && st == SMC_OK; d++) {
