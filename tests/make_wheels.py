@@ -484,11 +484,19 @@ def make_envs(out, emit):
     site = venv(root, "3.12")
     install_dist(site, "torch", "2.8.0+cu129", {"torch/__init__.py": b"",
                                                 "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so")})
-    install_dist(site, "bitsandbytes", "0.45.5",
-                 {k.replace("alt/libalt", "bitsandbytes/libbitsandbytes").replace("alt/", "bitsandbytes/"): v
-                  for k, v in alt_files().items()})
+    install_dist(site, "bitsandbytes", "0.45.5", bnb_alt_files())
     install_dist(site, "alt", "1.0", alt_files())
     emit(root)
+
+    # nearest_env_cu129/, nearest_env_cu117/: bitsandbytes 0.50.0, whose loader falls back to
+    # the nearest file of torch's CUDA major (the highest below, else the lowest above).
+    for label in ("cu129", "cu117"):
+        root = os.path.join(out, "nearest_env_" + label)
+        site = venv(root, "3.12")
+        install_dist(site, "torch", "2.8.0+" + label,
+                     {"torch/__init__.py": b"", "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so")})
+        install_dist(site, "bitsandbytes", "0.50.0", bnb_alt_files())
+        emit(root)
 
     # two_torch_env/: a root with two Pythons, each with its torch and alt: the alternative
     # loaded is the one the torch beside it picks (issue 23: the report says which).
@@ -515,6 +523,12 @@ def alt_files():
     for the newer ones."""
     return {"alt/__init__.py": b"", "alt/libalt_cuda118.so": fixture("gen/old.cubin"),
             "alt/libalt_cuda128.so": fixture("gen/cuda128.so")}
+
+
+def bnb_alt_files():
+    """alt's two libraries under bitsandbytes' names."""
+    return {k.replace("alt/libalt", "bitsandbytes/libbitsandbytes").replace("alt/", "bitsandbytes/"): v
+            for k, v in alt_files().items()}
 
 
 def make_rollup_wheels(out, emit):

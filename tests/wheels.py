@@ -723,6 +723,18 @@ def rollups(out):
     check(out_text.count("asks for libbitsandbytes_cuda129.so") == 1 and
           "sm_90, sm_61 none: the installed torch 2.8.0+cu129's CUDA 12.9 asks for" in out_text,
           "the text report says why once for both GPUs:\n%s" % out_text)
+    # bitsandbytes 0.50 falls back to the nearest file of torch's CUDA major.
+    got = {}
+    for label in ("cu129", "cu117"):
+        rc, doc = judged(os.path.join(out, "nearest_env_" + label), "9.0")
+        st, vs = dist_status(doc, "bitsandbytes")
+        got[label] = (st, rc, os.path.basename(vs[0]["library"] or ""),
+                      vs[0]["alternatives"]["chosen_by_torch"], vs[0]["alternatives"]["missing_cuda"],
+                      "the loader takes the nearest of the same major" in vs[0]["reason"])
+    check(got == {"cu129": (["ok"], 0, "libbitsandbytes_cuda128.so", True, None, True),
+                  "cu117": (["none"], 1, "libbitsandbytes_cuda118.so", True, None, True)},
+          "bitsandbytes 0.50: torch for 12.9 loads cuda128 (the highest below), for 11.7 cuda118 "
+          "(the lowest above) (%s)" % got)
     rc, sarif, _ = run("--gpu", "9.0", "--format", "sarif", os.path.join(out, "missing_alt_env"))
     errors = [(r["ruleId"], r["message"]["text"].split(" ")[0])
               for r in json.loads(sarif)["runs"][0]["results"] if r["level"] == "error"]

@@ -434,8 +434,11 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
             snprintf(which, sizeof which, " (of %zu torches installed, the one in its "
                                           "site-packages)", r->torches);
         return smc_asprintf("%s, the one of %zu alternatives that the installed torch %s's CUDA "
-                            "picks%s, is %s (%zu of them serve this GPU)",
+                            "picks%s%s, is %s (%zu of them serve this GPU)",
                             name, r->choices, torch->version ? torch->version : "", which,
+                            r->nearest ? " (none is for its CUDA: the loader takes the nearest "
+                                         "of the same major)"
+                                       : "",
                             smc_lib_status_str(own), r->serving);
     }
     if (r->choices && r->chosen && r->override)

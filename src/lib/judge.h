@@ -56,6 +56,8 @@ typedef struct smc_loader_rule {
     unsigned nocublaslt_below; /* major*10+minor below which _nocublaslt is loaded; 0 never */
     bool torch_cuda;           /* the installed torch's CUDA names the file (else the system's
                                 * libcudart, which smcheck cannot know) */
+    bool same_major;           /* and where it ships none for that CUDA, the nearest of the same
+                                * major: the highest below it, else the lowest above */
     char override[320];        /* an environment variable naming it instead; "" none */
     char source[320];
 } smc_loader_rule;

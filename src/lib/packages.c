@@ -102,7 +102,8 @@ bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule 
                   : strcmp(f[3], "sorted") == 0 ? SMC_CHOOSE_SORTED
                                                 : SMC_CHOOSE_HIGHEST,
             .nocublaslt_below = sscanf(f[4], "%u.%u", &major, &minor) == 2 ? major * 10 + minor : 0,
-            .torch_cuda = strcmp(f[5], "torch") == 0,
+            .torch_cuda = strcmp(f[5], "torch") == 0 || strcmp(f[5], "torch-major") == 0,
+            .same_major = strcmp(f[5], "torch-major") == 0,
         };
         snprintf(out->override, sizeof out->override, "%s", strcmp(f[6], "-") ? f[6] : "");
         snprintf(out->source, sizeof out->source, "%s", f[7]);

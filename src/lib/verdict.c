@@ -761,6 +761,8 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
         }
         /* One choice: the alternative torch's CUDA picks, else the best of them. */
         size_t pick = SMC_NONE, best = SMC_NONE, serving = 0, choices = 0;
+        size_t below = SMC_NONE, above = SMC_NONE; /* the nearest of torch's major each side */
+        unsigned below_v = 0, above_v = 0;
         for (size_t o = l; o < in->library_count; o++) {
             const smc_library *alt = &in->libraries[o];
             if (alt->distribution != dist || (o != l && !same_choice(lib->path, alt->path))) continue;
@@ -772,9 +774,19 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             if (best == SMC_NONE || s < rank(in->libraries[best].judgements[t].status)) best = o;
             size_t k;
             const char *rest;
-            if (torch && alternative_cuda(alt->path, &k, &rest) == torch) pick = o;
+            unsigned v = alternative_cuda(alt->path, &k, &rest);
+            if (torch && v == torch) pick = o;
+            if (!torch || v / 10 != torch / 10) continue;
+            if (v < torch && (below == SMC_NONE || v > below_v)) below = o, below_v = v;
+            if (v > torch && (above == SMC_NONE || v < above_v)) above = o, above_v = v;
         }
         if (best == SMC_NONE) continue;
+        /* A loader that falls back within torch's major (and not for an override's file). */
+        bool nearest = false;
+        if (pick == SMC_NONE && loader && rule.same_major && !override) {
+            pick = below != SMC_NONE ? below : above;
+            nearest = pick != SMC_NONE;
+        }
         if (loader && torch && pick == SMC_NONE) {
             /* The file its loader asks for is not there: it loads none of them (bitsandbytes
              * fails at import, loads its CPU library, or fails at the first call: loaders.md). */
@@ -810,6 +822,7 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             r.chosen = pick != SMC_NONE;
             r.torch = r.chosen && !override ? chooser : SMC_NONE;
             r.override = r.chosen ? override : NULL;
+            r.nearest = nearest;
             r.machine_choice = loader && rule.nocublaslt_below &&
                                by != targets[t].cc_major * 10 + targets[t].cc_minor;
             r.chooser_cc = loader && rule.nocublaslt_below ? by : 0;

@@ -254,7 +254,9 @@ typedef struct smc_rollup {
     bool all_gated;  /* every library with device code is gated for the GPU */
     size_t serving;  /* alternatives: how many of the choice serve the GPU, */
     size_t choices;  /* of how many */
-    bool chosen;     /* the alternative was chosen by the installed torch's CUDA: */
+    bool chosen;     /* the alternative was chosen by the installed torch's CUDA (nearest:
+                      * the loader's nearest of its major, as none is for that CUDA): */
+    bool nearest;
     size_t torch;    /* that torch (index into the input's distributions), or SMC_NONE */
     size_t torches;  /* torches installed in the input: with several, the one beside the
                       * distribution (in its site-packages) chooses, and none when none is */
