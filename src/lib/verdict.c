@@ -787,15 +787,17 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             pick = below != SMC_NONE ? below : above;
             nearest = pick != SMC_NONE;
         }
-        if (loader && torch && pick == SMC_NONE) {
-            /* The file its loader asks for is not there: it loads none of them (bitsandbytes
-             * fails at import, loads its CPU library, or fails at the first call: loaders.md). */
-            for (size_t o = l; o < in->library_count; o++) {
-                smc_library *alt = &in->libraries[o];
-                if (alt->distribution == dist && t < alt->judgement_count &&
-                    (o == l || same_choice(lib->path, alt->path)))
-                    alt->judgements[t].unused = true;
-            }
+        /* The file its loader asks for may not be there: then it loads none of them (bitsandbytes
+         * fails at import, loads its CPU library, or fails at the first call: loaders.md). */
+        bool missing = loader && torch && pick == SMC_NONE;
+        size_t loaded = missing ? SMC_NONE : pick != SMC_NONE ? pick : best;
+        for (size_t o = l; o < in->library_count; o++) { /* the others fail nothing */
+            const smc_library *alt = &in->libraries[o];
+            if (alt->distribution == dist && t < alt->judgement_count &&
+                (o == l || same_choice(lib->path, alt->path)))
+                alt->judgements[t].unused = o != loaded;
+        }
+        if (missing) {
             if (!r.missing_cuda) {
                 r.missing_cuda = torch;
                 r.missing = l;
@@ -806,13 +808,6 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
                 r.override = override;
             }
             continue;
-        }
-        size_t loaded = pick != SMC_NONE ? pick : best;
-        for (size_t o = l; o < in->library_count; o++) { /* the others fail nothing */
-            const smc_library *alt = &in->libraries[o];
-            if (alt->distribution == dist && t < alt->judgement_count &&
-                (o == l || same_choice(lib->path, alt->path)))
-                alt->judgements[t].unused = o != loaded;
         }
         smc_rollup before = r;
         fold(&r, in, loaded, t, &any, &gated);
