@@ -561,7 +561,7 @@ def main():
 
         written = [os.path.relpath(os.path.join(d, f), sandbox) for d, _, fs in os.walk(sandbox)
                    for f in fs]
-        check(all(w.startswith(".cache/smcheck/v2/") for w in written),
+        check(all(w.startswith(".cache/smcheck/v3/") for w in written),
               "nothing but the cache written to HOME, TMPDIR or the working directory: %s"
               % written[:5])
     finally:

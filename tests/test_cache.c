@@ -718,7 +718,7 @@ static void hostile(void)
 
     /* Another format, reader or file. */
     refused_edit(text, "version", "1", "another format");
-    refused_edit(text, "version", "3", "another format");
+    refused_edit(text, "version", "4", "another format");
     refused_edit(text, "version", "\"2\"", "another format");
     /* The rows after the document: as many as the libraries count, each a line of its own. */
     char *more = repeat("[1]\n", 1, text, "");

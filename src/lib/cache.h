@@ -26,7 +26,7 @@
 #include "smcheck/smcheck.h"
 
 /* The cache format's version: bump it whenever what the reader records changes. */
-#define SMC_CACHE_FORMAT 2
+#define SMC_CACHE_FORMAT 3
 /* The largest record read or written (a model of 40,000 containers and 320,000 images writes
  * 26 MB), and the longest string in one (its pieces together, without the prefix). */
 #define SMC_CACHE_MAX_BYTES (256u << 20)

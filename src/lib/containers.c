@@ -291,10 +291,12 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
     return owned;
 }
 
-/* At a whole container's end: its cubins, in order until one holds a kernel, are read where that
- * matters: a container without PTX (the judge asks whether it holds kernels at all: nvlink's
- * device-link module does not), or every container when their names are wanted (--detail). A
- * container with PTX is taken to hold kernels without decompressing anything. */
+/* At a whole container's end: its cubins, in order until one holds a kernel, are read (those
+ * small enough, CUBIN_FACTS_MAX; all up to CUBIN_NAMES_MAX for --detail's names). A container
+ * whose every cubin was read and holds no kernel holds none in its PTX either: the cubins and the
+ * PTX are one translation unit compiled for each target (vllm 0.9.1's sm_52+compute_52 module
+ * without kernels, beside its kernels built for sm_70 and up). A container of PTX alone is not
+ * known (-1), which counts as holding kernels. */
 static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
 {
     bool ptx = false, any_cubin = false;
@@ -302,15 +304,13 @@ static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
         ptx |= h->images[i].kind == SMC_IMAGE_PTX;
         any_cubin |= h->images[i].kind == SMC_IMAGE_CUBIN;
     }
-    if (ptx && !f->want_names) return; /* kernels: not known (-1), which counts as holding them */
     bool all_read = cp->all_read;
     for (size_t i = 0; i < cp->kept_count && h->kernels != 1; i++) {
         struct kept *k = &cp->kept_list[i];
         if (h->images[k->img].kind == SMC_IMAGE_CUBIN && !cubin_facts(f, h, &h->images[k->img], k))
             all_read = false;
     }
-    if (h->kernels != 1) h->kernels = !any_cubin || all_read ? 0 : -1;
-    if (ptx) h->kernels = -1; /* as without names: a container with PTX holds kernels */
+    if (h->kernels != 1) h->kernels = all_read && (any_cubin || !ptx) ? 0 : -1;
 }
 
 /* The .version and .target of a PTX image from its first stored bytes: the first PTX_FIRST bytes
@@ -336,25 +336,27 @@ static void ptx_facts(smc_finder *f, smc_image *img, struct kept *k)
     }
 }
 
-/* At a whole container's end: what its payloads say is read where it can change a verdict for
- * the targets (smc_facts_matter; all of it for --detail's kernel names): its PTX's .version and
- * .target, its cubins' kernels. And whatever the targets and the driver, the ptxas release of
- * its first small cubin that can carry one (entry version 1.8: CUDA 12.8 on write
+/* At a whole container's end: what its PTX says is read where it can change a verdict for the
+ * targets (smc_facts_matter; all of it for --detail's kernel names): its .version and .target.
+ * Its cubins' kernels are read always; and whatever the targets and the driver, the ptxas release
+ * of its first small cubin that can carry one (entry version 1.8: CUDA 12.8 on write
  * .note.nv.tkinfo), for its library's CUDA minor, unless a cubin read already gave it: a
- * library's release is the same whichever GPUs it is judged for, and whether its facts came from
- * a read for every GPU (the cache's) or not. */
+ * library's facts are the same whichever GPUs it is judged for, and whether they came from a
+ * read for every GPU (the cache's) or not. */
 static void inspect(smc_finder *f, cparse *cp, hit *h)
 {
     const smc_options *o = f->opt;
     if (f->want_names || !o->targets ||
-        smc_facts_matter(h->images, h->image_count, o->targets, o->target_count, o->driver_cuda)) {
+        smc_facts_matter(h->images, h->image_count, o->targets, o->target_count, o->driver_cuda))
         for (size_t i = 0; i < cp->kept_count; i++) {
             struct kept *k = &cp->kept_list[i];
             smc_image *img = &h->images[k->img];
             if (img->kind == SMC_IMAGE_PTX) ptx_facts(f, img, k);
         }
-        inspect_cubins(f, cp, h);
-    }
+    /* Which containers hold kernels is a fact of the library, whatever the targets: its main
+     * architecture list is chosen among those that may (verdict.c, lists_of). Only small cubins
+     * are read for it. */
+    inspect_cubins(f, cp, h);
     for (size_t i = 0; i < h->image_count; i++)
         if (h->images[i].release) return;
     for (size_t i = 0; i < cp->kept_count; i++) {
