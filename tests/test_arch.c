@@ -25,7 +25,7 @@ static void test_builtin(void)
         const smc_gpu_model *m = &table->models[i];
         bool ok = m->name && m->name[0] && strlen(m->name) < sizeof((smc_target *)0)->name &&
                   strncmp(m->name, "NVIDIA", 6) != 0 && m->architecture && m->architecture[0] &&
-                  m->cc_major >= 3 && m->cc_major <= 12 && m->cc_minor <= 9;
+                  m->cc_major >= 2 && m->cc_major <= 12 && m->cc_minor <= 9;
         if (!ok) fprintf(stderr, "bad row %zu: %s\n", i, m->name ? m->name : "(null)");
         CHECK(ok);
     }
@@ -152,6 +152,13 @@ static void test_tokens(void)
     want("12.0", 12, 0, "");
     /* Known to CUDA though in no table row (sm_88 came with CUDA 13.0). */
     want("8.8", 8, 8, "");
+    /* A compute capability NVIDIA shipped is a known one, however old (Fermi, Kepler's first):
+     * judged, and told why nothing runs on it. */
+    want("2.1", 2, 1, "");
+    want("sm_20", 2, 0, "");
+    want("3.0", 3, 0, "");
+    want("gtx 560", 2, 1, "GeForce GTX 560");
+    want("gtx-680", 3, 0, "GeForce GTX 680");
     /* A capability no table and no CUDA release knows is a typo, not a GPU: refused with the
      * closest known ones. */
     refuse("sm_99", "unknown arch token 'sm_99': no GPU table row or CUDA release has compute "

@@ -86,7 +86,7 @@ int smc_cuda_for_arch(unsigned cc)
     static const struct {
         unsigned short cc, cuda;
     } first[] = {
-        {30, 70},  {32, 70},  {35, 70},   {37, 70},   {50, 70},   {52, 70},   {53, 70},
+        {20, 70},  {21, 70},  {30, 70},  {32, 70},  {35, 70},   {37, 70},   {50, 70},   {52, 70},   {53, 70},
         {60, 80},  {61, 80},  {62, 80},   {70, 90},   {72, 91},   {75, 100},  {80, 110},
         {86, 111}, {87, 114}, {88, 130},  {89, 118},  {90, 118},  {100, 128}, {101, 128},
         {103, 129}, {107, 134}, {110, 130}, {120, 128}, {121, 129},
@@ -125,8 +125,10 @@ const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len)
 
 int smc_last_driver_branch(unsigned cc)
 {
-    /* cuda-compat.md §3.2 (weak: secondary reports of NVIDIA's notices): R470 was the last branch
-     * for Kepler, R580 is the last for Maxwell, Pascal and Volta (Xavier's 7.2 included). */
+    /* cuda-compat.md §3.2 (weak: secondary reports of NVIDIA's notices): R390 was the last branch
+     * for Fermi, R470 for Kepler, R580 is the last for Maxwell, Pascal and Volta (Xavier's 7.2
+     * included). */
+    if (cc >= 20 && cc < 30) return 390;
     if (cc >= 30 && cc < 50) return 470;
     if (cc >= 50 && cc < 75) return 580;
     return 0;
