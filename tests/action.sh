@@ -88,7 +88,7 @@ rc=$?
 check_quiet "a GPU it serves passes (exit 0), no SARIF asked, none written" \
     sh -c "[ $rc -eq 0 ] && grep -qx 'exit-code=0' '$work/ok' && grep -qx 'sarif-file=' '$work/ok' &&
         ! grep -q -- '--sarif' '$work/ok.log'"
-action gate SMCHECK_BIN="$smcheck" SMCHECK_GPUS=sm_86 SMCHECK_PATHS=fixtures/nvcc/multi.so \
+action gate SMCHECK_BIN="$smcheck" SMCHECK_GPUS=sm_90 SMCHECK_PATHS=fixtures/nvcc/multi.so \
     SMCHECK_FAIL_ON=partial SMCHECK_SARIF_FILE=
 check_quiet "fail-on partial makes a partial library fail the job" [ $? -eq 1 ]
 

@@ -36,7 +36,7 @@ check "a bad --driver is a usage error" status_is 64
 
 run --gpu sm_120 nvcc/multi.so
 check "partial passes the default gate" status_is 0
-check "partial explains itself" has "$out" "sm_120 partial: 1 of 3 containers has no usable image (it carries sm_75 sm_86)"
+check "partial explains itself" has "$out" "sm_120 partial: its main architecture list sm_75 sm_86 (1 container) lacks a GPU of compute capability 12.0: 2 of 3 containers serve it, 1 does not (it carries sm_75 sm_86)"
 check "partial always warns" has "$err" "warning: 1 library is partial"
 run --gpu sm_120 --fail-on partial nvcc/multi.so
 check "--fail-on partial fails it" status_is 1
@@ -67,7 +67,7 @@ check "CUDA 12 code on a 12.8 driver is judged by the GPU" has "$out" "sm_90 par
 run --gpu orin nvcc/gplusplus.so
 check "Jetson: a lower-minor cubin fails, with the note" has "$out" "no binary compatibility on Tegra"
 run --gpu sm_90 nvcc/libperarch.a
-check "a static library is judged as one library" has "$out" "nvcc/libperarch.a: sm_90 partial: 1 of 2 containers has no usable image (it carries sm_80)"
+check "a static library is judged as one library" has "$out" "nvcc/libperarch.a: sm_90 ok: 1 native, 0 compatible of 1 container; 1 module for other GPUs"
 check "per-architecture members do not make it fail" status_is 0
 run scan nvcc/libperarch.a
 check "listed, it is one library too" has "$out" "nvcc/libperarch.a: 2 containers, 2 images"
@@ -127,7 +127,7 @@ check "json: targets" has "$out" '"token":	"sm_120"'
 check "json: verdicts per library" has "$out" '"containers_by_verdict":'
 check "json: every verdict key" has "$out" '"no-kernels":	1'
 check "json: input status" has "$out" '"status":	"partial"'
-check "json: a cause code beside the sentence" has "$out" '"cause":	"arch"'
+check "json: a cause code beside the sentence" has "$out" '"cause":	"main-arch"'
 check "json: the overall verdict per target" has "$out" '"overall":'
 
 # What the reader records, whatever the layout (issue 8 fixtures).

@@ -498,6 +498,24 @@ def make_envs(out, emit):
         install_dist(site, "bitsandbytes", "0.50.0", bnb_alt_files())
         emit(root)
 
+    # support_env/: what NVIDIA documents for its libraries (data/support.tsv) and how torch uses
+    # them (data/uses.tsv), issue 29: torch 2.6.0 with a libtorch_cuda_linalg.so built for
+    # sm_80 and up only (loaded on demand: partial on a T4), cuSPARSELt 0.6.3 (8.0 to 9.0 only:
+    # none on a T4, which torch beside it never asks of it) and cuDNN 9.11.0 (7.5 and up: none on
+    # a V100 whatever its sm_70 modules). support_env_9102/: cuDNN 9.10.2.21 instead, which
+    # supports the V100.
+    for label, cudnn in (("", "9.11.0.98"), ("_9102", "9.10.2.21")):
+        root = os.path.join(out, "support_env" + label)
+        site = venv(root, "3.12")
+        install_dist(site, "torch", "2.6.0", {
+            "torch/__init__.py": b"", "torch/lib/libtorch_cuda.so": fixture("nvcc/multi.so"),
+            "torch/lib/libtorch_cuda_linalg.so": fixture("gen/cuda128.so")})
+        install_dist(site, "nvidia-cusparselt-cu12", "0.6.3",
+                     {"nvidia/cusparselt/lib/libcusparseLt.so.0": fixture("gen/cuda128.so")})
+        install_dist(site, "nvidia-cudnn-cu12", cudnn,
+                     {"nvidia/cudnn/lib/libcudnn_ops.so.9": fixture("gen/old.cubin")})
+        emit(root)
+
     # two_torch_env/: a root with two Pythons, each with its torch and alt: the alternative
     # loaded is the one the torch beside it picks (issue 23: the report says which).
     root = os.path.join(out, "two_torch_env")
@@ -554,6 +572,18 @@ def make_rollup_wheels(out, emit):
     p = os.path.join(out, "gated-1.0-%s.whl" % tag)
     wheel(p, "gated", "1.0", tag, {"gated/_C.so": fixture("gen/cuda128.so"),
                                    "gated/_flash_sm90a.so": fixture("gen/gated_only.so")})
+    emit(p)
+    # cubinstore: loose cubin files its loader picks from by GPU (flashinfer-cubin's shape): one
+    # for sm_89, one for sm_70.
+    p = os.path.join(out, "cubinstore-1.0-%s.whl" % tag)
+    wheel(p, "cubinstore", "1.0", tag, {"cubinstore/__init__.py": b"",
+                                        "cubinstore/cubins/k_sm89.cubin": fixture("nvcc/kernel.cubin"),
+                                        "cubinstore/cubins/k_sm70.cubin": fixture("gen/old.cubin")})
+    emit(p)
+    # nvidia_cusparselt_cu12 0.6.3 alone: none on a T4 (NVIDIA supports it on 8.0 to 9.0).
+    p = os.path.join(out, "nvidia_cusparselt_cu12-0.6.3-%s.whl" % tag)
+    wheel(p, "nvidia-cusparselt-cu12", "0.6.3", tag,
+          {"nvidia/cusparselt/lib/libcusparseLt.so.0": fixture("gen/cuda128.so")})
     emit(p)
     p = os.path.join(out, "gatedonly-1.0-%s.whl" % tag)
     wheel(p, "gatedonly", "1.0", tag, {"gatedonly/_flash_sm90a.so": fixture("gen/gated_only.so")})
@@ -679,6 +709,21 @@ def make_runtime(out, emit):
                  {"nvidia/cuda_nvrtc/lib/libnvrtc.so.12": stub_elf(b"libnvrtc-builtins.so.12.4"),
                   "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.4": stub_elf()})
     emit(os.path.join(out, "nvrtc124"))
+    # NVRTC 11.7 (nvidia-cuda-nvrtc-cu11 11.7.99, which torch 1.13 and 2.0 pin) beside the torch
+    # that asks it only for what it knows (1.13.1: compute_86 on a newer GPU), beside one that
+    # does not cap 11.7 (1.12.1), and beside that torch and CuPy, which asks for the GPU's own.
+    for name, dists in (("nvrtc117_torch113", (("torch", "1.13.1"),)),
+                        ("nvrtc117_torch112", (("torch", "1.12.1"),)),
+                        ("nvrtc117_cupy", (("torch", "1.13.1"), ("cupy-cuda11x", "12.3.0")))):
+        site = venv(os.path.join(out, name), "3.12")
+        install_dist(site, "nvidia-cuda-nvrtc-cu11", "11.7.99",
+                     {"nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2": stub_elf(b"libnvrtc-builtins.so.11.7"),
+                      "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.11.7": stub_elf()})
+        for dist, version in dists:  # code that runs on 8.6 and 8.9 (sm_80)
+            pkg = dist.split("-")[0]
+            install_dist(site, dist, version, {pkg + "/__init__.py": b"",
+                                               pkg + "/lib/libkernels.so": fixture("gen/cuda128.so")})
+        emit(os.path.join(out, name))
     # onnxruntime-gpu 1.19.2 needs libcudnn.so.9 and the CUDA 12 libraries; beside torch 2.3's
     # nvidia-cudnn-cu12 8.9.2.26 (libcudnn.so.8) its CUDA provider does not load. Alone, it relies
     # on the host's libraries.

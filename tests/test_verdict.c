@@ -143,7 +143,8 @@ static void test_rules(void)
 }
 
 /* A library of containers given as token lists: "sm_80:1.8 compute_80:9.0|sm_90a:1.8". A
- * container prefixed with '!' is relocatable. */
+ * container prefixed with '!' is relocatable. Whether a container holds kernels is not known
+ * (-1: it counts as holding them), as where the reader read none of its cubins. */
 static smc_library *library(const char *spec)
 {
     smc_library *lib = smc_library_new("lib.so");
@@ -152,7 +153,7 @@ static smc_library *library(const char *spec)
     char *save = NULL;
     for (char *c = strtok_r(copy, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
         smc_container *ct = smc_push(&lib->containers, lib->container_count, sizeof *ct);
-        *ct = (smc_container){.first_image = lib->image_count};
+        *ct = (smc_container){.first_image = lib->image_count, .kernels = -1};
         if (*c == '!') {
             ct->relocatable = true;
             c++;
@@ -188,7 +189,10 @@ static void mark_kernels(smc_library *lib)
 {
     for (size_t i = 0; i < lib->container_count; i++) {
         smc_container *c = &lib->containers[i];
-        c->kernels = c->image_count == 1 && lib->images[c->first_image].arch == 75 ? 0 : -1;
+        const smc_image *first = &lib->images[c->first_image];
+        c->kernels = c->image_count == 1 && first->kind == SMC_IMAGE_CUBIN && first->arch == 75
+                         ? 0
+                         : -1;
     }
 }
 
@@ -245,15 +249,22 @@ static void test_statuses(void)
     CHECK(j.cause == SMC_CAUSE_ARCH && strcmp(smc_cause_str(j.cause), "arch") == 0);
     smc_library_free(lib);
 
-    /* Vendor style: per-architecture modules make it partial, with the count and what they carry.
-     */
+    /* Vendor style: its main list (sm_80 sm_90) serves the GPU, so the module it keeps for
+     * another GPU is one, not a failure: ok, with the count. */
     lib = library("sm_80:1.8 sm_90:1.8|sm_90a:1.8 sm_90:1.8|sm_100:1.8|sm_100a:1.8");
     j = judge(lib, "", 90, 0);
-    CHECK(j.status == SMC_STATUS_PARTIAL);
+    CHECK(j.status == SMC_STATUS_OK && j.cause == SMC_CAUSE_LOADS);
     CHECK(j.containers_by_verdict[SMC_VERDICT_NATIVE] == 2);
-    CHECK(j.containers_by_verdict[SMC_VERDICT_NONE] == 1 && j.failing_count == 1);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_OTHER_GPUS] == 1 && j.failing_count == 0);
+    CHECK(j.containers_by_verdict[SMC_VERDICT_NONE] == 0);
     CHECK(j.containers_by_verdict[SMC_VERDICT_GATED] == 1);
-    CHECK(says(&j, "1 of 3 containers has no usable image (it carries sm_100)"));
+    CHECK(says(&j, "2 native, 0 compatible of 2 containers; 1 module for other GPUs"));
+    /* On sm_100 the main list fails, and the one module for it is 1 of 3: partial. */
+    j = judge(lib, "", 100, 0);
+    CHECK(j.status == SMC_STATUS_PARTIAL && j.cause == SMC_CAUSE_MAIN_ARCH);
+    CHECK(says(&j, "its main architecture list sm_80 sm_90 (1 container) lacks a GPU of compute "
+                   "capability 10.0: 2 of 4 containers serve it, 2 do not (they carry sm_80 sm_90 "
+                   "sm_90a)"));
     smc_library_free(lib);
 
     /* PTX only: jit, with the driver it needs when none is known. */
@@ -366,8 +377,9 @@ static void test_statuses(void)
     CHECK(j.status == SMC_STATUS_JIT);
     smc_library_free(lib);
 
-    /* The build pattern: 43 of 44 containers share an architecture list without 6.1, so the
-     * library does not run there (vllm's _C); per-architecture modules make it partial. */
+    /* The build pattern: its main list (the widest) lacks 6.1, and the one module for 6.1 is 1
+     * of 44: the library does not run there (vllm 0.9.1's _C). On 7.5 that module is one for
+     * another GPU: ok. */
     char spec[4096] = "";
     for (int i = 0; i < 43; i++)
         strcat(spec, "sm_70:1.7 sm_75:1.7 sm_80:1.7 sm_86:1.7 sm_90:1.7|");
@@ -375,23 +387,43 @@ static void test_statuses(void)
     lib = library(spec);
     j = judge(lib, "GTX 1080 Ti", 61, 0);
     CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_MAIN_ARCH && j.main_set == 43);
-    CHECK(says(&j, "43 of 44 containers have no usable image: it is built for sm_70 sm_75 sm_80 "
-                   "sm_86 sm_90 (43 containers)"));
+    CHECK(says(&j, "it is built for sm_70 sm_75 sm_80 sm_86 sm_90 (43 containers), none of it "
+                   "for GTX 1080 Ti (6.1), and only 1 of 44 containers serves it"));
+    CHECK(says(&j, "(no CUDA release since 12.9 builds for it)"));
+    j = judge(lib, "T4", 75, 0);
+    CHECK(j.status == SMC_STATUS_OK && j.containers_by_verdict[SMC_VERDICT_OTHER_GPUS] == 1);
     smc_library_free(lib);
-    lib = library("sm_80:1.7|sm_86:1.7|sm_90:1.7|sm_90:1.7 sm_100:1.7");
+    /* A store of per-architecture modules (no list of two architectures): it runs wherever one
+     * serves. */
+    lib = library("sm_80:1.7|sm_86:1.7|sm_90:1.7|sm_100:1.7");
     j = judge(lib, "", 90, 0);
-    CHECK(j.status == SMC_STATUS_PARTIAL && j.failing_count == 2);
+    CHECK(j.status == SMC_STATUS_OK && j.containers_by_verdict[SMC_VERDICT_OTHER_GPUS] == 3);
+    j = judge(lib, "", 75, 0);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_ARCH);
     smc_library_free(lib);
-    /* Fewer than 1 in 20 serve it: no code for it, whatever the lists (libcusparseLt on a P100);
-     * 1 in 20 exactly is still partial. */
+    /* Fewer than 1 in 20 serve it and its main list does not: no code for it (libcusparseLt 0.6
+     * on a P100, its compute_52 probe serving); 1 in 20 exactly is partial. */
     lib = few_serve(spec, 20);
     j = judge(lib, "P100", 60, 0);
-    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_FEW && j.failing_count == 20);
-    CHECK(says(&j, "fewer than 1 in 20 serve P100 (6.0), so it has no code for it"));
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_MAIN_ARCH && j.failing_count == 20);
+    CHECK(says(&j, "none of it for P100 (6.0), and only 1 of 21 containers serves it"));
     smc_library_free(lib);
     lib = few_serve(spec, 19);
     j = judge(lib, "P100", 60, 0);
-    CHECK(j.status == SMC_STATUS_PARTIAL);
+    CHECK(j.status == SMC_STATUS_PARTIAL && j.cause == SMC_CAUSE_MAIN_ARCH);
+    CHECK(says(&j, "lacks P100 (6.0): 1 of 20 containers serve it, 19 do not"));
+    smc_library_free(lib);
+
+    /* A runtime linked statically, no toolkit note, no libcudart to name (ctranslate2 4.8.5):
+     * its PTX's ISA 8.7 says CUDA 12 built it, so an 11.8 driver does not run it; 12.4 does. */
+    lib = library("sm_80:1.7 sm_86:1.7 compute_86:8.7");
+    j = judge(lib, "", 86, 11080);
+    CHECK(j.status == SMC_STATUS_NONE && j.cause == SMC_CAUSE_BUILT_NEWER && j.built_major == 12 &&
+          j.built_by == SMC_EVIDENCE_PTX_ISA);
+    CHECK(says(&j, "built by CUDA 12 (its PTX's ISA 8.7, nothing else says); the driver supports "
+                   "11.8"));
+    j = judge(lib, "", 86, 12040);
+    CHECK(j.status == SMC_STATUS_OK);
     smc_library_free(lib);
 
     /* A newer minor toolkit than the driver: a warning, not a failure. */
@@ -407,8 +439,8 @@ static void test_statuses(void)
 static void test_situation(void)
 {
     /* Two containers only through PTX (the newest PTX each: compute_80 of 40 MiB, compute_75 of
-     * 1 MiB); one with a cubin. */
-    smc_library *lib = library("sm_70:1.7 compute_70:7.0 compute_80:7.8|compute_75:7.8|sm_86:1.7");
+     * 1 MiB); one with a cubin for another GPU. */
+    smc_library *lib = library("sm_70:1.7 compute_70:7.0 compute_80:7.8|compute_75:7.8|sm_90:1.7");
     lib->images[1].size = 5u << 20;  /* compute_70: not the one compiled on 8.6 */
     lib->images[2].size = 40u << 20; /* compute_80 */
     lib->images[3].size = 1u << 20;  /* compute_75 */
@@ -420,7 +452,8 @@ static void test_situation(void)
     j = judge(lib, "", 86, 0);
     CHECK(j.jit_bytes == (21u << 20) && !(j.warnings & SMC_WARN_JIT_LARGE));
     j = judge(lib, "", 70, 0); /* its own cubin: nothing to compile */
-    CHECK(j.status == SMC_STATUS_PARTIAL && j.jit_containers == 0 && j.jit_bytes == 0);
+    CHECK(j.status == SMC_STATUS_OK && j.jit_containers == 0 && j.jit_bytes == 0 &&
+          j.containers_by_verdict[SMC_VERDICT_OTHER_GPUS] == 2);
     smc_library_free(lib);
 
     /* libcudart.so.10.1 on a driver for 10.0: none before any kernel; on 10.1 it runs. A CUDA
@@ -541,12 +574,12 @@ static void one_verdict(smc_library *lib, unsigned cc, int driver, char *out, si
     smc_input_free(in);
 }
 
-/* Where smc_facts_matter says a container's payloads cannot change its verdict for a target, no
- * choice of what they say does: kernels or none, any variant on its PTX text's .target, either
- * ptxas release on its cubins. (What the library as a whole is built by, which the releases and
- * PTX versions also say, is read whatever the targets; here it stays the same: releases are
- * never 0, so no cubin counts as CUDA 13 by its ABI alone, and the text's .version is the
- * entry's.) The finder reads no payload where the rule says they cannot matter. */
+/* Where smc_facts_matter says a container's PTX cannot change its verdict for a target, no choice
+ * of what it says does: any variant on its PTX text's .target, either ptxas release on its
+ * cubins. (What the library as a whole is built by, which the releases and PTX versions also say,
+ * and whether its cubins hold kernels, are read whatever the targets; here they stay the same:
+ * releases are never 0, so no cubin counts as CUDA 13 by its ABI alone, and the text's .version
+ * is the entry's.) The finder reads no PTX where the rule says it cannot matter. */
 static void test_facts_matter(void)
 {
     static const char *const specs[] = {
@@ -580,26 +613,24 @@ static void test_facts_matter(void)
                 }
                 skipped++;
                 char base[128] = "";
-                for (int k = -1; k <= 1; k++)
-                    for (size_t r = 0; r < 2; r++)
-                        for (size_t v = 0; v < 3; v++) {
-                            lib->containers[0].kernels = k;
-                            for (size_t i = 0; i < lib->image_count; i++) {
-                                smc_image *img = &lib->images[i];
-                                if (img->kind == SMC_IMAGE_CUBIN) img->release = releases[r];
-                                if (img->kind != SMC_IMAGE_PTX) continue;
-                                img->text_arch = img->arch;
-                                img->text_variant = variants[v];
-                                img->text_isa = img->version_major * 10 + img->version_minor;
-                            }
-                            char got[128];
-                            one_verdict(lib, ccs[c], drivers[d], got, sizeof got);
-                            if (!base[0]) memcpy(base, got, sizeof got);
-                            if (strcmp(got, base) != 0)
-                                fprintf(stderr, "facts changed '%s' on %u (driver %d): %s, not %s\n",
-                                        specs[s], ccs[c], drivers[d], got, base);
-                            CHECK(strcmp(got, base) == 0);
+                for (size_t r = 0; r < 2; r++)
+                    for (size_t v = 0; v < 3; v++) {
+                        for (size_t i = 0; i < lib->image_count; i++) {
+                            smc_image *img = &lib->images[i];
+                            if (img->kind == SMC_IMAGE_CUBIN) img->release = releases[r];
+                            if (img->kind != SMC_IMAGE_PTX) continue;
+                            img->text_arch = img->arch;
+                            img->text_variant = variants[v];
+                            img->text_isa = img->version_major * 10 + img->version_minor;
                         }
+                        char got[128];
+                        one_verdict(lib, ccs[c], drivers[d], got, sizeof got);
+                        if (!base[0]) memcpy(base, got, sizeof got);
+                        if (strcmp(got, base) != 0)
+                            fprintf(stderr, "facts changed '%s' on %u (driver %d): %s, not %s\n",
+                                    specs[s], ccs[c], drivers[d], got, base);
+                        CHECK(strcmp(got, base) == 0);
+                    }
             }
         smc_library_free(lib);
     }

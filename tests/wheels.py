@@ -67,6 +67,8 @@ def main():
         wheels(out)
         environments(out)
         rollups(out)
+        support(out)
+        stores(out)
         situation(out)
         runtime(out)
         requirement_paths(out)
@@ -586,6 +588,23 @@ def runtime(out):
           vs[0]["next"] == "an NVRTC of CUDA 12.8 or newer (nvidia-cuda-nvrtc-cu12 12.8 or newer)",
           "NVRTC 12.4 (its builtins' name) does not know sm_120: compiler; it knows sm_90 (%s, %s)"
           % (st, comp))
+    # NVRTC 11.7 does not know sm_89; torch 1.13 and later ask it for compute_86 there (PTX the
+    # driver compiles: pytorch/pytorch#87611), 1.12 for sm_89, CuPy for the GPU's own.
+    got = {}
+    for env_dir in ("nvrtc117_torch113", "nvrtc117_torch112", "nvrtc117_cupy"):
+        rc, doc = judged(os.path.join(r, env_dir), "8.9,8.6")
+        st, vs = dist_status(doc, "nvidia-cuda-nvrtc-cu11")
+        got[env_dir] = (rc, st, [v["compiler"]["target"] for v in vs])
+    check(got["nvrtc117_torch113"] == (0, ["ok", "ok"], ["compute_86", "sm_86"]) and
+          got["nvrtc117_torch112"] == (1, ["compiler", "ok"], ["sm_89", "sm_86"]) and
+          got["nvrtc117_cupy"] == (1, ["compiler", "ok"], ["sm_89", "sm_86"]),
+          "NVRTC 11.7 on an RTX 4090: ok for torch 1.13 (it asks for compute_86), compiler for "
+          "torch 1.12 and beside CuPy (they ask for sm_89) (%s)" % got)
+    rc, doc = judged(os.path.join(r, "nvrtc117_torch113"), "8.9")
+    st, vs = dist_status(doc, "nvidia-cuda-nvrtc-cu11")
+    check(vs[0]["reason"].endswith("compiles for compute_86 (its users cap what they ask for at "
+                                   "what it knows: PTX the driver compiles)"),
+          "the report says torch asks for compute_86 (%s)" % vs[0]["reason"])
     # onnxruntime-gpu 1.19.2 needs libcudnn.so.9: beside cuDNN 8 it cannot load; with cuDNN 9 it
     # runs; alone in a venv it relies on the host's libraries (a caution, not a failure).
     got = {}
@@ -669,6 +688,82 @@ def dist_status(doc, name):
         if d["name"] == name:
             return [v["status"] for v in d["verdicts"]], d["verdicts"]
     return None, None
+
+
+def libraries_of(doc):
+    return {l["path"].rsplit("/lib/", 1)[-1].split("!")[-1]: l for l in doc["inputs"][0]["libraries"]}
+
+
+def support(out):
+    """Issue 29: what NVIDIA documents for its libraries decides on GPUs the bytes cannot tell
+    (data/support.tsv), and how torch uses them decides what that means for an environment
+    (data/uses.tsv)."""
+    tag = "py3-none-manylinux_2_28_x86_64"
+    rc, doc = judged(os.path.join(out, "nvidia_cusparselt_cu12-0.6.3-%s.whl" % tag), "7.5,8.0,10.0")
+    st, vs = dist_status(doc, "nvidia-cusparselt-cu12")
+    lib = libraries_of(doc)["libcusparseLt.so.0"]
+    v = lib["verdicts"]
+    check(st == ["none", "ok", "none"] and rc == 1 and v[0]["cause"] == "unsupported" and
+          v[2]["cause"] == "unsupported" and not v[0]["unused"] and
+          v[0]["support"]["compute_capabilities"] == ["8.0", "8.6", "8.7", "8.9", "9.0"] and
+          v[0]["support"]["refused"] and not v[0]["support"]["documented"] and
+          v[1]["support"]["documented"] and v[0]["next"].startswith("none: NVIDIA supports no "
+                                                                   "release of it") and
+          "NVIDIA supports this release of it on compute capability 8.0, 8.6, 8.7, 8.9 and 9.0 "
+          "only, and it refuses other GPUs when it starts" in v[0]["reason"],
+          "cuSPARSELt 0.6.3 alone: none on a T4 and a B200 (not among the GPUs NVIDIA supports), "
+          "ok on an A100 (%s)" % st)
+    rc, doc = judged(os.path.join(out, "support_env"), "7.0,7.5,8.0")
+    libs = libraries_of(doc)
+    sp = libs["libcusparseLt.so.0"]["verdicts"]
+    st, vs = dist_status(doc, "nvidia-cusparselt-cu12")
+    check(sp[1]["status"] == "none" and sp[1]["unused"] and sp[1]["used_by"] == "torch" and
+          sp[0]["unused"] and not sp[2]["unused"] and st[1] == "ok",
+          "beside torch, cuSPARSELt is unused where NVIDIA does not support it: torch calls it only "
+          "there (%s)" % st)
+    st, vs = dist_status(doc, "torch")
+    linalg = libs["libtorch_cuda_linalg.so"]
+    check(linalg["role"] == "on-demand" and linalg["verdicts"][1]["status"] == "none" and
+          st[1] == "partial" and vs[1]["on_demand"] and
+          vs[1]["reason"] == "its linear algebra (torch.linalg, MAGMA) fails: "
+                             "libtorch_cuda_linalg.so, which it loads at the first call of it, is "
+                             "none here; the rest runs",
+          "torch whose linear algebra has no code for a T4: partial, and says what fails (%s, %s)"
+          % (st, vs[1]["reason"]))
+    st, vs = dist_status(doc, "nvidia-cudnn-cu12")
+    ops = libs["libcudnn_ops.so.9"]["verdicts"]
+    check(st[0] == "none" and ops[0]["cause"] == "unsupported" and ops[0]["support"]["from"] == "7.5"
+          and st[1] == "ok" and ops[0]["next"] == "a release of nvidia-cudnn-cu12 before 9.11.0, "
+          "which NVIDIA supports on compute capability 7.0 (data/support.tsv)",
+          "cuDNN 9.11 on a V100: none, whatever sm_70 code it keeps; on a T4 ok (%s)" % st)
+    rc, text, _ = run("--gpu", "7.0", os.path.join(out, "support_env"))
+    check("NVIDIA supports this release of it from compute capability 7.5 on" in text,
+          "the text report says why cuDNN 9.11 does not run on a V100")
+    rc, doc = judged(os.path.join(out, "support_env_9102"), "7.0")
+    st, vs = dist_status(doc, "nvidia-cudnn-cu12")
+    check(st == ["ok"], "cuDNN 9.10.2 runs on a V100 (%s)" % st)
+
+
+def stores(out):
+    """Issue 29: loose cubins in one distribution are a store its loader picks from by GPU: it
+    serves a GPU some file is for, the others are not loaded there, and where none is for the GPU
+    it holds code for other GPUs only (gated, not a failure). The text report gives it one row."""
+    whl = os.path.join(out, "cubinstore-1.0-py3-none-manylinux_2_28_x86_64.whl")
+    rc, doc = judged(whl, "8.9,7.0,9.0")
+    st, vs = dist_status(doc, "cubinstore")
+    roles = {l["role"] for l in doc["inputs"][0]["libraries"]}
+    unused = [[v["unused"] for v in l["verdicts"]] for l in doc["inputs"][0]["libraries"]]
+    check(st == ["ok", "ok", "gated"] and rc == 0 and roles == {"store"} and
+          [v["store"] for v in vs] == [{"files": 2, "serving": 1, "status": "ok"},
+                                       {"files": 2, "serving": 1, "status": "ok"},
+                                       {"files": 2, "serving": 0, "status": "gated"}] and
+          sorted(unused) == [[False, True, True], [True, False, True]],
+          "a store of cubins: ok where a file serves, gated where none does, exit 0 (%s, %s)"
+          % (st, unused))
+    rc, text, _ = run("--gpu", "8.9,7.0,9.0", whl)
+    rows = [l for l in text.splitlines() if "cubinstore/cubins" in l]
+    check(len(rows) == 1 and "a store of 2 cubin files its loader picks from by GPU (serving: 1 1 0"
+          in rows[0], "the text report gives the store one row (%s)" % rows)
 
 
 def rollups(out):

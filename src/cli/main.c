@@ -673,8 +673,8 @@ static int gate(const config *cfg, const smc_result *r)
     }
     if (r->partial && !cfg->quiet)
         fprintf(diag,
-                "smcheck: warning: %zu librar%s partial: some containers have no usable image "
-                "(vendor libraries keep per-architecture modules; --detail names them)\n",
+                "smcheck: warning: %zu librar%s partial: it runs, but some of its kernels cannot "
+                "on the GPU (--detail names them)\n",
                 r->partial, r->partial == 1 ? "y is" : "ies are");
     return fail ? EXIT_FAIL : EXIT_CLEAN;
 }

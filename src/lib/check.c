@@ -26,6 +26,7 @@ static smc_status runs_with_driver(const smc_input *in, const smc_library *lib, 
     smc_status st = smc_judge_library(in, lib, t, need, &again);
     *yes = st == SMC_OK && runs(again.status);
     free(again.failing);
+    free(again.support);
     return st;
 }
 
@@ -62,6 +63,22 @@ static smc_status next_step(const smc_input *in, const smc_library *lib, const s
         *out = smc_asprintf("%s in the environment%s%s%s, or a build of it for the %s installed",
                             j->needs, wheel[0] ? " (" : "", wheel, wheel[0] ? ")" : "",
                             j->needs_other ? j->needs_other : "libraries");
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (j->cause == SMC_CAUSE_UNSUPPORTED) { /* no driver or build of ours: a release that is */
+        const smc_distribution *d = lib->distribution < in->distribution_count
+                                        ? &in->distributions[lib->distribution]
+                                        : NULL;
+        char before[64];
+        unsigned cc = t->cc_major * 10 + t->cc_minor;
+        if (d && d->name && smc_support_older(lib->path, d->name, cc, before, sizeof before))
+            *out = smc_asprintf("a release of %s before %s, which NVIDIA supports on compute "
+                                "capability %u.%u (data/support.tsv)",
+                                d->name, before, t->cc_major, t->cc_minor);
+        else
+            *out = smc_asprintf("none: NVIDIA supports no release of it on compute capability "
+                                "%u.%u that smcheck knows (data/support.tsv)",
+                                t->cc_major, t->cc_minor);
         return *out ? SMC_OK : SMC_ERR_NOMEM;
     }
     if (j->cause == SMC_CAUSE_PLATFORM) { /* no driver or GPU changes what a loader loads */

@@ -53,8 +53,12 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
         case SMC_EVIDENCE_CUBIN_ABI:
             snprintf(evidence, sizeof evidence, "cubin ABI 1.8 below sm_100");
             break;
-        case SMC_EVIDENCE_PTX_ISA:
-            snprintf(evidence, sizeof evidence, "PTX ISA 9.x");
+        case SMC_EVIDENCE_PTX_ISA: /* 9.x is CUDA 13's; else the only word: a lower bound */
+            if (j->newest_isa >= 90)
+                snprintf(evidence, sizeof evidence, "PTX ISA 9.x");
+            else
+                snprintf(evidence, sizeof evidence, "its PTX's ISA %u.%u, nothing else says",
+                         j->newest_isa / 10, j->newest_isa % 10);
             break;
         case SMC_EVIDENCE_CUDART:
             snprintf(evidence, sizeof evidence, "it needs %s",
@@ -111,6 +115,26 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
         else snprintf(rt, sizeof rt, "an ELF library for machine %u", lib->machine);
         snprintf(buf, n, "%s: it cannot load on %s, whatever its device code", rt,
                  j->platform ? j->platform : "this platform");
+        break;
+    }
+    case SMC_CAUSE_UNSUPPORTED: {
+        const smc_support *row = j->support;
+        char ccs[160] = "";
+        size_t len = 0;
+        for (size_t i = 0; row && i < row->count && len + 16 < sizeof ccs; i++)
+            len += (size_t)snprintf(ccs + len, sizeof ccs - len, "%s%u.%u",
+                                    !i ? "" : i + 1 == row->count ? " and " : ", ",
+                                    row->list[i] / 10, row->list[i] % 10);
+        if (row && row->count)
+            snprintf(buf, n,
+                     "NVIDIA supports this release of it on compute capability %s only%s "
+                     "(data/support.tsv)",
+                     ccs, row->refused ? ", and it refuses other GPUs when it starts" : "");
+        else if (row)
+            snprintf(buf, n,
+                     "NVIDIA supports this release of it from compute capability %u.%u on: the "
+                     "modules it keeps for older GPUs do not make it run there (data/support.tsv)",
+                     row->from / 10, row->from % 10);
         break;
     }
     case SMC_CAUSE_NEEDS:
@@ -186,17 +210,77 @@ static const char *carry(size_t n)
     return n == 1 ? "it carries" : "they carry";
 }
 
+/* ", 1 through PTX" for an ok library with a few modules of PTX beside its cubins. */
+static const char *jit_words(char *buf, size_t n, const size_t *by)
+{
+    buf[0] = '\0';
+    if (by[SMC_VERDICT_JIT]) snprintf(buf, n, ", %zu through PTX", by[SMC_VERDICT_JIT]);
+    return buf;
+}
+
+/* "; 864 modules for other GPUs ..." where it keeps modules for other GPUs (other-gpus). */
+static const char *other_words(char *buf, size_t n, const size_t *by)
+{
+    size_t k = by[SMC_VERDICT_OTHER_GPUS];
+    buf[0] = '\0';
+    if (k)
+        snprintf(buf, n, "; %zu %s for other GPUs, which it picks by GPU at run time (--detail "
+                         "names them)",
+                 k, k == 1 ? "module" : "modules");
+    return buf;
+}
+
+/* " (no CUDA release since 8.0 builds for it)" for a GPU that today's toolkits dropped. */
+static const char *last_words(char *buf, size_t n, const smc_target *t)
+{
+    int last = smc_compiler_last(t->cc_major * 10 + t->cc_minor);
+    buf[0] = '\0';
+    if (last)
+        snprintf(buf, n, " (no CUDA release since %d.%d builds for it)", last / 1000,
+                 last % 1000 / 10);
+    return buf;
+}
+
+/* A library whose main architecture list lacks the GPU: none, or partial where some modules
+ * serve it. */
+static char *main_list_words(const smc_library *lib, const smc_judgement *j, const char *who,
+                             const smc_target *t)
+{
+    bool p2, ptx;
+    char *list = j->main_example != SMC_NONE
+                     ? smc_failing_tokens(lib, &j->main_example, 1, &p2)
+                     : smc_strdup("?");
+    char *toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx);
+    size_t serving = j->counted - j->failing_count;
+    char last[64], *out = NULL;
+    if (list && toks && j->status == SMC_STATUS_NONE)
+        out = smc_asprintf("it is built for %s (%zu %s), none of it for %s, and only %zu of %zu "
+                           "%s serve%s it; %s needs an sm_%u%u cubin or PTX%s",
+                           list, j->main_set, noun(j->main_set), who, serving, j->counted,
+                           noun(j->counted), serving == 1 ? "s" : "", who, t->cc_major,
+                           t->cc_minor, last_words(last, sizeof last, t));
+    else if (list && toks)
+        out = smc_asprintf("its main architecture list %s (%zu %s) lacks %s: %zu of %zu %s "
+                           "serve it, %zu %s not (%s %s)",
+                           list, j->main_set, noun(j->main_set), who, serving, j->counted,
+                           noun(j->counted), j->failing_count,
+                           j->failing_count == 1 ? "does" : "do", carry(j->failing_count), toks);
+    free(list);
+    free(toks);
+    return out;
+}
+
 char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const smc_target *t,
                            int driver_cuda)
 {
     const size_t *by = j->containers_by_verdict;
-    char who[192], because[512], need[96];
+    char who[192], because[512], need[96], jw[64], ow[160];
     label(who, sizeof who, t);
     clause(because, sizeof because, lib, j, t, driver_cuda);
     bool driver = j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI ||
                   j->cause == SMC_CAUSE_PTX_ISA || j->cause == SMC_CAUSE_DRIVER_GPU ||
                   j->cause == SMC_CAUSE_RUNTIME || j->cause == SMC_CAUSE_PLATFORM ||
-                  j->cause == SMC_CAUSE_NEEDS;
+                  j->cause == SMC_CAUSE_NEEDS || j->cause == SMC_CAUSE_UNSUPPORTED;
     bool ptx;
     char *toks, *out = NULL;
     switch (j->status) {
@@ -206,8 +290,9 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
                                 "relocatable)",
                                 by[SMC_VERDICT_GATED], by[SMC_VERDICT_NO_KERNELS],
                                 by[SMC_VERDICT_RELOCATABLE]);
-        return smc_asprintf("%zu native, %zu compatible of %zu %s", by[SMC_VERDICT_NATIVE],
-                            by[SMC_VERDICT_COMPATIBLE], j->counted, noun(j->counted));
+        return smc_asprintf("%zu native, %zu compatible%s of %zu %s%s", by[SMC_VERDICT_NATIVE],
+                            by[SMC_VERDICT_COMPATIBLE], jit_words(jw, sizeof jw, by), j->counted,
+                            noun(j->counted), other_words(ow, sizeof ow, by));
     case SMC_STATUS_JIT:
         if (driver_cuda) {
             char drv[16];
@@ -217,15 +302,15 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
             needs_driver(need, sizeof need, smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10), t);
         }
         return smc_asprintf("%zu of %zu %s %s on PTX (up to ISA %u.%u), compiled by the "
-                            "driver at first launch; %s",
+                            "driver at first launch; %s%s",
                             by[SMC_VERDICT_JIT], j->counted, noun(j->counted),
                             by[SMC_VERDICT_JIT] == 1 ? "relies" : "rely", j->isa / 10,
-                            j->isa % 10, need);
+                            j->isa % 10, need, other_words(ow, sizeof ow, by));
     case SMC_STATUS_PARTIAL:
+        if (j->cause == SMC_CAUSE_MAIN_ARCH) return main_list_words(lib, j, who, t);
         if (!(toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx))) return NULL;
         if (!because[0])
-            out = smc_asprintf("%zu of %zu %s %s no usable image (%s %s); usually "
-                               "per-architecture specialisations, --detail names them",
+            out = smc_asprintf("%zu of %zu %s %s no usable image (%s %s); --detail names them",
                                j->failing_count, j->counted, noun(j->counted),
                                has(j->failing_count), carry(j->failing_count), toks);
         else
@@ -241,33 +326,17 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
     case SMC_STATUS_COMPILER:
         return smc_strdup("no device code");
     case SMC_STATUS_NONE:
-        if (j->cause == SMC_CAUSE_MAIN_ARCH) {
-            bool p2;
-            char *list = smc_failing_tokens(lib, &j->main_example, 1, &p2);
-            if (!list) return NULL;
-            out = smc_asprintf("%zu of %zu %s %s no usable image: it is built for %s (%zu %s), "
-                               "none of it for %s; %s needs an sm_%u%u cubin or PTX",
-                               j->failing_count, j->counted, noun(j->counted),
-                               has(j->failing_count), list, j->main_set, noun(j->main_set), who,
-                               who, t->cc_major, t->cc_minor);
-            free(list);
-            return out;
-        }
+        if (j->cause == SMC_CAUSE_MAIN_ARCH) return main_list_words(lib, j, who, t);
         if (!(toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx))) return NULL;
-        if (j->cause == SMC_CAUSE_FEW)
-            out = smc_asprintf("%zu of %zu containers have no usable image (they carry %s): "
-                               "fewer than 1 in 20 serve %s, so it has no code for it; it needs "
-                               "an sm_%u%u cubin or PTX",
-                               j->failing_count, j->counted, toks, who, t->cc_major, t->cc_minor);
-        else if (driver)
+        if (driver)
             out = smc_strdup(because); /* the driver, not the GPU, is what fails */
         else if (j->cause == SMC_CAUSE_TEGRA)
             out = smc_asprintf("has %s: %s; %s needs an sm_%u%u cubin or PTX", toks, because, who,
                                t->cc_major, t->cc_minor);
         else
-            out = smc_asprintf("has %s%s; %s needs an sm_%u%u cubin or PTX", toks,
+            out = smc_asprintf("has %s%s; %s needs an sm_%u%u cubin or PTX%s", toks,
                                ptx ? ", none for it" : " and no PTX", who, t->cc_major,
-                               t->cc_minor);
+                               t->cc_minor, last_words(jw, sizeof jw, t));
         free(toks);
         return out;
     }
@@ -353,7 +422,8 @@ static char *compiler_reason(const smc_input *in, const smc_rollup *r)
     const smc_compiler *c = &in->compilers[r->compiler];
     char who[256], target[24];
     compiler_words(who, sizeof who, in, c);
-    snprintf(target, sizeof target, "sm_%u%s", r->compile_arch, r->compile_a ? "a" : "");
+    snprintf(target, sizeof target, "%s_%u%s", r->compile_ptx ? "compute" : "sm",
+                 r->compile_arch, r->compile_a ? "a" : "");
     const char *what = c->kind == SMC_COMPILER_TRITON
                            ? "torch.compile and Triton kernels fail"
                            : "kernels compiled at run time with it (CuPy's, PyTorch's jiterator, "
@@ -363,7 +433,11 @@ static char *compiler_reason(const smc_input *in, const smc_rollup *r)
                             r->compile_override);
     if (r->status == SMC_STATUS_COMPILER)
         return smc_asprintf("%s does not know %s: %s", who, target, what);
-    return r->compile_knows == 1 ? smc_asprintf("%s compiles for %s", who, target)
+    return r->compile_knows == 1 ? smc_asprintf("%s compiles for %s%s", who, target,
+                                                r->compile_ptx
+                                                    ? " (its users cap what they ask for at "
+                                                      "what it knows: PTX the driver compiles)"
+                                                    : "")
                       : smc_asprintf("%s: whether it knows %s is not known", who, target);
 }
 
@@ -427,6 +501,18 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
         return smc_asprintf("its own code runs; %s, which it ships from another project, is %s "
                             "here",
                             name, smc_lib_status_str(own));
+    smc_use use;
+    const smc_distribution *d = lib->distribution < in->distribution_count
+                                    ? &in->distributions[lib->distribution]
+                                    : NULL;
+    if (r->on_demand && d && d->name && smc_use_for(d->name, lib->path, &use))
+        return smc_asprintf("its %s fails: %s, which it loads at the first call of it, is %s "
+                            "here; the rest runs",
+                            use.feature, name, smc_lib_status_str(own));
+    if (r->on_demand && smc_use_for("torch", lib->path, &use)) /* torch's, installed beside it */
+        return smc_asprintf("torch's %s fails: %s, which only that uses, is %s here; the rest "
+                            "runs",
+                            use.feature, name, smc_lib_status_str(own));
     if (r->choices && r->chosen && r->torch < in->distribution_count) {
         const smc_distribution *torch = &in->distributions[r->torch];
         char which[96] = "";

@@ -24,7 +24,7 @@ unsigned smc_alternative_of(const char *path, const char *of);
 
 /* Judges one library of in for one target again (the judgement of smc_judge's rules), with
  * another driver, say: to check that a next step helps. Free out with smc_judgements_free's
- * rules (its failing list). */
+ * rules (its failing list and support). */
 smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const smc_target *t,
                              int driver_cuda, smc_judgement *out);
 
@@ -69,6 +69,32 @@ bool smc_loader_rule_for(const char *name, const char *version, smc_loader_rule 
 unsigned smc_loader_chooser(const smc_loader_rule *rule, const smc_target *targets, size_t n,
                             size_t t, bool one_machine);
 
+/* The row of a library file of distribution dist (NULL: none) at version (NULL: not known),
+ * built for CUDA cuda_major (0: not known); false when the table has none. */
+bool smc_support_for(const char *file, const char *dist, const char *version,
+                     unsigned cuda_major, smc_support *out);
+/* Whether the row documents the GPU cc for a library built by CUDA release_cuda (1000*major +
+ * 10*minor; 0 not known): 1 yes, 0 no (none: NVIDIA does not support it there), -1 the row does
+ * not say (a GPU newer than the release): its bytes decide. */
+int smc_support_covers(const smc_support *s, unsigned cc, int release_cuda);
+
+/* Whether releases of dist before some release support cc (a FROM- row of data/support.tsv for
+ * the file and dist, ending before that release): that release into before. */
+bool smc_support_older(const char *file, const char *dist, unsigned cc, char *before, size_t n);
+
+/* How a package uses a library (data/uses.tsv). */
+typedef enum smc_use_how {
+    SMC_USE_SUPPORTED, /* only on the GPUs NVIDIA supports for it: elsewhere it fails nothing */
+    SMC_USE_ON_DEMAND, /* loaded at the first call of a feature: what it cannot run, that fails */
+} smc_use_how;
+typedef struct smc_use {
+    smc_use_how how;
+    char feature[320];
+    char source[320];
+} smc_use;
+/* The row of package's use of a library file; false when the table has none. */
+bool smc_use_for(const char *package, const char *file, smc_use *out);
+
 /* runtime.c: the compilers used at run time, and the CUDA libraries a library needs. */
 
 /* Whether a compiler (ptxas, NVRTC) of this CUDA release accepts sm_<arch> (with a: sm_<arch>a):
@@ -87,13 +113,15 @@ smc_status smc_find_compilers(smc_input *in);
 
 /* What compiles code at run time for target t in distribution d of in (SMC_NONE: the input's
  * files no distribution claims): the compiler used (index into in->compilers, SMC_NONE when d has
- * none), the target it is asked for (sm_<arch>, with a: sm_<arch>a), whether it knows it (1, 0,
+ * none), the target it is asked for (sm_<arch>, with a: sm_<arch>a; ptx: compute_<arch>, where
+ * its only users cap what they ask NVRTC for, as torch does), whether it knows it (1, 0,
  * -1 not known), and the environment setting that names another compiler instead (then knows is
  * 1: not smcheck's to read). */
 typedef struct smc_compile {
     size_t compiler;
     unsigned arch;
     bool a;
+    bool ptx;             /* NVRTC asked for compute_<arch> (PTX) by torch, which caps it */
     int knows;
     const char *setting;  /* Triton: the setting that would name another ptxas */
     const char *override; /* "NAME=value" where the environment sets it */

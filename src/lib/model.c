@@ -336,6 +336,7 @@ void smc_judgements_free(smc_judgement *j, size_t n)
         free(j[i].warning);
         free(j[i].next);
         free(j[i].failing_tokens);
+        free(j[i].support);
     }
     free(j);
 }
@@ -697,8 +698,15 @@ const char *smc_verdict_str(smc_verdict v)
 {
     static const char *const names[SMC_VERDICT_COUNT] = {
         "native", "compatible", "jit", "jit-blocked", "none", "gated", "no-kernels", "relocatable",
+        "other-gpus",
     };
     return (unsigned)v < SMC_VERDICT_COUNT ? names[v] : "unknown";
+}
+
+const char *smc_role_str(smc_role r)
+{
+    static const char *const names[] = {"main", "vendored", "alternative", "on-demand", "store"};
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "unknown";
 }
 
 const char *smc_cause_str(smc_cause c)
@@ -707,6 +715,7 @@ const char *smc_cause_str(smc_cause c)
         "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
         "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "few",
         "gated",       "driver-gpu",       "runtime-newer", "platform", "needs",
+        "unsupported",
     };
     return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
 }

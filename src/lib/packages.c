@@ -1,7 +1,9 @@
-/* packages.c: what smcheck knows of Python packages beyond their device code, as data compiled in
- * from data/cpu-builds.tsv (which packages exist to use the GPU, and how their CPU-only builds
- * show) and data/loaders.tsv (how a package's loader picks one of its alternative libraries).
- * Rows are looked up in the table text itself: a few dozen lines, read without allocating. */
+/* packages.c: what smcheck knows of packages and libraries beyond their device code, as data
+ * compiled in from data/cpu-builds.tsv (which packages exist to use the GPU, and how their CPU-only
+ * builds show), data/loaders.tsv (how a package's loader picks one of its alternative libraries),
+ * data/support.tsv (the GPUs NVIDIA documents for each release of its libraries) and
+ * data/uses.tsv (how a package uses a library). Rows are looked up in the table text itself: a
+ * few dozen lines, read without allocating. */
 #include "judge.h"
 
 #include <stdio.h>
@@ -11,6 +13,10 @@ extern const char smc_builtin_cpu_builds[];
 extern const size_t smc_builtin_cpu_builds_len;
 extern const char smc_builtin_loaders[];
 extern const size_t smc_builtin_loaders_len;
+extern const char smc_builtin_support[];
+extern const size_t smc_builtin_support_len;
+extern const char smc_builtin_uses[];
+extern const size_t smc_builtin_uses_len;
 
 /* A distribution name as the tables write it: lower case, '-' for '_' and '.' (PEP 503). */
 static void normalize(const char *name, char *out, size_t n)
@@ -23,8 +29,8 @@ static void normalize(const char *name, char *out, size_t n)
     out[k] = '\0';
 }
 
-/* The row of a table whose first field is name, from *at on: its fields (up to max, each cut
- * to fit) in f; advances *at past it. Returns the number of fields, 0 at the end. */
+/* The row of a table whose first field is name (NULL: any), from *at on: its fields (up to max,
+ * each cut to fit) in f; advances *at past it. Returns the number of fields, 0 at the end. */
 static size_t next_row(const char *text, size_t len, size_t *at, const char *name,
                        char f[][320], size_t max)
 {
@@ -41,9 +47,110 @@ static size_t next_row(const char *text, size_t len, size_t *at, const char *nam
             if (!tab) break;
             p = tab + 1;
         }
-        if (strcmp(f[0], name) == 0) return k;
+        if (!name || strcmp(f[0], name) == 0) return k;
     }
     return 0;
+}
+
+/* Whether a file's base name is the library stem names: it starts with stem and goes on with
+ * '.', '-', '_' or nothing ("libcudnn" is libcudnn_ops.so.9, "libcublas" is not libcublasLt). */
+static bool is_library(const char *file, const char *stem)
+{
+    size_t n = strlen(stem);
+    const char *name = smc_base_name(file);
+    return n && strncmp(name, stem, n) == 0 &&
+           (!name[n] || name[n] == '.' || name[n] == '-' || name[n] == '_');
+}
+
+/* A compute capability "8.6" as 86; 0 when it is not one. */
+static unsigned cc_of(const char *s)
+{
+    unsigned major, minor;
+    char end;
+    return sscanf(s, "%u.%u%c", &major, &minor, &end) == 2 && major < 100 && minor < 10
+               ? major * 10 + minor
+               : 0;
+}
+
+bool smc_support_for(const char *file, const char *dist, const char *version,
+                     unsigned cuda_major, smc_support *out)
+{
+    char key[128], f[8][320];
+    normalize(dist, key, sizeof key);
+    size_t at = 0;
+    while (next_row(smc_builtin_support, smc_builtin_support_len, &at, NULL, f, 8) == 8) {
+        if (!is_library(file, f[0])) continue;
+        if (strcmp(f[1], "-") != 0) { /* this distribution, in these releases */
+            if (!dist || strcmp(f[1], key) != 0 || !version) continue;
+            if (strcmp(f[2], "-") != 0 && smc_version_cmp(version, f[2]) < 0) continue;
+            if (strcmp(f[3], "-") != 0 && smc_version_cmp(version, f[3]) >= 0) continue;
+        }
+        if (strcmp(f[4], "-") != 0 && strtoul(f[4], NULL, 10) != cuda_major) continue;
+        *out = (smc_support){.refused = strcmp(f[6], "refused") == 0};
+        size_t n = strlen(f[5]);
+        if (n && f[5][n - 1] == '-') {
+            f[5][n - 1] = '\0';
+            out->from = cc_of(f[5]);
+        } else {
+            for (char *p = f[5]; p && out->count < SMC_SUPPORT_MAX;) {
+                char *comma = strchr(p, ',');
+                if (comma) *comma = '\0';
+                if (cc_of(p)) out->list[out->count++] = cc_of(p);
+                p = comma ? comma + 1 : NULL;
+            }
+        }
+        snprintf(out->source, sizeof out->source, "%s", f[7]);
+        return out->from || out->count;
+    }
+    return false;
+}
+
+bool smc_support_older(const char *file, const char *dist, unsigned cc, char *before, size_t n)
+{
+    char key[128], f[8][320];
+    normalize(dist, key, sizeof key);
+    size_t at = 0;
+    while (dist && next_row(smc_builtin_support, smc_builtin_support_len, &at, NULL, f, 8) == 8) {
+        if (!is_library(file, f[0]) || strcmp(f[1], key) != 0 || strcmp(f[3], "-") == 0) continue;
+        size_t len = strlen(f[5]);
+        if (!len || f[5][len - 1] != '-') continue;
+        f[5][len - 1] = '\0';
+        unsigned from = cc_of(f[5]);
+        if (!from || cc < from) continue;
+        snprintf(before, n, "%s", f[3]); /* releases before this one support it */
+        return true;
+    }
+    return false;
+}
+
+int smc_support_covers(const smc_support *s, unsigned cc, int release_cuda)
+{
+    unsigned lowest = s->from;
+    for (size_t i = 0; i < s->count; i++) {
+        if (s->list[i] == cc) return 1;
+        if (!lowest || s->list[i] < lowest) lowest = s->list[i];
+    }
+    if (cc < lowest) return 0;
+    /* FROM-: every GPU its release knows (the GPU's first CUDA no newer than it). */
+    int first = smc_cuda_for_arch(cc);
+    if (s->from && first && release_cuda >= first) return 1;
+    return s->refused ? 0 : -1;
+}
+
+bool smc_use_for(const char *package, const char *file, smc_use *out)
+{
+    char key[128], f[5][320];
+    normalize(package, key, sizeof key);
+    size_t at = 0;
+    while (next_row(smc_builtin_uses, smc_builtin_uses_len, &at, key, f, 5) == 5) {
+        if (!is_library(file, f[1])) continue;
+        *out = (smc_use){.how = strcmp(f[2], "on-demand") == 0 ? SMC_USE_ON_DEMAND
+                                                                : SMC_USE_SUPPORTED};
+        snprintf(out->feature, sizeof out->feature, "%s", f[3]);
+        snprintf(out->source, sizeof out->source, "%s", f[4]);
+        return true;
+    }
+    return false;
 }
 
 bool smc_cpu_rule_for(const char *name, smc_cpu_rule *out)

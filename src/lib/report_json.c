@@ -134,8 +134,8 @@ static cJSON *container_json(builder *b, const smc_library *lib, const smc_conta
     return o;
 }
 
-static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judgement *j,
-                             size_t target, const smc_view *opt)
+static cJSON *judgement_json(builder *b, const smc_input *in, const smc_library *lib,
+                             const smc_judgement *j, size_t target, const smc_view *opt)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -150,6 +150,25 @@ static cJSON *judgement_json(builder *b, const smc_library *lib, const smc_judge
     add(b, o, "warnings", j->warning ? json_text(j->warning) : cJSON_CreateNull());
     add(b, o, "next", j->next ? json_text(j->next) : cJSON_CreateNull());
     add(b, o, "unused", cJSON_CreateBool(j->unused));
+    add(b, o, "used_by",
+        j->used_by < in->distribution_count && in->distributions[j->used_by].name
+            ? json_text(in->distributions[j->used_by].name)
+            : cJSON_CreateNull());
+    const smc_support *row = j->support;
+    cJSON *sup = add(b, o, "support", row ? cJSON_CreateObject() : cJSON_CreateNull());
+    if (row && sup) { /* what NVIDIA documents for this release of its library */
+        char cc[16];
+        snprintf(cc, sizeof cc, "%u.%u", row->from / 10, row->from % 10);
+        add(b, sup, "from", row->from ? json_text(cc) : cJSON_CreateNull());
+        cJSON *list = add(b, sup, "compute_capabilities", cJSON_CreateArray());
+        for (size_t i = 0; list && i < row->count; i++) {
+            snprintf(cc, sizeof cc, "%u.%u", row->list[i] / 10, row->list[i] % 10);
+            add(b, list, NULL, json_text(cc));
+        }
+        add(b, sup, "refused", cJSON_CreateBool(row->refused));
+        add(b, sup, "documented", cJSON_CreateBool(j->documented));
+        add(b, sup, "source", json_text(row->source));
+    }
     cJSON *needs = add(b, o, "needs", j->needs ? cJSON_CreateObject() : cJSON_CreateNull());
     if (j->needs && needs) { /* a CUDA library it cannot load, or relies on the host for */
         add(b, needs, "soname", json_text(j->needs));
@@ -215,18 +234,18 @@ static cJSON *serving_json(builder *b, const smc_serving *sv)
     return o;
 }
 
-static cJSON *library_json(builder *b, const smc_library *lib, const smc_view *opt)
+static cJSON *library_json(builder *b, const smc_input *in, const smc_library *lib,
+                           const smc_view *opt)
 {
     const smc_summary sum = lib->summary ? *lib->summary : (smc_summary){0};
     cJSON *o = cJSON_CreateObject();
     if (o) {
-        static const char *const roles[] = {"main", "vendored", "alternative"};
         add(b, o, "path", json_text(lib->path));
         cJSON *links = add(b, o, "links", cJSON_CreateArray());
         for (size_t i = 0; links && i < lib->link_count; i++)
             add(b, links, NULL, json_text(lib->links[i]));
         add(b, o, "layer", lib->layer ? json_text(lib->layer) : cJSON_CreateNull());
-        add(b, o, "role", json_text(roles[lib->role % 3]));
+        add(b, o, "role", json_text(smc_role_str(lib->role)));
         add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
         char soname[40];
         smc_cudart_name(soname, sizeof soname, lib);
@@ -260,7 +279,7 @@ static cJSON *library_json(builder *b, const smc_library *lib, const smc_view *o
         cJSON *vs = add(b, o, "verdicts", cJSON_CreateArray());
         bool judged = opt && opt->target_count && opt->target_count >= lib->judgement_count;
         for (size_t t = 0; judged && vs && t < lib->judgement_count; t++)
-            add(b, vs, NULL, judgement_json(b, lib, &lib->judgements[t], t, opt));
+            add(b, vs, NULL, judgement_json(b, in, lib, &lib->judgements[t], t, opt));
         add(b, o, "serves", lib->serving ? serving_json(b, lib->serving) : cJSON_CreateNull());
         bool detail = opt && opt->detail;
         cJSON *list = add(b, o, "container_list", detail ? cJSON_CreateArray() : cJSON_CreateNull());
@@ -288,6 +307,13 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
         r->library < in->library_count ? json_text(in->libraries[r->library].path)
                                        : cJSON_CreateNull());
     add(b, v, "vendored", cJSON_CreateBool(r->vendored));
+    add(b, v, "on_demand", cJSON_CreateBool(r->on_demand));
+    cJSON *store = add(b, v, "store", r->store_files ? cJSON_CreateObject() : cJSON_CreateNull());
+    if (r->store_files && store) { /* loose cubins its loader picks from by GPU */
+        add(b, store, "files", cJSON_CreateNumber((double)r->store_files));
+        add(b, store, "serving", cJSON_CreateNumber((double)r->store_serving));
+        add(b, store, "status", json_text(smc_lib_status_str(r->store)));
+    }
     char c[16]; /* an image's forward-compatibility package decided it */
     snprintf(c, sizeof c, "%d.%d", r->compat / 1000, r->compat % 1000 / 10);
     add(b, v, "compat_cuda", r->compat ? json_text(c) : cJSON_CreateNull());
@@ -297,7 +323,8 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
     cJSON *cj = add(b, v, "compiler", comp ? cJSON_CreateObject() : cJSON_CreateNull());
     if (comp && cj) {
         char target[24];
-        snprintf(target, sizeof target, "sm_%u%s", r->compile_arch, r->compile_a ? "a" : "");
+        snprintf(target, sizeof target, "%s_%u%s", r->compile_ptx ? "compute" : "sm",
+                 r->compile_arch, r->compile_a ? "a" : "");
         add(b, cj, "path", json_text(comp->path));
         add(b, cj, "target", json_text(target));
         add(b, cj, "knows", r->compile_override || r->compile_knows < 0
@@ -423,7 +450,7 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_view *opt)
     add(b, o, "notes_more", cJSON_CreateNumber((double)in->notes_more));
     cJSON *libs = add(b, o, "libraries", cJSON_CreateArray());
     for (size_t i = 0; libs && i < in->library_count; i++)
-        add(b, libs, NULL, library_json(b, &in->libraries[i], opt));
+        add(b, libs, NULL, library_json(b, in, &in->libraries[i], opt));
     return o;
 }
 
@@ -636,7 +663,8 @@ static const sarif_rule sarif_rules[] = {
      "Fat binary containers hold neither a cubin that loads on the GPU nor PTX it can compile.",
      SMC_STATUS_NONE},
     {SMC_CAUSE_MAIN_ARCH, "ArchitectureListWithoutGpu",
-     "Most containers share one architecture list, and it does not serve the GPU.",
+     "Its main architecture list (the widest, its build's) does not serve the GPU, and few or "
+     "some of its other modules do.",
      SMC_STATUS_NONE},
     {SMC_CAUSE_FEW, "FewContainersServeGpu",
      "Fewer than one in twenty of the containers serve the GPU.", SMC_STATUS_NONE},
@@ -657,6 +685,10 @@ static const sarif_rule sarif_rules[] = {
      SMC_STATUS_NONE},
     {SMC_CAUSE_PLATFORM, "BinaryForAnotherPlatform",
      "A library built for another machine or operating system than the one it is to load on.",
+     SMC_STATUS_NONE},
+    {SMC_CAUSE_UNSUPPORTED, "GpuNotSupportedByRelease",
+     "NVIDIA does not support the GPU in this release of its library (data/support.tsv), whatever "
+     "code it carries.",
      SMC_STATUS_NONE},
     {SMC_CAUSE_NEEDS, "CudaLibraryMissing",
      "A CUDA library it needs (DT_NEEDED) is there only in another major, or not at all in a "
@@ -892,9 +924,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in,
                 cJSON *props = add(b, r, "properties", cJSON_CreateObject());
                 if (props) {
                     add(b, props, "status", json_text(smc_lib_status_str(j->status)));
-                    add(b, props, "role", json_text(lib->role == SMC_ROLE_ALTERNATIVE ? "alternative"
-                                                    : lib->role == SMC_ROLE_VENDORED  ? "vendored"
-                                                                                      : "main"));
+                    add(b, props, "role", json_text(smc_role_str(lib->role)));
                     add(b, props, "target", json_text(tok));
                     add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
                     add(b, props, "security-severity", json_text(sarif_severity(j->status)));

@@ -398,7 +398,12 @@ static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
 {
     const smc_judgement *j = &lib->judgements[t];
     print_status(out, opt, j->status, 0);
-    if (j->unused) fputs(" (an alternative that is not loaded on this GPU: it fails nothing)", out);
+    if (j->unused)
+        fputs(j->used_by != SMC_NONE
+                  ? " (not used on this GPU: the package that uses it calls it only where NVIDIA "
+                    "supports it; it fails nothing)"
+                  : " (an alternative that is not loaded on this GPU: it fails nothing)",
+              out);
     fprintf(out, ": %s\n", j->reason ? j->reason : "");
     if (j->next) fprintf(out, "%snext: %s\n", indent, j->next);
     return print_why(out, lib, j, opt, indent);
@@ -420,10 +425,10 @@ static void print_cells(FILE *out, const smc_library *lib, const smc_view *opt)
 }
 
 #define LEGEND                                                                                     \
-    "ok runs; jit runs once the driver has compiled its PTX; partial runs, but some modules do "   \
-    "not (a warning); gated: only arch-specific code for other GPUs; none cannot run (fails); "    \
+    "ok runs; jit runs once the driver has compiled its PTX; partial runs, but some kernels "      \
+    "cannot (a warning); gated: only arch-specific code for other GPUs; none cannot run (fails); " \
     "-\037no\037device\037code"
-#define LEGEND_ALTERNATIVE "; ~\037an\037alternative\037that\037is\037not\037loaded\037there"
+#define LEGEND_ALTERNATIVE "; ~\037not\037used\037there\037(it\037fails\037nothing)"
 #define LEGEND_CPU_ONLY "; cpu-only: a GPU package's build without device code (fails)"
 #define LEGEND_COMPILER                                                                            \
     "; compiler: a compiler used at run time (Triton's ptxas, NVRTC) does not know the GPU (fails)"
@@ -494,6 +499,45 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_view
         st = print_verdict(out, lib, t, opt, "      ");
     }
     return st;
+}
+
+/* A store of loose cubins (SMC_ROLE_STORE), judged: one row of its statuses, and how many of its
+ * files serve each GPU. first: its first file. */
+static void print_store(FILE *out, const smc_input *in, const smc_distribution *d,
+                        const smc_library *first, const smc_view *opt)
+{
+    size_t files = d->verdict_count ? d->verdicts[0].store_files : 0;
+    /* Where its files lie: the directory they all share. */
+    size_t common = strlen(first->path);
+    for (size_t k = 0; k < in->library_count; k++) {
+        const smc_library *lib = &in->libraries[k];
+        if (lib->role != SMC_ROLE_STORE || lib->distribution != first->distribution) continue;
+        size_t n = 0;
+        while (n < common && lib->path[n] == first->path[n])
+            n++;
+        common = n;
+    }
+    int dir = (int)common;
+    while (dir > 0 && first->path[dir - 1] != '/')
+        dir--;
+    dir = dir > 0 ? dir - 1 : 0;
+    if (opt->target_count == 1) {
+        char tok[16];
+        target_token(tok, &opt->targets[0]);
+        fprintf(out, "%.*s: a store of %zu cubin files its loader picks from by GPU: %s ", dir,
+                first->path, files, tok);
+        print_status(out, opt, d->verdicts[0].store, 0);
+        fprintf(out, ", %zu of them for it\n", d->verdicts[0].store_serving);
+        return;
+    }
+    for (size_t t = 0; t < opt->target_count; t++)
+        print_status(out, opt, t < d->verdict_count ? d->verdicts[t].store : SMC_STATUS_NO_CODE,
+                     opt->cell);
+    fprintf(out, "%.*s: a store of %zu cubin files its loader picks from by GPU (serving:", dir,
+            first->path, files);
+    for (size_t t = 0; t < opt->target_count && t < d->verdict_count; t++)
+        fprintf(out, " %zu", d->verdicts[t].store_serving);
+    fputs("; --detail lists them)\n", out);
 }
 
 /* The representative matrix, for information: how many libraries after in->libraries[k], none
@@ -745,9 +789,16 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                 if (st != SMC_OK) return st;
             }
             size_t unowned = 0;
+            bool store_shown = false;
             for (size_t k = 0; k < in->library_count; k++) {
                 const smc_library *lib = &in->libraries[k];
                 if (dist ? lib->distribution != d : lib->distribution != SMC_NONE) continue;
+                if (lib->role == SMC_ROLE_STORE && !opt->detail) { /* one row for them all */
+                    if (!store_shown && judging) print_store(out, in, dist, lib, opt);
+                    if (!store_shown && !judging) print_library(out, lib, opt);
+                    store_shown = true;
+                    continue;
+                }
                 if (!dist && in->distribution_count && unowned++ == 0)
                     fputs("no distribution claims these:\n", out);
                 size_t same = judging && opt->informational && !opt->detail

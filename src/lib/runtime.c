@@ -88,7 +88,7 @@ int smc_ptxas_release(const uint8_t *p, size_t n, size_t *need)
 static const struct target_row {
     unsigned short arch, first, last, first_a;
 } targets_known[] = {
-    {30, 70, 102, 0},   {32, 70, 102, 0},   {35, 70, 118, 0},   {37, 70, 118, 0},
+    {20, 70, 80, 0},    {21, 70, 80, 0},    {30, 70, 102, 0},   {32, 70, 102, 0},   {35, 70, 118, 0},   {37, 70, 118, 0},
     {50, 70, 129, 0},   {52, 70, 129, 0},   {53, 70, 129, 0},   {60, 80, 129, 0},
     {61, 80, 129, 0},   {62, 80, 129, 0},   {70, 90, 129, 0},   {72, 91, 129, 0},
     {75, 100, 0, 0},    {80, 110, 0, 0},    {86, 111, 0, 0},    {87, 114, 0, 0},
@@ -284,6 +284,29 @@ static const char *setting(const smc_input *in, const char *name)
     return NULL;
 }
 
+/* What an NVRTC of CUDA cuda is asked for by the packages of in that use it, when every one of
+ * them caps the architecture at what that NVRTC knows: torch (aten's jit_utils.cpp,
+ * codegenOutputQuery) asks NVRTC 11.0 for at most 8.0 (from 1.7.1) and 11.1 to 11.7 for at most
+ * 8.6 (from 1.13, pytorch/pytorch#87611), and a newer GPU gets PTX for that (compute_86) for the
+ * driver to compile; NVRTC 11.8 and later it asks for the GPU's own. CuPy asks for the GPU's own
+ * (its table caps only at each NVRTC's newest); any other user is not known. 0: no cap (some user
+ * asks for the GPU's own, or none is known). */
+static unsigned nvrtc_cap(const smc_input *in, int cuda)
+{
+    unsigned cap = cuda >= 11010 && cuda < 11080 ? 86 : cuda >= 11000 && cuda < 11010 ? 80 : 0;
+    bool torch = false;
+    for (size_t k = 0; cap && k < in->distribution_count; k++) {
+        const smc_distribution *d = &in->distributions[k];
+        if (!d->name || !smc_distribution_installed(d)) continue;
+        if (strncmp(d->name, "cupy", 4) == 0) return 0;
+        if (strcmp(d->name, "torch") != 0) continue;
+        const char *from = cap == 86 ? "1.13" : "1.7.1";
+        if (!d->version || smc_version_cmp(d->version, from) < 0) return 0;
+        torch = true;
+    }
+    return torch ? cap : 0;
+}
+
 smc_compile smc_compile_for(const smc_input *in, size_t d, const smc_target *t)
 {
     unsigned arch = t->cc_major * 10 + t->cc_minor;
@@ -305,11 +328,14 @@ smc_compile smc_compile_for(const smc_input *in, size_t d, const smc_target *t)
         out.a = triton_a(version, arch);
         out.setting = triton_setting(version, bw);
         out.override = setting(in, out.setting);
-    } else {
-        out.compiler = nvrtc;
+    } else if ((out.compiler = nvrtc) != SMC_NONE) {
+        unsigned cap = nvrtc_cap(in, in->compilers[nvrtc].cuda);
+        out.ptx = cap && arch > cap; /* torch asks for PTX of what NVRTC knows */
+        if (out.ptx) out.arch = cap;
     }
     if (out.compiler == SMC_NONE) return out;
-    out.knows = out.override ? 1 : smc_compiler_knows(in->compilers[out.compiler].cuda, arch, out.a);
+    out.knows =
+        out.override ? 1 : smc_compiler_knows(in->compilers[out.compiler].cuda, out.arch, out.a);
     return out;
 }
 

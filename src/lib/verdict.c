@@ -19,13 +19,16 @@ typedef struct seen {
     unsigned blocked_isa; /* the newest PTX ISA the driver cannot compile */
 } seen;
 
+/* *by_arch: it fails for its architectures alone (no image for the GPU, none the driver could
+ * load but for that). */
 static smc_verdict container_verdict(const smc_library *lib, size_t index, unsigned cc,
-                                     int driver_cuda, seen *s)
+                                     int driver_cuda, seen *s, bool *by_arch)
 {
+    *by_arch = false;
     const smc_container *c = &lib->containers[index];
     if (c->relocatable) return SMC_VERDICT_RELOCATABLE;
     smc_verdict best = SMC_VERDICT_NONE;
-    bool any = false, all_variants = true, only_arch = true, has_ptx = false;
+    bool any = false, all_variants = true, only_arch = true;
     seen here = {0};
     const smc_image *jit = NULL;
     for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
@@ -34,7 +37,6 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
         int why;
         smc_verdict v = smc_image_verdict(img, cc, driver_cuda, &why);
         any = true;
-        has_ptx |= img->kind == SMC_IMAGE_PTX;
         all_variants &= smc_image_variant(img) != SMC_VARIANT_NONE;
         only_arch &= why == SMC_WHY_NONE || why == SMC_WHY_ARCH;
         here.cuda13 |= why == SMC_WHY_CUDA13;
@@ -55,17 +57,19 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
         s->sbsa |= here.sbsa;
         return best;
     }
+    /* Only 'a'/'f' images for other GPUs: the host code dispatches. */
+    bool gated = best > SMC_VERDICT_JIT && all_variants && only_arch;
+    /* nvlink's device-link module, or a module whose every cubin was read and holds no kernel
+     * (its PTX has none either): without a cubin that loads, what it holds matters. */
+    if (!gated && c->kernels == 0) return SMC_VERDICT_NO_KERNELS;
     if (best == SMC_VERDICT_JIT) {
         s->thor |= here.thor;
         if (here.jit_isa > s->jit_isa) s->jit_isa = here.jit_isa;
         s->jit_bytes = jit->size;
         return best;
     }
-    /* It would fail. Only 'a'/'f' images for other GPUs: the host code dispatches. */
-    if (all_variants && only_arch) return SMC_VERDICT_GATED;
-    /* nvlink's device-link module: cubins without kernels (read while scanning; not known
-     * counts as kernels). */
-    if (!has_ptx && c->kernels == 0) return SMC_VERDICT_NO_KERNELS;
+    if (gated) return SMC_VERDICT_GATED;
+    *by_arch = best == SMC_VERDICT_NONE && only_arch;
     s->cuda13 |= here.cuda13;
     s->tegra |= here.tegra;
     s->ptx_isa |= here.ptx_isa;
@@ -159,8 +163,9 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
 
 /* The CUDA that built a library, from the best evidence (cuda-compat.md §5.2): the ptxas release
  * in its cubins' .note.nv.tkinfo; CUDA 13 for cubins in its format (ABI v2 below sm_100) or PTX
- * ISA 9.x; DT_NEEDED libcudart.so.N for CUDA N; what its distribution says. The newest major any
- * of them names wins; *cuda is the full version when known (else major.0, or from the PTX ISA). */
+ * ISA 9.x; DT_NEEDED libcudart.so.N for CUDA N; what its distribution says; where none of them
+ * does, the release of its newest PTX ISA. The newest major any of them names wins; *cuda is the
+ * full version when known (else major.0, or from the PTX ISA). */
 static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *why, int *cuda,
                          smc_evidence *minor_by)
 {
@@ -194,6 +199,12 @@ static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *w
         *why = SMC_EVIDENCE_WHEEL;
     }
     int by_isa = isa ? smc_cuda_for_ptx_isa(isa / 10, isa % 10) : 0;
+    /* Nothing else says it (a runtime linked statically, no toolkit note: ctranslate2 4.x): its
+     * PTX's ISA was written by a toolkit of at least that release, whose runtime it links. */
+    if (!major && by_isa) {
+        major = (unsigned)by_isa / 1000;
+        *why = SMC_EVIDENCE_PTX_ISA;
+    }
     bool tk = lib->release && lib->release / 1000 >= major;
     bool ptx = !tk && by_isa && by_isa / 1000 >= (int)major;
     *cuda = tk ? (int)lib->release : ptx ? by_isa : (int)major * 1000;
@@ -236,20 +247,28 @@ static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen 
 }
 
 /* The architecture lists of a library's containers (token sets, LTO IR left out), as group
- * numbers: group[i] for container i, SMC_NONE for a relocatable or empty one. */
+ * numbers: group[i] for container i, SMC_NONE for a relocatable or empty one. main: the group of
+ * its main list, the build's list: of the lists with kernels that are not all 'a'/'f' variants,
+ * the one with the most cubin architectures, then the one most containers share (SMC_NONE when
+ * none has two: a store of per-architecture modules, as cuFFT 12's). */
 typedef struct lists {
     size_t *group;
     size_t count;
+    size_t main, main_count;
 } lists;
 
 /* A container's architecture list as lists_of compares it: what smc_failing_tokens prints of it,
  * as numbers (its first 12 distinct tokens, LTO IR left out, in token order, and whether there
- * are more), without printing. */
+ * are more), without printing; and what choosing the main list asks of it: its distinct cubin
+ * architectures, and whether it may be the build's list (it may hold kernels, and not every
+ * image is an 'a'/'f' variant). */
 #define SET_SHOWN 12
 typedef struct set_key {
     uint64_t key[SET_SHOWN];
     unsigned n;
     bool more;
+    unsigned archs;
+    bool build;
 } set_key;
 
 static smc_status set_of(const smc_library *lib, const smc_container *c, set_key *s)
@@ -257,15 +276,22 @@ static smc_status set_of(const smc_library *lib, const smc_container *c, set_key
     uint64_t small[64], *all = c->image_count <= 64 ? small : malloc(c->image_count * sizeof *all);
     if (!all) return SMC_ERR_NOMEM;
     size_t m = 0;
-    for (size_t j = c->first_image; j < c->first_image + c->image_count; j++)
-        if (lib->images[j].kind != SMC_IMAGE_LTO) all[m++] = token_key(&lib->images[j]);
+    bool variants = true;
+    for (size_t j = c->first_image; j < c->first_image + c->image_count; j++) {
+        const smc_image *img = &lib->images[j];
+        if (img->kind == SMC_IMAGE_LTO) continue;
+        all[m++] = token_key(img);
+        variants &= smc_image_variant(img) != SMC_VARIANT_NONE;
+    }
     qsort(all, m, sizeof *all, by_key);
-    *s = (set_key){0};
+    *s = (set_key){.build = m && !variants && c->kernels != 0};
     for (size_t j = 0; j < m; j++) {
+        /* cubins sort first, by arch: a new arch is one whose key differs past the variant */
+        if (all[j] >> 40 == 0 && (!j || all[j] >> 8 != all[j - 1] >> 8)) s->archs++;
         if (j && all[j] == all[j - 1]) continue;
         if (s->n == SET_SHOWN) {
             s->more = true;
-            break;
+            continue;
         }
         s->key[s->n++] = all[j];
     }
@@ -287,7 +313,7 @@ static int by_set(const void *a, const void *b, void *ctx)
 static smc_status lists_of(const smc_library *lib, lists *m)
 {
     size_t n = lib->container_count;
-    m->count = 0;
+    *m = (lists){.main = SMC_NONE};
     m->group = malloc((n ? n : 1) * sizeof *m->group);
     set_key *sets = malloc((n ? n : 1) * sizeof *sets);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -300,11 +326,29 @@ static smc_status lists_of(const smc_library *lib, lists *m)
         if (st == SMC_OK && sets[i].n) order[k++] = i;
     }
     if (st == SMC_OK && k) qsort_r(order, k, sizeof *order, by_set, sets);
-    for (size_t i = 0; st == SMC_OK && i < k; i++) {
+    for (size_t i = 0; st == SMC_OK && i < k; i++) { /* groups in token order */
         if (i && by_set(&order[i - 1], &order[i], sets) != 0) m->count++;
         m->group[order[i]] = m->count;
     }
     if (k) m->count++;
+    /* The main one: most architectures, then most containers that may be the build's (the
+     * first in token order on a tie, so that the containers' order does not matter). */
+    size_t *held = st == SMC_OK ? calloc(m->count ? m->count : 1, sizeof *held) : NULL;
+    if (st == SMC_OK && !held) st = SMC_ERR_NOMEM;
+    for (size_t i = 0; st == SMC_OK && i < k; i++)
+        held[m->group[order[i]]] += sets[order[i]].build;
+    unsigned most = 2; /* a list of one architecture is a module for it, not a build's */
+    for (size_t i = 0; st == SMC_OK && i < k; i++) {
+        const set_key *sk = &sets[order[i]];
+        size_t g = m->group[order[i]];
+        if (!held[g] || sk->archs < most) continue;
+        if (sk->archs > most || m->main == SMC_NONE || held[g] > m->main_count) {
+            most = sk->archs;
+            m->main = g;
+            m->main_count = held[g];
+        }
+    }
+    free(held);
     free(sets);
     free(order);
     return st;
@@ -351,12 +395,14 @@ static int old_runtime(const smc_library *lib, int wheel_cuda)
 #define JIT_LARGE_BYTES (32ull << 20)
 
 /* Where a library is judged: the platform it must load on (NULL: not known; machine_only: only
- * assumed, the host's, compared by machine), and a CUDA library it needs that cannot be found
- * (needs, with the other major that is there, or NULL: it loads). */
+ * assumed, the host's, compared by machine), a CUDA library it needs that cannot be found
+ * (needs, with the other major that is there, or NULL: it loads), and the distribution that
+ * installed it (name and version, NULL when none: for data/support.tsv). */
 typedef struct place {
     const char *platform;
     bool machine_only;
     const char *needs, *needs_other;
+    const char *dist, *version;
 } place;
 
 static smc_status judge_one(const smc_library *lib, const smc_target *t, int driver_cuda,
@@ -364,7 +410,7 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
 {
     unsigned cc = t->cc_major * 10 + t->cc_minor;
     seen s = {0};
-    *r = (smc_judgement){0};
+    *r = (smc_judgement){.main_example = SMC_NONE, .used_by = SMC_NONE};
     /* Built by a newer CUDA major than the driver supports: its runtime stops before any kernel
      * loads, even with cudart linked statically (cuda-compat.md §5.2, §11). No driver older than
      * the first CUDA for the GPU runs it at all (§3.1, §5.1). Before CUDA 11.1 a runtime newer
@@ -385,71 +431,94 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
     }
     int gpu_cuda = smc_cuda_for_arch(cc);
     bool driver_old = driver_cuda > 0 && gpu_cuda > driver_cuda;
+    bool stops = too_new || runtime_new || foreign || missing || driver_old; /* nothing loads */
+    /* What NVIDIA documents for this release of its library (data/support.tsv): a GPU it does not
+     * support is none whatever the library carries; on one it does, the containers without an
+     * image for it are modules for other GPUs. */
+    smc_support row;
+    int documents = -1;
+    if (smc_support_for(lib->path, at->dist, at->version, built, &row)) {
+        if (!(r->support = malloc(sizeof row))) return SMC_ERR_NOMEM;
+        *r->support = row;
+        documents = smc_support_covers(&row, cc, r->built_cuda);
+    }
+    bool unsupported = !stops && documents == 0;
+    r->documented = !stops && documents == 1;
     smc_verdict *verdicts = malloc((lib->container_count ? lib->container_count : 1) *
                                    sizeof *verdicts);
-    if (!verdicts) return SMC_ERR_NOMEM;
+    bool *by_arch = malloc((lib->container_count ? lib->container_count : 1) * sizeof *by_arch);
+    if (!verdicts || !by_arch) {
+        free(verdicts);
+        free(by_arch);
+        return SMC_ERR_NOMEM;
+    }
     for (size_t i = 0; i < lib->container_count; i++) {
         s.jit_bytes = 0;
-        smc_verdict v = container_verdict(lib, i, cc, driver_cuda, &s);
-        if ((too_new || driver_old || runtime_new || foreign || missing) && v <= SMC_VERDICT_NONE)
+        smc_verdict v = container_verdict(lib, i, cc, driver_cuda, &s, &by_arch[i]);
+        if ((stops || unsupported) && v <= SMC_VERDICT_NONE) {
             v = SMC_VERDICT_NONE;
+            by_arch[i] = false;
+        }
         if (v == SMC_VERDICT_JIT) {
             r->jit_containers++;
             r->jit_bytes += s.jit_bytes;
         }
         verdicts[i] = v;
-        r->containers_by_verdict[v]++;
-        if (v == SMC_VERDICT_NONE || v == SMC_VERDICT_JIT_BLOCKED) {
-            size_t *slot = smc_push(&r->failing, r->failing_count, sizeof *slot);
-            if (!slot) {
-                free(verdicts);
-                return SMC_ERR_NOMEM;
-            }
-            *slot = i;
-            r->failing_count++;
-        }
     }
+    /* Whether the library has code for this GPU: something serves it, and, where NVIDIA does not
+     * document the GPU for it, its main list (the build's, sets->main) is among what serves: a
+     * library whose build list lacks the GPU is built for other GPUs, whatever a few odd modules
+     * carry (vllm 0.9.1's _moe_C on a 6.1 GPU: its CUB kernels built for compute_52 only). */
+    bool serves = false, main_serves = false, cubin = false, main_cubin = false;
+    for (size_t i = 0; i < lib->container_count; i++) {
+        bool ok = verdicts[i] <= SMC_VERDICT_JIT, loads = verdicts[i] <= SMC_VERDICT_COMPATIBLE;
+        serves |= ok;
+        cubin |= loads;
+        if (sets->main == SMC_NONE || sets->group[i] != sets->main) continue;
+        if (r->main_example == SMC_NONE || ok) r->main_example = i;
+        main_serves |= ok;
+        main_cubin |= loads;
+    }
+    bool covered = serves && (r->documented || sets->main == SMC_NONE || main_serves);
+    r->main_set = sets->main_count;
+    for (size_t i = 0; i < lib->container_count; i++) {
+        smc_verdict v = verdicts[i];
+        /* Where it has code for the GPU, a module without an image for it is one for other GPUs:
+         * its host code picks modules by GPU (cuBLASLt 12.8's 864 sm_90+sm_120 modules on an
+         * A100). */
+        if (covered && by_arch[i]) v = SMC_VERDICT_OTHER_GPUS;
+        r->containers_by_verdict[v]++;
+        if (v != SMC_VERDICT_NONE && v != SMC_VERDICT_JIT_BLOCKED) continue;
+        size_t *slot = smc_push(&r->failing, r->failing_count, sizeof *slot);
+        if (!slot) {
+            free(verdicts);
+            free(by_arch);
+            return SMC_ERR_NOMEM;
+        }
+        *slot = i;
+        r->failing_count++;
+    }
+    free(verdicts);
+    free(by_arch);
     const size_t *by = r->containers_by_verdict;
     r->counted = by[SMC_VERDICT_NATIVE] + by[SMC_VERDICT_COMPATIBLE] + by[SMC_VERDICT_JIT] +
                  by[SMC_VERDICT_JIT_BLOCKED] + by[SMC_VERDICT_NONE];
-    /* A library built for other GPUs: its main architecture list (more than half of its counted
-     * containers share it) fails, whatever a few other containers do. */
-    bool main_fails = false;
-    size_t *per = calloc(sets->count ? sets->count : 1, sizeof *per);
-    bool *failed = calloc(sets->count ? sets->count : 1, sizeof *failed);
-    if (!per || !failed) {
-        free(per);
-        free(failed);
-        return SMC_ERR_NOMEM;
-    }
-    for (size_t i = 0, f = 0; i < lib->container_count; i++) {
-        bool fails = f < r->failing_count && r->failing[f] == i;
-        f += fails;
-        size_t g = sets->group[i];
-        smc_verdict v = verdicts[i];
-        if (g == SMC_NONE || v > SMC_VERDICT_NONE) continue; /* not counted */
-        per[g]++;
-        failed[g] |= fails;
-        if (per[g] * 2 > r->counted && failed[g]) {
-            main_fails = true;
-            r->main_set = per[g];
-            r->main_example = i;
-        }
-    }
-    for (size_t g = 0; main_fails && g < sets->count; g++) /* the largest, in the end */
-        if (per[g] > r->main_set) main_fails = false;
-    free(per);
-    free(failed);
-    free(verdicts);
-    /* Or so few serve it that it has no code for this GPU, only odd generic bits (libcusparseLt
-     * on a P100: 1 of 281; vendor libraries keep at least a quarter on a GPU they support). */
-    bool few = r->failing_count < r->counted && (r->counted - r->failing_count) * 20 < r->counted;
-    r->status = r->counted == 0
-                    ? (by[SMC_VERDICT_GATED] ? SMC_STATUS_GATED : SMC_STATUS_OK)
-                : r->failing_count == r->counted || main_fails || few ? SMC_STATUS_NONE
-                : r->failing_count                             ? SMC_STATUS_PARTIAL
-                : by[SMC_VERDICT_JIT]                          ? SMC_STATUS_JIT
-                                                               : SMC_STATUS_OK;
+    /* Built for other GPUs, with some modules that serve this one: none when fewer than 1 in 20
+     * of its containers serve it (vllm 0.9.1's _C on a 6.1 GPU), else partial. */
+    size_t serving = r->counted - r->failing_count;
+    bool main_lacks = !covered && serving;
+    /* It runs through PTX where its code for the GPU is PTX: its main list (a store's modules:
+     * all of them) has no cubin that loads. Modules of PTX beside cubins that load are counted
+     * (jit) without making it jit (cuBLASLt 12.8's compute_52 hardware probe beside its sm_70
+     * kernels on a V100; cuFFT 12.8's PTX modules beside its sm_80 ones on an A100), and a
+     * driver too old for them still makes it partial. */
+    bool through_ptx = by[SMC_VERDICT_JIT] && !(sets->main != SMC_NONE ? main_cubin : cubin);
+    r->status = r->counted == 0 ? (by[SMC_VERDICT_GATED] ? SMC_STATUS_GATED : SMC_STATUS_OK)
+                : r->failing_count == r->counted || (main_lacks && serving * 20 < r->counted)
+                    ? SMC_STATUS_NONE
+                : r->failing_count ? SMC_STATUS_PARTIAL
+                : through_ptx      ? SMC_STATUS_JIT
+                                   : SMC_STATUS_OK;
     switch (r->status) {
     case SMC_STATUS_OK:
         r->cause = r->counted ? SMC_CAUSE_LOADS : SMC_CAUSE_NOTHING;
@@ -467,18 +536,20 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
                    : driver_old  ? SMC_CAUSE_DRIVER_GPU
                    : runtime_new ? SMC_CAUSE_RUNTIME
                    : too_new     ? SMC_CAUSE_BUILT_NEWER
-                   : s.cuda13  ? SMC_CAUSE_CUBIN_ABI
-                   : s.ptx_isa ? SMC_CAUSE_PTX_ISA
-                   : s.tegra   ? SMC_CAUSE_TEGRA
-                   : main_fails && r->failing_count < r->counted ? SMC_CAUSE_MAIN_ARCH
-                   : few                                         ? SMC_CAUSE_FEW
-                                                                 : SMC_CAUSE_ARCH;
+                   : unsupported ? SMC_CAUSE_UNSUPPORTED
+                   : s.cuda13    ? SMC_CAUSE_CUBIN_ABI
+                   : s.ptx_isa   ? SMC_CAUSE_PTX_ISA
+                   : s.tegra     ? SMC_CAUSE_TEGRA
+                   : main_lacks  ? SMC_CAUSE_MAIN_ARCH
+                                 : SMC_CAUSE_ARCH;
         if (r->cause == SMC_CAUSE_PTX_ISA) r->isa = s.blocked_isa;
         if (r->cause == SMC_CAUSE_DRIVER_GPU) r->gpu_cuda = gpu_cuda;
         break;
     }
     r->warnings = warnings_of(lib, driver_cuda, &s, r->built_cuda, &r->newest_isa);
-    if (r->jit_bytes > JIT_LARGE_BYTES && r->status != SMC_STATUS_NONE)
+    /* Much PTX to compile, where PTX is what runs it (not beside cubins that do). */
+    if (r->jit_bytes > JIT_LARGE_BYTES &&
+        (r->status == SMC_STATUS_JIT || r->status == SMC_STATUS_PARTIAL))
         r->warnings |= SMC_WARN_JIT_LARGE;
     return SMC_OK;
 }
@@ -597,6 +668,12 @@ unsigned smc_alternative_of(const char *path, const char *of)
     return v && same_choice(path, of) ? v : 0;
 }
 
+/* A library that is one cubin file. */
+static bool bare_cubin(const smc_library *lib)
+{
+    return lib->container_count == 1 && lib->containers[0].bare_cubin;
+}
+
 /* The roles of an input's libraries in their distributions. */
 static void assign_roles(smc_input *in)
 {
@@ -619,8 +696,24 @@ static void assign_roles(smc_input *in)
             }
             if (lib->role == SMC_ROLE_ALTERNATIVE) continue;
         }
-        if (strstr(lib->path, ".libs/") || vendor_name(smc_base_name(lib->path)))
+        smc_use use;
+        const smc_distribution *d = &in->distributions[lib->distribution];
+        if (d->name && smc_use_for(d->name, lib->path, &use) && use.how == SMC_USE_ON_DEMAND)
+            lib->role = SMC_ROLE_ON_DEMAND;
+        else if (strstr(lib->path, ".libs/") || vendor_name(smc_base_name(lib->path)))
             lib->role = SMC_ROLE_VENDORED;
+    }
+    /* Loose cubin files, two or more in one named distribution, are a store its loader picks
+     * from by GPU (flashinfer-cubin), not libraries loaded together (a zip without metadata is
+     * no package with a loader). */
+    for (size_t d = 0; d < in->distribution_count; d++) {
+        if (!in->distributions[d].name) continue;
+        size_t loose = 0;
+        for (size_t l = 0; l < in->library_count; l++)
+            loose += in->libraries[l].distribution == d && bare_cubin(&in->libraries[l]);
+        for (size_t l = 0; loose >= 2 && l < in->library_count; l++)
+            if (in->libraries[l].distribution == d && bare_cubin(&in->libraries[l]))
+                in->libraries[l].role = SMC_ROLE_STORE;
     }
     /* A distribution made only of "vendored" libraries ships them as its own (nvidia-cublas),
      * unless its own part is a compiler (Triton 3.2 ships CUPTI for its profiler). */
@@ -678,8 +771,39 @@ static unsigned torch_cuda(const smc_input *in, size_t torch)
     return 0;
 }
 
-/* Folds one library's status for target t into a roll-up. */
-static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *any, bool *gated)
+/* The package that uses lib as data/uses.tsv says (how): its own distribution
+ * (torch/lib/libcusparseLt-*.so.0), or the torch that chooses for dist (nvidia-cusparselt-cu12
+ * beside torch); else SMC_NONE. */
+static size_t used_as(const smc_input *in, size_t dist, const smc_library *lib, size_t torch,
+                      smc_use_how how)
+{
+    size_t users[2] = {dist, torch};
+    for (size_t k = 0; k < 2; k++) {
+        smc_use use;
+        const smc_distribution *u =
+            users[k] < in->distribution_count ? &in->distributions[users[k]] : NULL;
+        if (u && u->name && smc_use_for(u->name, lib->path, &use) && use.how == how)
+            return users[k];
+    }
+    return SMC_NONE;
+}
+
+/* The package that calls lib only where NVIDIA supports it, when lib is none for target t for
+ * that reason alone; else SMC_NONE. */
+static size_t used_only_where_supported(const smc_input *in, size_t dist, const smc_library *lib,
+                                        size_t t, size_t torch)
+{
+    if (t >= lib->judgement_count || lib->judgements[t].cause != SMC_CAUSE_UNSUPPORTED ||
+        lib->judgements[t].status != SMC_STATUS_NONE)
+        return SMC_NONE;
+    return used_as(in, dist, lib, torch, SMC_USE_SUPPORTED);
+}
+
+/* Folds one library's status for target t into a roll-up: a vendored library, or one used only
+ * by one feature (on demand: its own role, or a package beside it says so), worse than partial
+ * counts as partial. */
+static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *any, bool *gated,
+                 bool on_demand)
 {
     const smc_library *lib = &in->libraries[l];
     if (t >= lib->judgement_count) return;
@@ -687,12 +811,16 @@ static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *a
     *any = true;
     if (s == SMC_STATUS_GATED) return;
     *gated = false;
-    bool vendored = lib->role == SMC_ROLE_VENDORED && rank(s) > rank(SMC_STATUS_PARTIAL);
-    if (vendored) s = SMC_STATUS_PARTIAL;
+    if (lib->judgements[t].unused) s = SMC_STATUS_OK; /* not used on this GPU: fails nothing */
+    on_demand |= lib->role == SMC_ROLE_ON_DEMAND;
+    bool capped = (lib->role == SMC_ROLE_VENDORED || on_demand) &&
+                  rank(s) > rank(SMC_STATUS_PARTIAL);
+    if (capped) s = SMC_STATUS_PARTIAL;
     if (rank(s) > rank(r->status) || (r->library == SMC_NONE && rank(s) == rank(r->status))) {
         r->status = s;
         r->library = l;
-        r->vendored = vendored;
+        r->vendored = capped && lib->role == SMC_ROLE_VENDORED;
+        r->on_demand = capped && on_demand;
     }
 }
 
@@ -739,12 +867,45 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             wanted += nocublaslt(in->libraries[l].path) == want_twin;
         }
     bool *done = calloc(in->library_count ? in->library_count : 1, sizeof *done);
+    /* A store of loose cubins: its loader takes the file for the GPU; the others are not loaded
+     * (unused). The store serves the GPU through its best file, or, where none does, holds only
+     * code for other GPUs (gated). */
+    size_t store_best = SMC_NONE;
+    r.store = SMC_STATUS_GATED;
+    for (size_t l = 0; done && only == SMC_NONE && l < in->library_count; l++) {
+        smc_library *lib = &in->libraries[l];
+        if (lib->distribution != dist || lib->role != SMC_ROLE_STORE) continue;
+        done[l] = true;
+        if (t >= lib->judgement_count) continue;
+        r.store_files++;
+        smc_judgement *j = &lib->judgements[t];
+        bool serves = rank(j->status) <= rank(SMC_STATUS_JIT);
+        r.store_serving += serves;
+        j->unused = !serves;
+        if (serves && (store_best == SMC_NONE ||
+                       rank(j->status) < rank(in->libraries[store_best].judgements[t].status)))
+            store_best = l;
+    }
+    if (store_best != SMC_NONE) {
+        r.store = in->libraries[store_best].judgements[t].status;
+        fold(&r, in, store_best, t, &any, &gated, false);
+    } else if (r.store_files) {
+        any = true; /* gated: code for other GPUs only */
+    }
     for (size_t l = 0; done && l < in->library_count; l++) {
         const smc_library *lib = &in->libraries[l];
         if (done[l] || (only != SMC_NONE ? l != only : lib->distribution != dist)) continue;
         done[l] = true;
         if (lib->role != SMC_ROLE_ALTERNATIVE || only != SMC_NONE) {
-            fold(&r, in, l, t, &any, &gated);
+            size_t user =
+                only == SMC_NONE ? used_only_where_supported(in, dist, lib, t, chooser) : SMC_NONE;
+            if (user != SMC_NONE) {
+                in->libraries[l].judgements[t].unused = true;
+                in->libraries[l].judgements[t].used_by = user;
+            }
+            bool feature = only == SMC_NONE &&
+                           used_as(in, dist, lib, chooser, SMC_USE_ON_DEMAND) != SMC_NONE;
+            fold(&r, in, l, t, &any, &gated, feature);
             continue;
         }
         /* The loader's rule picks the _nocublaslt twins or the others, by one GPU of the
@@ -810,7 +971,7 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             continue;
         }
         smc_rollup before = r;
-        fold(&r, in, loaded, t, &any, &gated);
+        fold(&r, in, loaded, t, &any, &gated, false);
         if (r.library != before.library) {
             r.serving = serving;
             r.choices = choices;
@@ -839,6 +1000,8 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
         return r;
     }
     if (!any) r.status = SMC_STATUS_NO_CODE;
+    else if (gated && r.store_files && store_best == SMC_NONE)
+        r.status = SMC_STATUS_GATED; /* a store for other GPUs: its loader takes none here */
     else if (gated) {
         r.status = SMC_STATUS_NONE;
         r.all_gated = true;
@@ -901,9 +1064,15 @@ static void place_of(const smc_input *in, const smc_library *lib, const smc_targ
 {
     bool assumed;
     const char *platform = load_platform(in, lib, t, &assumed);
+    const smc_distribution *d =
+        lib->distribution < in->distribution_count ? &in->distributions[lib->distribution] : NULL;
     *at = (place){.platform = platform,
                   .machine_only = assumed,
-                  .needs = nd->other ? nd->soname : in->root ? nd->missing : NULL,
+                  .dist = d ? d->name : NULL,
+                  .version = d ? d->version : NULL,
+                  .needs = nd->other  ? nd->soname
+                           : in->root ? nd->missing
+                                      : NULL,
                   .needs_other = nd->other};
     *host = !at->needs && nd->missing && in->kind == SMC_INPUT_ENVIRONMENT ? nd->missing : NULL;
 }
@@ -925,6 +1094,7 @@ static void fold_compiler(const smc_input *in, size_t d, const smc_target *t, sm
         r->compiler = c.compiler;
         r->compile_arch = c.arch;
         r->compile_a = c.a;
+        r->compile_ptx = c.ptx;
         r->compile_knows = c.knows;
         r->compile_override = c.override;
     }
@@ -1045,6 +1215,7 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
             r->compiler = loose.compiler;
             r->compile_arch = loose.compile_arch;
             r->compile_a = loose.compile_a;
+            r->compile_ptx = loose.compile_ptx;
             r->compile_knows = loose.compile_knows;
             r->compile_override = loose.compile_override;
         }

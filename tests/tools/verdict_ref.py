@@ -87,7 +87,7 @@ FLAG_LZ4, FLAG_ZSTD = 0x2000, 0x8000
 FLAG_A, FLAG_F = 0x100000, 0x200000
 
 VERDICTS = ["native", "compatible", "jit", "jit-blocked", "none",
-            "gated", "no-kernels", "relocatable"]
+            "gated", "no-kernels", "relocatable", "other-gpus"]
 COUNTED = ("native", "compatible", "jit", "jit-blocked", "none")
 RANK = {v: i for i, v in enumerate(COUNTED)}  # lower is better
 WORKS = ("native", "compatible", "jit")
@@ -590,18 +590,25 @@ def has_text(cubin):
     return any(n.startswith(".text.") for n, _, _, _, _ in elf["secs"])
 
 
+CUBIN_FACTS_MAX = 16 << 10  # DESIGN.md: cheap facts come from small cubins only
+
+
 def check_kernel_free(lib, containers):
-    """Fill Container.kernel_free for containers not yet checked."""
+    """Fill Container.kernel_free for containers not yet checked: every cubin small enough to
+    read (both sizes at most CUBIN_FACTS_MAX) and none with a .text.* section, and some cubin,
+    or no PTX (LTO IR alone). PTX and cubins of one container are one translation unit: kernel-free
+    cubins mean kernel-free PTX."""
     todo = [c for c in containers if c.kernel_free is None]
     if not todo:
         return
     buf = lib.buf
     frames, owners = [], []
     for c in todo:
-        c.kernel_free = True
-        for en in c.entries:
-            if en.kind != KIND_ELF:
-                continue
+        elves = [en for en in c.entries if en.kind == KIND_ELF]
+        ptx = any(en.kind == KIND_PTX for en in c.entries)
+        c.kernel_free = (bool(elves) or not ptx) and all(
+            en.usize <= CUBIN_FACTS_MAX and en.stored <= CUBIN_FACTS_MAX for en in elves)
+        for en in elves if c.kernel_free else []:
             raw = bytes(buf[en.payload:en.payload + en.stored])
             if en.flags & FLAG_ZSTD:
                 frames.append((raw, en.usize))
@@ -711,11 +718,13 @@ def max_isa(driver):
 
 
 def arch_runs(en, cc):
-    """Whether the image may run on CC cc judged by architecture alone, and
-    the verdict it would have then."""
+    """Whether the image may run on CC cc judged by architecture alone, the
+    verdict it would have then, and whether a failure is Tegra's (a lower
+    minor of the same major that a desktop GPU would run)."""
     M, N = cc
     X, Y = divmod(en.eff_arch(), 10)
     v = en.eff_variant()
+    tegra = False
     if v == "a":
         ok = (X, Y) == (M, N)
     elif v == "f":
@@ -725,6 +734,7 @@ def arch_runs(en, cc):
             ok = X == M and N >= Y  # Orin under JetPack 7.2's CUDA 13 driver (reported)
         elif cc in TEGRA:
             ok = (X, Y) == (M, N)
+            tegra = not ok and X == M and N > Y
         elif en.arch == 101 and cc == (11, 0):
             ok = True  # PyTorch's table (cuda-compat §2.5, §11): a special case
         else:
@@ -732,69 +742,159 @@ def arch_runs(en, cc):
     else:
         ok = M * 10 + N >= en.eff_arch()
     if not ok:
-        return False, "none"
+        return False, "tegra" if tegra else "none"
     if en.kind == KIND_PTX:
         return True, "jit"
     return True, "native" if (X, Y) == (M, N) else "compatible"
 
 
 def image_verdict(lib, en, cc, driver):
-    """(verdict, fails_by_arch) for one non-LTO image."""
+    """(verdict, fails_by_arch, why): why is "arch" when only its architecture fails it (not
+    Tegra's rule, not the driver)."""
     ok, v = arch_runs(en, cc)
     if not ok:
-        return "none", True
+        return "none", True, "tegra" if v == "tegra" else "arch"
     if driver is not None:
         if en.kind == KIND_PTX and en.eff_isa() > max_isa(driver):
-            return "jit-blocked", False
+            return "jit-blocked", False, "driver"
         if driver < (13, 0) and cuda13_format(lib, en):
-            return "none", False
-    return v, False
+            return "none", False, "driver"
+    return v, False, None
 
 
 def prelim(lib, c, cc, driver):
-    """Verdict before the kernel check: a final verdict, or ('?', best) when
-    the container fails and might hold no kernels."""
+    """(verdict, by_arch) before the kernel check: a final verdict, or '?' + best when the
+    container is not served by a cubin and might hold no kernels; by_arch: it fails for its
+    architectures alone."""
     if c.section == RELFATBIN:
-        return "relocatable"
+        return "relocatable", False
     imgs = [en for en in c.entries if en.kind != KIND_IR]
     if not imgs:
-        return "no-kernels"
+        return "no-kernels", False
     res = [image_verdict(lib, en, cc, driver) for en in imgs]
-    best = min((v for v, _ in res), key=RANK.get)
-    if best in WORKS:
-        return best
-    if all(en.eff_variant() for en in imgs) and all(by_arch for _, by_arch in res):
-        return "gated"
-    if any(en.kind == KIND_PTX for en in imgs):
-        return best
-    return "?" + best
+    best = min((v for v, _, _ in res), key=RANK.get)
+    if best in ("native", "compatible"):
+        return best, False
+    if best != "jit" and all(en.eff_variant() for en in imgs) and all(b for _, b, _ in res):
+        return "gated", False
+    by_arch = best == "none" and all(w in ("arch", None) for _, _, w in res)
+    return "?" + best, by_arch
 
 
-def library_status(counts, lists=None):
-    """lists: for the counted containers, (architecture list, fails) pairs. The rule of issue 9:
-    none when more than half of them share one list and it fails (the library is built for
-    other GPUs, whatever a few other containers do)."""
+def container_lists(lib):
+    """The architecture list of each container (sorted distinct tokens, LTO IR left out; None for
+    a relocatable or empty one), and the main list: of the lists that may be the build's (some
+    image not an a/f variant, not kernel-free), the one with the most cubin architectures (at
+    least two), then the one most containers hold, then the first in sorted order."""
+    keys, held, width = [], {}, {}
+    for c in lib.containers:
+        imgs = [en for en in c.entries if en.kind != KIND_IR]
+        if c.section == RELFATBIN or not imgs:
+            keys.append(None)
+            continue
+        key = tuple(sorted({(0 if en.kind == KIND_ELF else 1, en.eff_arch(), en.eff_variant())
+                            for en in imgs}))
+        keys.append(key)
+        width[key] = len({en.eff_arch() for en in imgs if en.kind == KIND_ELF})
+        build = any(not en.eff_variant() for en in imgs) and not c.kernel_free
+        held[key] = held.get(key, 0) + build
+    cands = [k for k in held if held[k] and width[k] >= 2]
+    main = min(cands, key=lambda k: (-width[k], -held[k], k)) if cands else None
+    return keys, main, held.get(main, 0)
+
+
+def library_status(counts, covered, main_lacks, through_ptx):
+    """The status over the counted containers (native..none)."""
     counted = sum(counts[v] for v in COUNTED)
     failing = counts["none"] + counts["jit-blocked"]
     if counted == 0:
         return "gated" if counts["gated"] else "ok"
     if failing == counted:
         return "none"
-    if (counted - failing) * 20 < counted:  # fewer than 1 in 20 serve: no code for the GPU
+    if main_lacks and (counted - failing) * 20 < counted:
         return "none"
-    if lists:
-        by = {}
-        for key, fails in lists:
-            n, f = by.get(key, (0, False))
-            by[key] = (n + 1, f or fails)
-        n, f = max(by.values(), key=lambda nf: nf[0])
-        if 2 * n > counted and f:
-            return "none"
     if failing:
         return "partial"
-    if counts["jit"]:
-        return "jit"
-    return "ok"
+    return "jit" if through_ptx else "ok"
+
+
+# data/support.tsv, read here as data: the reference judges files, not distributions, so only the
+# rows for any distribution apply (a library by its name and CUDA major).
+def _support_rows():
+    rows = []
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
+                        "support.tsv")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            c = line.rstrip("\n").split("\t")
+            if len(c) == 8 and c[1] == "-":
+                rows.append(c)
+    return rows
+
+
+SUPPORT = _support_rows()
+
+
+def support_of(lib, built_major):
+    """(from, list, refused) of the first row for the library's file name and CUDA major."""
+    name = os.path.basename(lib.path)
+    for stem, _, _, _, major, ccs, beyond, _ in SUPPORT:
+        rest = name[len(stem):]
+        if not name.startswith(stem) or (rest and rest[0] not in ".-_"):
+            continue
+        if major != "-" and int(major) != built_major:
+            continue
+        def cc(t):
+            a, b = t.split(".")
+            return int(a) * 10 + int(b)
+        if ccs.endswith("-"):
+            return cc(ccs[:-1]), [], beyond == "refused"
+        return 0, [cc(t) for t in ccs.split(",")], beyond == "refused"
+    return None
+
+
+def documents(row, cc, release):
+    """1 the row documents the GPU, 0 it does not (none), -1 the bytes decide."""
+    start, listed, refused = row
+    if cc in listed:
+        return 1
+    if cc < min(listed + ([start] if start else [])):
+        return 0
+    first = FIRST_CUDA.get(divmod(cc, 10))
+    if start and first and release and release >= first:
+        return 1
+    return 0 if refused else -1
+
+
+def built_cuda(lib):
+    """The CUDA that built it (major, and (major, minor) when known), as smcheck's built_by reads
+    it: its cubins' ptxas release, CUDA 13 for an ABI 1.8 cubin below sm_100 or PTX ISA 9.x, a
+    DT_NEEDED libcudart.so.N; the minor from the release, else from the PTX ISA in that major."""
+    entries = [en for c in lib.containers for en in c.entries]
+    cubin_release(lib, entries)
+    rel = max((en.release for en in entries if en.kind == KIND_ELF and en.release), default=None)
+    major = rel[0] if rel else 0
+    isa = max((en.eff_isa() for en in entries if en.kind == KIND_PTX), default=(0, 0))
+    if any(en.kind == KIND_ELF and (en.major, en.minor) == (1, 8) and en.arch < 100 and
+           not en.release for en in entries) and major < 13:
+        major = 13
+    if isa >= (9, 0) and major < 13:
+        major = 13
+    for n in lib.needed:
+        m = re.match(r"^libcudart\.so\.(\d+)", n)
+        if m and int(m.group(1)) > major:
+            major = int(m.group(1))
+    if rel and rel[0] >= major:
+        return major, rel
+    by_isa = min((cuda for cuda, i in ISA_BY_CUDA if i >= isa), default=None) \
+        if isa > (0, 0) else None
+    if by_isa and not major:  # nothing else says it: the toolkit that wrote its newest PTX ISA
+        major = by_isa[0]
+    if by_isa and by_isa[0] >= major:
+        return major, by_isa
+    return major, (major, 0)
 
 
 def built_too_new(lib, driver):
@@ -824,12 +924,18 @@ def built_too_new(lib, driver):
         for en in entries:
             if en.kind == KIND_ELF and en.release:
                 built = max(built, en.release[0])
+    if not built:  # nothing else says it: the toolkit that wrote its newest PTX ISA
+        cubin_release(lib, entries)
+        if not any(en.kind == KIND_ELF and en.release for en in entries):
+            isa = max((en.eff_isa() for en in entries if en.kind == KIND_PTX), default=None)
+            cuda = min((c for c, i in ISA_BY_CUDA if i >= isa), default=None) if isa else None
+            built = cuda[0] if cuda else 0
     return built > driver[0]
 
 
 # cuda-compat §3.1: the first CUDA release for each architecture ("<=7.0" read as 7.0); no older
 # driver runs such a GPU.
-FIRST_CUDA = {(3, 0): (7, 0), (3, 2): (7, 0), (3, 5): (7, 0), (3, 7): (7, 0), (5, 0): (7, 0),
+FIRST_CUDA = {(2, 0): (7, 0), (2, 1): (7, 0), (3, 0): (7, 0), (3, 2): (7, 0), (3, 5): (7, 0), (3, 7): (7, 0), (5, 0): (7, 0),
               (5, 2): (7, 0), (5, 3): (7, 0), (6, 0): (8, 0), (6, 1): (8, 0), (6, 2): (8, 0),
               (7, 0): (9, 0), (7, 2): (9, 1), (7, 5): (10, 0), (8, 0): (11, 0), (8, 6): (11, 1),
               (8, 7): (11, 4), (8, 8): (13, 0), (8, 9): (11, 8), (9, 0): (11, 8),
@@ -863,8 +969,8 @@ def judge(lib, targets, driver, blocked=False):
     DRIVER[0] = driver
     read_ptx_text(lib)
     pre = [[prelim(lib, c, cc, driver) for c in lib.containers] for cc in targets]
-    need = {i for row in pre for i, v in enumerate(row) if v.startswith("?")}
-    check_kernel_free(lib, [lib.containers[i] for i in sorted(need)])
+    check_kernel_free(lib, lib.containers)  # the main list is the library's, not a target's
+    keys, main, main_held = container_lists(lib)
     too_new = built_too_new(lib, driver)
     if driver is not None and not too_new:
         rt = old_runtime(lib, [en for c in lib.containers for en in c.entries])
@@ -872,23 +978,35 @@ def judge(lib, targets, driver, blocked=False):
     if PLATFORM[0] and lib.platform and lib.platform != PLATFORM[0]:
         too_new = True  # it cannot load there at all
     too_new = too_new or blocked  # a CUDA library it needs is not there
+    major, release = built_cuda(lib)
+    row = support_of(lib, major)
     out = []
-    for t, row in enumerate(pre):
+    for t, res in enumerate(pre):
+        cc = targets[t][0] * 10 + targets[t][1]
         old_gpu = driver is not None and FIRST_CUDA.get(targets[t], (0, 0)) > driver
-        counts = {v: 0 for v in VERDICTS}
-        lists = []
-        for i, v in enumerate(row):
+        stops = too_new or old_gpu
+        doc = documents(row, cc, release) if row else -1
+        unsupported = not stops and doc == 0
+        verdicts, arch = [], []
+        for i, (v, by_arch) in enumerate(res):
             if v.startswith("?"):
                 v = "no-kernels" if lib.containers[i].kernel_free else v[1:]
-            if (too_new or old_gpu) and v in COUNTED:
-                v = "none"
-            counts[v] += 1
-            if v in COUNTED:
-                key = tuple(sorted({en.token() for en in lib.containers[i].entries
-                                    if en.kind != KIND_IR}))
-                lists.append((key, v in FAILS))
-        out.append({"target": t, "status": library_status(counts, lists),
-                    "containers_by_verdict": counts})
+            if (stops or unsupported) and v in COUNTED:
+                v, by_arch = "none", False
+            verdicts.append(v)
+            arch.append(by_arch and v == "none")
+        serves = any(v in WORKS for v in verdicts)
+        in_main = [i for i, k in enumerate(keys) if main is not None and k == main]
+        main_serves = any(verdicts[i] in WORKS for i in in_main)
+        cubin = any(v in ("native", "compatible") for v in verdicts)
+        main_cubin = any(verdicts[i] in ("native", "compatible") for i in in_main)
+        covered = serves and ((not stops and doc == 1) or main is None or main_serves)
+        counts = {v: 0 for v in VERDICTS}
+        for v, a in zip(verdicts, arch):
+            counts["other-gpus" if covered and a else v] += 1
+        through_ptx = counts["jit"] > 0 and not (main_cubin if main is not None else cubin)
+        status = library_status(counts, covered, not covered and serves, through_ptx)
+        out.append({"target": t, "status": status, "containers_by_verdict": counts})
     return out
 
 
@@ -901,13 +1019,13 @@ CUDA_STEMS = ("libcudart", "libcublas", "libcudnn", "libcufft", "libcurand", "li
 
 # What each compiler release accepts, as measured (ptxas of Triton's wheels, NVRTC's wheels):
 # plain targets from the release that first takes them, until the one that last does.
-ACCEPTS_FROM = {(3, 0): (7, 0), (3, 2): (7, 0), (3, 5): (7, 0), (3, 7): (7, 0), (5, 0): (7, 0),
+ACCEPTS_FROM = {(2, 0): (7, 0), (2, 1): (7, 0), (3, 0): (7, 0), (3, 2): (7, 0), (3, 5): (7, 0), (3, 7): (7, 0), (5, 0): (7, 0),
                 (5, 2): (7, 0), (5, 3): (7, 0), (6, 0): (8, 0), (6, 1): (8, 0), (6, 2): (8, 0),
                 (7, 0): (9, 0), (7, 2): (9, 1), (7, 5): (10, 0), (8, 0): (11, 0),
                 (8, 6): (11, 1), (8, 7): (11, 4), (8, 8): (13, 0), (8, 9): (11, 8),
                 (9, 0): (11, 8), (10, 0): (12, 8), (10, 1): (12, 8), (10, 3): (12, 9),
                 (10, 7): (13, 4), (11, 0): (13, 0), (12, 0): (12, 8), (12, 1): (12, 9)}
-ACCEPTS_UNTIL = {(3, 0): (10, 2), (3, 2): (10, 2), (3, 5): (11, 8), (3, 7): (11, 8),
+ACCEPTS_UNTIL = {(2, 0): (8, 0), (2, 1): (8, 0), (3, 0): (10, 2), (3, 2): (10, 2), (3, 5): (11, 8), (3, 7): (11, 8),
                  (5, 0): (12, 9), (5, 2): (12, 9), (5, 3): (12, 9), (6, 0): (12, 9),
                  (6, 1): (12, 9), (6, 2): (12, 9), (7, 0): (12, 9), (7, 2): (12, 9),
                  (10, 1): (12, 9)}

@@ -62,6 +62,8 @@ typedef enum smc_verdict {
     SMC_VERDICT_GATED,       /* only 'a'/'f' images for other GPUs: host code dispatches */
     SMC_VERDICT_NO_KERNELS,  /* no kernels: nvlink's device-link module, LTO IR only, empty */
     SMC_VERDICT_RELOCATABLE, /* __nv_relfatbin: -rdc code, not loadable on its own */
+    SMC_VERDICT_OTHER_GPUS,  /* no image for the GPU, in a library that runs there: a module for
+                              * other GPUs, which the library picks by GPU at run time */
     SMC_VERDICT_COUNT
 } smc_verdict;
 
@@ -71,7 +73,8 @@ const char *smc_verdict_str(smc_verdict v);
 typedef enum smc_lib_status {
     SMC_STATUS_OK,      /* every counted container native or compatible */
     SMC_STATUS_JIT,     /* some need the driver to compile PTX */
-    SMC_STATUS_PARTIAL, /* it runs, but some modules built only for other GPUs do not */
+    SMC_STATUS_PARTIAL, /* it runs, but some of its kernels cannot: the driver cannot load them,
+                         * or its build list lacks the GPU and only some modules serve it */
     SMC_STATUS_GATED,   /* a library of only 'a'/'f' code for other GPUs: runs only on those */
     SMC_STATUS_NONE,    /* it has no code for the GPU, or the driver cannot run it */
     SMC_STATUS_NO_CODE, /* an input or distribution without device code: nothing judged */
@@ -103,8 +106,10 @@ typedef enum smc_cause {
     SMC_CAUSE_CUBIN_ABI,   /* partial or none: CUDA 13 cubins (ABI 1.8) on an older driver */
     SMC_CAUSE_PTX_ISA,     /* partial or none: PTX newer than the driver compiles */
     SMC_CAUSE_BUILT_NEWER, /* none: built by a newer CUDA major than the driver supports */
-    SMC_CAUSE_MAIN_ARCH,   /* none: most containers share one architecture list without the GPU */
-    SMC_CAUSE_FEW,         /* none: fewer than 1 in 20 of its containers serve the GPU */
+    SMC_CAUSE_MAIN_ARCH,   /* none or partial: its main architecture list (main_set, main_example)
+                            * lacks the GPU; none when fewer than 1 in 20 of its containers serve
+                            * it, partial when more do */
+    SMC_CAUSE_FEW,         /* no longer given (issue 29: replaced by main-arch); kept for its number */
     SMC_CAUSE_GATED,       /* gated: only 'a'/'f' code for other GPUs */
     SMC_CAUSE_DRIVER_GPU,  /* none: the driver is older than the first CUDA for the GPU */
     SMC_CAUSE_RUNTIME,     /* none: a runtime before CUDA 11.1, newer than the driver: it stops at
@@ -113,6 +118,8 @@ typedef enum smc_cause {
                             * aarch64 ones load): it cannot load at all */
     SMC_CAUSE_NEEDS,       /* none: it needs a CUDA library (DT_NEEDED) that its input has only
                             * in another major, or, in a complete root, not at all */
+    SMC_CAUSE_UNSUPPORTED, /* none: NVIDIA does not support the GPU in this release of its library
+                            * (support), whatever code it carries */
     SMC_CAUSE_COUNT
 } smc_cause;
 
@@ -142,6 +149,18 @@ enum {
                                  * the environment lacks: it relies on the host's */
 };
 
+/* The GPUs NVIDIA documents for a release of one of its libraries (a row of data/support.tsv). */
+#define SMC_SUPPORT_MAX 16
+typedef struct smc_support {
+    unsigned from; /* major*10+minor: from this one on (where the release knows the GPU), or 0:
+                    * exactly those of list */
+    unsigned list[SMC_SUPPORT_MAX];
+    size_t count;
+    bool refused;  /* a GPU beyond them is none (the library checks the GPU when it starts),
+                    * else its bytes decide */
+    char source[320];
+} smc_support;
+
 /* A library judged against one target: filled by smc_judge() from the model alone. */
 typedef struct smc_judgement {
     smc_lib_status status;
@@ -161,8 +180,18 @@ typedef struct smc_judgement {
     unsigned newest_isa;    /* its newest PTX ISA, major*10+minor */
     size_t main_set;        /* SMC_CAUSE_MAIN_ARCH: how many containers share the list, */
     size_t main_example;    /* and one of them */
+    /* The GPUs NVIDIA documents for this release of its library (data/support.tsv), when a row
+     * knows it; documented: the GPU is one of them (its containers without an image for it are
+     * other-gpus wherever one serves it). SMC_CAUSE_UNSUPPORTED: it is not. Freed with the
+     * judgement. */
+    smc_support *support;
+    bool documented;
+    size_t used_by;         /* unused because a package calls it only where NVIDIA supports it
+                             * (data/uses.tsv): that distribution (index into the input's); else
+                             * SMC_NONE */
     int gpu_cuda;           /* SMC_CAUSE_DRIVER_GPU: the first CUDA for the GPU's architecture */
-    bool unused;            /* one of alternatives that is not the one loaded: it fails nothing */
+    bool unused;            /* fails nothing: one of alternatives that is not the one loaded, or a
+                             * library its package uses only where it runs (used_by) */
     int runtime_cuda;       /* SMC_CAUSE_RUNTIME: the runtime's CUDA version (10020) */
     const char *platform;   /* SMC_CAUSE_PLATFORM: where it must load ("linux-aarch64") */
     const char *needs;      /* SMC_CAUSE_NEEDS: the library it cannot load ("libcudnn.so.9"), */
@@ -240,7 +269,18 @@ typedef struct smc_finding {
 /* A library's part in its distribution, from its path: vendored (auditwheel's *.libs/, or a
  * library another project makes, such as libcusparseLt in torch/lib), one of alternatives of which
  * one is loaded at run time (libbitsandbytes_cuda118.so ... _cuda128.so), or its own code. */
-typedef enum smc_role { SMC_ROLE_MAIN, SMC_ROLE_VENDORED, SMC_ROLE_ALTERNATIVE } smc_role;
+typedef enum smc_role {
+    SMC_ROLE_MAIN,
+    SMC_ROLE_VENDORED,
+    SMC_ROLE_ALTERNATIVE,
+    SMC_ROLE_ON_DEMAND, /* loaded at the first call of one feature (data/uses.tsv): what it cannot
+                         * run makes its distribution partial (torch's libtorch_cuda_linalg.so) */
+    SMC_ROLE_STORE,     /* one of a store of loose cubin files, of which its package's loader
+                         * takes the one for the GPU (flashinfer-cubin's 10,560) */
+} smc_role;
+
+/* Stable names of the roles for JSON and SARIF ("main", "on-demand"). */
+const char *smc_role_str(smc_role r);
 
 /* What a gate may be told to let pass (--fail-on LEVEL,allow-...), as bits: the index into
  * smc_rollup.allowing. */
@@ -251,6 +291,11 @@ typedef struct smc_rollup {
     smc_lib_status status;
     size_t library;  /* the library that decides it (index into the input's), or SMC_NONE */
     bool vendored;   /* that library is vendored: what it cannot do makes it partial */
+    bool on_demand;  /* that library is loaded at the first call of one feature (SMC_ROLE_
+                      * ON_DEMAND): what it cannot do makes it partial */
+    size_t store_files;   /* its store of loose cubins (SMC_ROLE_STORE): how many files, */
+    size_t store_serving; /* how many of them serve the GPU, */
+    smc_lib_status store; /* and its status: the best of its files', gated where none serves */
     bool all_gated;  /* every library with device code is gated for the GPU */
     size_t serving;  /* alternatives: how many of the choice serve the GPU, */
     size_t choices;  /* of how many */
@@ -280,8 +325,10 @@ typedef struct smc_rollup {
     size_t compiler;      /* SMC_STATUS_COMPILER, or a distribution that is a compiler: the one
                            * used for this GPU (index into the input's compilers), else SMC_NONE; */
     unsigned compile_arch; /* the target it is asked for: sm_<arch>, */
-    bool compile_a;        /* with 'a' (Triton asks for sm_90a and up); whether the compiler
-                            * knows it: 1, 0, -1 not known (a release or GPU the tables lack), */
+    bool compile_a;        /* with 'a' (Triton asks for sm_90a and up); */
+    bool compile_ptx;      /* or compute_<arch>: NVRTC's users cap what they ask for (torch);
+                            * whether the compiler knows it: 1, 0, -1 not known (a release or
+                            * GPU the tables lack), */
     int compile_knows;
     const char *compile_override; /* or the setting that names another compiler ("TRITON_PTXAS_
                                    * PATH=..."): not read, taken to know it */
