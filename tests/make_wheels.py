@@ -580,6 +580,13 @@ def make_rollup_wheels(out, emit):
                                         "cubinstore/cubins/k_sm89.cubin": fixture("nvcc/kernel.cubin"),
                                         "cubinstore/cubins/k_sm70.cubin": fixture("gen/old.cubin")})
     emit(p)
+    # vllm's shape: its _C for sm_70 and up (= gen/main_arch.so) and FlashAttention for sm_80 and
+    # up (= gen/cuda128.so), which vllm imports only from 8.0 (data/uses.tsv).
+    p = os.path.join(out, "vllm-0.9.1-cp38-abi3-manylinux1_x86_64.whl")
+    wheel(p, "vllm", "0.9.1", "cp38-abi3-manylinux1_x86_64",
+          {"vllm/__init__.py": b"", "vllm/_C.abi3.so": fixture("gen/main_arch.so"),
+           "vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so": fixture("gen/cuda128.so")})
+    emit(p)
     # nvidia_cusparselt_cu12 0.6.3 alone: none on a T4 (NVIDIA supports it on 8.0 to 9.0).
     p = os.path.join(out, "nvidia_cusparselt_cu12-0.6.3-%s.whl" % tag)
     wheel(p, "nvidia-cusparselt-cu12", "0.6.3", tag,

@@ -739,6 +739,13 @@ def support(out):
     rc, text, _ = run("--gpu", "7.0", os.path.join(out, "support_env"))
     check("NVIDIA supports this release of it from compute capability 7.5 on" in text,
           "the text report says why cuDNN 9.11 does not run on a V100")
+    rc, doc = judged(os.path.join(out, "vllm-0.9.1-cp38-abi3-manylinux1_x86_64.whl"), "6.1,7.0,8.0")
+    st, vs = dist_status(doc, "vllm")
+    fa2 = libraries_of(doc)["vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so"]["verdicts"]
+    check(st == ["none", "ok", "ok"] and [v["unused"] for v in fa2] == [True, True, False] and
+          fa2[1]["used_by"] == "vllm",
+          "vllm's FlashAttention (sm_80 and up) is unused below 8.0, where vllm picks another "
+          "backend: vllm ok on a V100, none on 6.1 by its _C (%s)" % st)
     rc, doc = judged(os.path.join(out, "support_env_9102"), "7.0")
     st, vs = dist_status(doc, "nvidia-cudnn-cu12")
     check(st == ["ok"], "cuDNN 9.10.2 runs on a V100 (%s)" % st)

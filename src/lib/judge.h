@@ -86,9 +86,12 @@ bool smc_support_older(const char *file, const char *dist, unsigned cc, char *be
 typedef enum smc_use_how {
     SMC_USE_SUPPORTED, /* only on the GPUs NVIDIA supports for it: elsewhere it fails nothing */
     SMC_USE_ON_DEMAND, /* loaded at the first call of a feature: what it cannot run, that fails */
+    SMC_USE_FROM,      /* only on GPUs of compute capability from (its own check): elsewhere it
+                        * fails nothing */
 } smc_use_how;
 typedef struct smc_use {
     smc_use_how how;
+    unsigned from; /* SMC_USE_FROM: major*10+minor */
     char feature[320];
     char source[320];
 } smc_use;

@@ -144,8 +144,15 @@ bool smc_use_for(const char *package, const char *file, smc_use *out)
     size_t at = 0;
     while (next_row(smc_builtin_uses, smc_builtin_uses_len, &at, key, f, 5) == 5) {
         if (!is_library(file, f[1])) continue;
+        size_t n = strlen(f[2]);
         *out = (smc_use){.how = strcmp(f[2], "on-demand") == 0 ? SMC_USE_ON_DEMAND
-                                                                : SMC_USE_SUPPORTED};
+                                : strcmp(f[2], "supported") == 0 ? SMC_USE_SUPPORTED
+                                                                 : SMC_USE_FROM};
+        if (out->how == SMC_USE_FROM) { /* "8.0-" */
+            if (!n || f[2][n - 1] != '-') continue;
+            f[2][n - 1] = '\0';
+            if (!(out->from = cc_of(f[2]))) continue;
+        }
         snprintf(out->feature, sizeof out->feature, "%s", f[3]);
         snprintf(out->source, sizeof out->source, "%s", f[4]);
         return true;

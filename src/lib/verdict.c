@@ -788,15 +788,23 @@ static size_t used_as(const smc_input *in, size_t dist, const smc_library *lib, 
     return SMC_NONE;
 }
 
-/* The package that calls lib only where NVIDIA supports it, when lib is none for target t for
- * that reason alone; else SMC_NONE. */
-static size_t used_only_where_supported(const smc_input *in, size_t dist, const smc_library *lib,
-                                        size_t t, size_t torch)
+/* The package that does not call lib on target g (index t), where lib is none there: one that
+ * calls it only where NVIDIA supports it (the cause unsupported), or only from a compute capability
+ * above the GPU's (its own check: vllm's FlashAttention from 8.0); else SMC_NONE. */
+static size_t not_used_on(const smc_input *in, size_t dist, const smc_library *lib,
+                          const smc_target *g, size_t t, size_t torch)
 {
-    if (t >= lib->judgement_count || lib->judgements[t].cause != SMC_CAUSE_UNSUPPORTED ||
-        lib->judgements[t].status != SMC_STATUS_NONE)
-        return SMC_NONE;
-    return used_as(in, dist, lib, torch, SMC_USE_SUPPORTED);
+    if (t >= lib->judgement_count || lib->judgements[t].status != SMC_STATUS_NONE) return SMC_NONE;
+    if (lib->judgements[t].cause == SMC_CAUSE_UNSUPPORTED) {
+        size_t user = used_as(in, dist, lib, torch, SMC_USE_SUPPORTED);
+        if (user != SMC_NONE) return user;
+    }
+    smc_use use;
+    const smc_distribution *d = dist < in->distribution_count ? &in->distributions[dist] : NULL;
+    if (d && d->name && smc_use_for(d->name, lib->path, &use) && use.how == SMC_USE_FROM &&
+        g->cc_major * 10 + g->cc_minor < use.from)
+        return dist;
+    return SMC_NONE;
 }
 
 /* Folds one library's status for target t into a roll-up: a vendored library, or one used only
@@ -898,7 +906,7 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
         done[l] = true;
         if (lib->role != SMC_ROLE_ALTERNATIVE || only != SMC_NONE) {
             size_t user =
-                only == SMC_NONE ? used_only_where_supported(in, dist, lib, t, chooser) : SMC_NONE;
+                only == SMC_NONE ? not_used_on(in, dist, lib, &targets[t], t, chooser) : SMC_NONE;
             if (user != SMC_NONE) {
                 in->libraries[l].judgements[t].unused = true;
                 in->libraries[l].judgements[t].used_by = user;
