@@ -106,6 +106,16 @@ $work/no-such.whl"
 check_quiet "fail-on never: an input that cannot be read still fails the job (exit 2)" \
     sh -c "[ $? -eq 2 ] && grep -qx 'exit-code=2' '$work/never2'"
 
+# A URL with credentials (here to a closed port: it fails) is named without them in the log, the
+# command line shown included, and in the SARIF report; smcheck gets it whole.
+action secret SMCHECK_BIN="$rec" SMCHECK_GPUS=sm_80 SMCHECK_SARIF_FILE="$work/secret.sarif" \
+    SMCHECK_PATHS="http://__token__:pypi-SeCrEt0@127.0.0.1:9/x-1.0-py3-none-any.whl" \
+    SMCHECK_ARGS="--index-url https://user:pa%24%24-SeCrEt1@127.0.0.1:9/simple/"
+check_quiet "credentials: in no line of the log or the SARIF report, shown as ***@" \
+    sh -c "[ $? -eq 2 ] && ! grep -q SeCrEt '$work/secret.log' '$work/secret.sarif' && grep -q '+ smcheck.*http://\*\*\*@127.0.0.1:9/x-1.0' '$work/secret.log'"
+check_quiet "credentials: smcheck got the URL whole" \
+    has_arg "http://__token__:pypi-SeCrEt0@127.0.0.1:9/x-1.0-py3-none-any.whl"
+
 # --- paths one a line (spaces kept, blanks trimmed, globs expanded when they match), args split
 # as a shell would without running anything ---
 mkdir -p "$work/with space" "$work/globs"

@@ -19,7 +19,11 @@ HTTP/1.1 with keep-alive, as real indexes are.
                          are all zeros
   /hostile/simple/PROJECT/  a page of hostile links (file:, javascript:, huge, unterminated)
   /served                the bytes of files sent so far (a test's proof that nothing was read)
+  /auth/REST             REST, for a client that logs in as __token__ with the password SECRET
+                         (HTTP basic), else 401
+  /leak/REST             302 to /auth/REST on this server, the credentials in the Location URL
 """
+import base64
 import hashlib
 import html
 import json
@@ -36,6 +40,7 @@ TLS = sys.argv[3:5] if len(sys.argv) == 5 and sys.argv[2] == "--tls" else None
 _hashes = {}
 _lock = threading.Lock()
 _served = [0]
+SECRET = "pypi-AgEIcHlwaS5vcmcSECRET-tests-0451"
 
 
 def sha256_of(path):
@@ -163,6 +168,16 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         p = self.path.split("?")[0]
         parts = p.strip("/").split("/")
+        if parts[0] == "auth":
+            login = "Basic " + base64.b64encode(b"__token__:" + SECRET.encode()).decode()
+            if self.headers.get("Authorization") != login:
+                return self.send_body(401, b"log in\n", "text/plain",
+                                      [("WWW-Authenticate", 'Basic realm="tests"')])
+            self.path = self.path[len("/auth"):]
+            return self.do_GET()
+        if parts[0] == "leak":
+            return self.redirect("http://__token__:%s@127.0.0.1:%d/auth%s" % (
+                SECRET, self.server.server_address[1], self.path[len("/leak"):]))
         try:
             if parts[0] == "files":
                 return self.serve_file(parts[-1])

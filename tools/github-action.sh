@@ -265,9 +265,12 @@ if [ -n "$sarif" ]; then
 fi
 
 # --- one run: the text report to the log, the SARIF report to its file ---
-printf '+ smcheck'
-printf ' %q' "${args[@]}" "${extra[@]}" -- "${paths[@]}"
-printf '\n'
+# The command as run, the user information of any URL in it hidden as smcheck hides it.
+{
+    printf '+ smcheck'
+    printf ' %q' "${args[@]}" "${extra[@]}" -- "${paths[@]}"
+    printf '\n'
+} | sed -E 's|(://)[^/?#[:space:]"'"'"'<>`]*@|\1***@|g' # %q's backslashes stay inside
 status=0
 "$smcheck" "${args[@]}" "${extra[@]}" -- "${paths[@]}" || status=$?
 [ -z "$sarif" ] || [ -s "$sarif" ] || sarif=

@@ -444,8 +444,10 @@ static FILE *open_output(const config *cfg)
 {
     FILE *out = cfg->output ? fopen(cfg->output, "w") : stdout;
     if (!out) fprintf(diag, "smcheck: %s: %s\n", cfg->output, strerror(errno));
-    if (!out || cfg->json) return out; /* JSON is UTF-8 by itself (names: \udcXX) */
-    FILE *safe = smc_text_stream(out, out != stdout);
+    if (!out) return NULL;
+    /* JSON and SARIF are UTF-8 by themselves (names: \udcXX); every format hides credentials. */
+    FILE *safe = cfg->json ? smc_redact_stream(out, out != stdout) /* SARIF too */
+                           : smc_text_stream(out, out != stdout);
     if (!safe) fputs("smcheck: out of memory\n", diag);
     if (!safe && out != stdout) fclose(out);
     return safe;
@@ -916,8 +918,13 @@ int main(int argc, char **argv)
                                                      : smc_report_text(out, r, &cfg.display))
                       : EXIT_INPUT;
     if (cfg.sarif_file && written == EXIT_CLEAN) { /* the same result, as SARIF, beside it */
-        FILE *sf = fopen(cfg.sarif_file, "w");
-        if (!sf) fprintf(diag, "smcheck: %s: %s\n", cfg.sarif_file, strerror(errno));
+        FILE *file = fopen(cfg.sarif_file, "w");
+        if (!file) fprintf(diag, "smcheck: %s: %s\n", cfg.sarif_file, strerror(errno));
+        FILE *sf = file ? smc_redact_stream(file, true) : NULL;
+        if (file && !sf) {
+            fputs("smcheck: out of memory\n", diag);
+            fclose(file);
+        }
         written = sf ? close_output(sf, smc_report_sarif(sf, r)) : EXIT_INPUT;
     }
     if (unreadable || written != EXIT_CLEAN) status = EXIT_INPUT;

@@ -419,18 +419,14 @@ smcheck_error smcheck_report_write(const smcheck_report *r, const char *format, 
 {
     if (!r || !format || !out) return SMCHECK_E_ARG;
     smc_display how = {0};
-    smc_status st;
-    if (strcmp(format, "json") == 0) {
-        st = smc_report_json(out, r->result, &how);
-    } else if (strcmp(format, "sarif") == 0) {
-        st = smc_report_sarif(out, r->result);
-    } else if (strcmp(format, "text") == 0) {
-        FILE *safe = smc_text_stream(out, false); /* no name sends a control sequence */
-        if (!safe) return SMCHECK_E_NOMEM;
-        st = smc_report_text(safe, r->result, &how);
-        if (fclose(safe) != 0 && st == SMC_OK) st = SMC_ERR_IO;
-    } else {
-        return SMCHECK_E_ARG;
-    }
+    bool text = strcmp(format, "text") == 0;
+    if (!text && strcmp(format, "json") != 0 && strcmp(format, "sarif") != 0) return SMCHECK_E_ARG;
+    /* No credential leaves, and no name sends a control sequence to a terminal. */
+    FILE *safe = text ? smc_text_stream(out, false) : smc_redact_stream(out, false);
+    if (!safe) return SMCHECK_E_NOMEM;
+    smc_status st = text                      ? smc_report_text(safe, r->result, &how)
+                    : strcmp(format, "json") == 0 ? smc_report_json(safe, r->result, &how)
+                                                  : smc_report_sarif(safe, r->result);
+    if (fclose(safe) != 0 && st == SMC_OK) st = SMC_ERR_IO;
     return (smcheck_error)st;
 }

@@ -1337,6 +1337,10 @@ bool smc_cache_store(const char *dir, const char *sha256, const char *text, size
         smc_say(why, n, "a record of %zu bytes, more than %u", len, SMC_CACHE_MAX_BYTES);
         return false;
     }
+    if (smc_has_credentials(text)) { /* a choice from an index that asks for a login */
+        smc_say(why, n, "it names a URL with credentials, which the cache does not keep");
+        return false;
+    }
     if (!write_record(dir, sha256, text, len, NULL, why, n)) return false;
     char ignored[256];
     (void)smc_cache_trim(dir, cap, sha256, ignored, sizeof ignored);

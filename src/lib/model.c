@@ -144,7 +144,7 @@ smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char
     if (!f) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    f->message = smc_cut(smc_sanitize(smc_vasprintf(fmt, ap)), MESSAGE_MAX);
+    f->message = smc_cut(smc_redact(smc_sanitize(smc_vasprintf(fmt, ap))), MESSAGE_MAX);
     va_end(ap);
     if (!f->message) return SMC_ERR_NOMEM;
     f->offset = offset;
@@ -162,9 +162,9 @@ smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt,
     if (!e) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    e->message = smc_cut(smc_sanitize(smc_vasprintf(fmt, ap)), MESSAGE_MAX);
+    e->message = smc_cut(smc_redact(smc_sanitize(smc_vasprintf(fmt, ap))), MESSAGE_MAX);
     va_end(ap);
-    e->path = smc_cut(smc_strdup_clean(path), MESSAGE_MAX);
+    e->path = smc_cut(smc_redact(smc_strdup_clean(path)), MESSAGE_MAX);
     if (!e->message || !e->path) {
         free(e->message);
         free(e->path);
@@ -360,7 +360,7 @@ smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
     if (!slot) return SMC_ERR_NOMEM;
     va_list ap;
     va_start(ap, fmt);
-    *slot = smc_cut(smc_sanitize(smc_vasprintf(fmt, ap)), MESSAGE_MAX);
+    *slot = smc_cut(smc_redact(smc_sanitize(smc_vasprintf(fmt, ap))), MESSAGE_MAX);
     va_end(ap);
     if (!*slot) return SMC_ERR_NOMEM;
     in->note_count++;

@@ -139,17 +139,19 @@ static bool read_page(const smc_net *net, smc_fetch *f, const char *index, const
     char err[256];
     bool ok = smc_http_get(net, f, url, ACCEPT, PAGE_MAX, &body, &len, &type, &final, err,
                            sizeof err);
+    char *shown = smc_redact(smc_strdup(url)); /* whole, before the message is cut */
     if (!ok) {
         bool absent = strcmp(err, "HTTP 404") == 0 || strcmp(err, "HTTP 410") == 0;
-        if (!absent) snprintf(why, wn, "the index %s: %s", url, err);
+        if (!absent) snprintf(why, wn, "the index %s: %s", shown ? shown : "page", err);
         free(url);
+        free(shown);
         return absent;
     }
     smc_index_file *got = NULL;
     size_t k = 0, dropped = 0;
     ok = smc_index_parse(body, len, type, final, &got, &k, &dropped, err, sizeof err);
     *dropped_all += dropped;
-    if (!ok) snprintf(why, wn, "the index page %s: %s", url, err);
+    if (!ok) snprintf(why, wn, "the index page %s: %s", shown ? shown : "", err);
     for (size_t i = 0; ok && i < k; i++) {
         smc_index_file *slot = smc_push(files, *n, sizeof *slot);
         if (!slot) {
@@ -162,6 +164,7 @@ static bool read_page(const smc_net *net, smc_fetch *f, const char *index, const
     }
     smc_index_files_free(got, k); /* what was not moved, and the array */
     free(url);
+    free(shown);
     free(body);
     free(type);
     free(final);
@@ -187,8 +190,10 @@ bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, co
                  "over 8 KiB, or no file name)", project, dropped);
         ok = false;
     } else if (ok && n == 0) {
-        snprintf(why, wn, "no index has %s (%s%s)", project, ix->count ? ix->urls[0] : "no index",
+        char *first = ix->count ? smc_redact(smc_strdup(ix->urls[0])) : NULL;
+        snprintf(why, wn, "no index has %s (%s%s)", project, first ? first : "no index",
                  ix->count > 1 ? " and the others" : "");
+        free(first);
         ok = false;
     }
     long k = ok ? smc_index_choose(files, n, project, version, e, hashes, n_hashes, why, wn) : -1;

@@ -141,7 +141,7 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
     char why[512];
     smc_net net = {.timeout = opt->timeout};
     smc_remote *r = it->from_cache ? NULL
-                                   : smc_remote_open(&net, it->path, it->cache_key[0] ? it->cache_key : NULL,
+                                   : smc_remote_open(&net, it->url, it->cache_key[0] ? it->cache_key : NULL,
                                                      why, sizeof why);
     if (!it->from_cache && !r) st = smc_input_add_error(own, it->path, "%s", why);
     if (r) {
@@ -501,10 +501,18 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
 {
     smc_item *slot = smc_push(items, *n, sizeof *slot);
     if (!slot) return SMC_ERR_NOMEM;
-    *slot = (smc_item){.path = smc_strdup(url), .root = -1, .member = -1, .dist = SMC_NONE,
-                       .input = input, .same_as = SMC_NONE, .lock = lock};
-    if (!slot->path) return SMC_ERR_NOMEM;
+    /* Named by the URL without its credentials (every name and message made from it), fetched
+     * from the URL. */
+    *slot = (smc_item){.path = smc_redact(smc_strdup(url)), .url = smc_strdup(url), .root = -1,
+                       .member = -1, .dist = SMC_NONE, .input = input, .same_as = SMC_NONE,
+                       .lock = lock};
+    if (!slot->path || !slot->url) {
+        free(slot->path);
+        free(slot->url);
+        return SMC_ERR_NOMEM;
+    }
     (*n)++;
+    const char *name = slot->path;
     bool keyed = sha256 && smc_cache_key_ok(sha256);
     if (keyed) snprintf(slot->cache_key, sizeof slot->cache_key, "%s", sha256);
     if (keyed && cacheable(opt) && opt->cache_dir) {
@@ -512,7 +520,7 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
         size_t len = 0;
         char *text = smc_cache_load(opt->cache_dir, sha256, &len, why, sizeof why);
         if (text) {
-            slot->wheel = smc_cache_decode(text, len, url, url, sha256, why, sizeof why);
+            slot->wheel = smc_cache_decode(text, len, name, name, sha256, why, sizeof why);
             free(text);
             if (slot->wheel) {
                 slot->wheel->kind = SMC_INPUT_WHEEL;
@@ -521,13 +529,13 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
             }
         }
         if (why[0]) { /* damaged: said, and read again (which replaces it) */
-            smc_status st = smc_input_add_error(in, url, "its facts in the cache (%s) cannot be "
+            smc_status st = smc_input_add_error(in, name, "its facts in the cache (%s) cannot be "
                                                 "used: %s; read from the network again",
                                                 opt->cache_dir, why);
             if (st != SMC_OK) return st;
         }
     }
-    return (slot->wheel = smc_input_new(url, SMC_INPUT_WHEEL)) ? SMC_OK : SMC_ERR_NOMEM;
+    return (slot->wheel = smc_input_new(name, SMC_INPUT_WHEEL)) ? SMC_OK : SMC_ERR_NOMEM;
 }
 
 /* The environment wheels are chosen for: --platform and --python-version. */
@@ -774,7 +782,10 @@ static smc_status plan(const char *path, size_t input, const smc_options *opt, s
     if (smc_url_is(path)) { /* URL#sha256=HEX, as pip takes it: checked, and the cache's key */
         char sha[65];
         bool sha_ok = smc_url_sha256(path, sha);
-        if (!(*in = smc_input_new(path, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
+        char *name = smc_redact(smc_strdup(path));
+        *in = name ? smc_input_new(name, SMC_INPUT_WHEEL) : NULL;
+        free(name);
+        if (!*in) return SMC_ERR_NOMEM;
         if (!sha_ok) /* a digest mistyped would check nothing: pip fails it too */
             return smc_input_add_error(*in, path,
                                        "its #sha256= is not 64 hex digits: there is "

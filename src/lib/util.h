@@ -73,6 +73,12 @@ size_t smc_utf8_wants(unsigned char lead);
 char *smc_cut(char *s, size_t max);
 /* Messages (errors, notes, findings) longer than this are cut, with a count. */
 #define MESSAGE_MAX 1024
+/* s with the user information of every URL in it as "***" (user:token@host becomes ***@host, as the
+ * output streams write it): s itself when it has none, else a new string and s freed; NULL in or
+ * out of memory, NULL out. */
+char *smc_redact(char *s);
+/* Whether s holds a URL with user information (what smc_redact hides). */
+bool smc_has_credentials(const char *s);
 /* smc_strdup, then smc_sanitize. */
 char *smc_strdup_clean(const char *s);
 /* Reads the whole regular file open at fd into new memory, NUL-terminated, when it holds at most

@@ -24,6 +24,7 @@ typedef struct smc_item {
      * found by the walk is; its sha256 when known ("" not), the cache's key; and whether a lock
      * file installs it. */
     smc_input *wheel;
+    char *url; /* where it is fetched from; path, its name, is the URL with no credentials */
     bool from_cache;
     char cache_key[65];
     bool lock;

@@ -823,12 +823,16 @@ typedef struct smc_display {
     bool color;  /* text: statuses in colour (ANSI escapes) */
 } smc_display;
 
-/* The text report for people: per library its containers, tokens and token sets, then a line
- * counting files and libraries. Input errors are not printed here (they are diagnostics). */
 /* A stream for a terminal that writes to `to` (closing it too when owned): what is UTF-8 as it is,
  * but C1 controls as "??", and a byte that is not UTF-8 as \xHH, so that no name can send a
  * control sequence (the library's own strings carry no C0 controls). NULL when out of memory. */
 FILE *smc_text_stream(FILE *to, bool owned);
+/* Both streams hide credentials: the user information of any URL written through them goes out
+ * as "***" (user:token@host becomes ***@host). This one writes the bytes as they are otherwise (JSON,
+ * SARIF). NULL when out of memory. */
+FILE *smc_redact_stream(FILE *to, bool owned);
+/* The text report for people: per library its containers, tokens and token sets, then a line
+ * counting files and libraries. Input errors are not printed here (they are diagnostics). */
 smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *how);
 
 /* The JSON report (schema_version 2, see README and docs/report.schema.json). */
