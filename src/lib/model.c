@@ -64,30 +64,6 @@ const char *smc_base_name(const char *path)
     return b ? b + 1 : path;
 }
 
-size_t smc_utf8_wants(unsigned char lead)
-{
-    return lead < 0x80                    ? 1
-           : lead >= 0xc2 && lead <= 0xdf ? 2
-           : lead >= 0xe0 && lead <= 0xef ? 3
-           : lead >= 0xf0 && lead <= 0xf4 ? 4
-                                          : 0;
-}
-
-size_t smc_utf8_at(const unsigned char *p, size_t n)
-{
-    if (n == 0) return 0;
-    size_t len = smc_utf8_wants(p[0]);
-    if (len == 1) return 1;
-    if (!len || n < len) return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xc0) != 0x80) return 0;
-    /* No overlong forms, no surrogates, nothing past U+10FFFF. */
-    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-        return 0;
-    return len;
-}
-
 char *smc_sanitize(char *s)
 {
     /* Names come from files made by others: a newline or an escape sequence in one must not
