@@ -9,14 +9,26 @@ careless server, lock or cache gives (issue 46), through tests/httpd.py on 127.0
   file written (the cache included), while the server saw it (its /auth/ pages answer 401
   without it).
 
+- Only the pinned bytes are judged: a wheel whose sha256 is not the one the URL or the index
+  gives, and one that changes between the range reads (its ETag or Last-Modified moving, or,
+  where the server says nothing, a member whose CRC fails), is an error with no library judged
+  from it, while the wheel beside it is judged. A lock's local wheel is checked against the
+  lock's sha256 or --hash values too, a lock path that is not a regular .whl file is refused by
+  name (/etc/passwd, a directory), a pylock.toml file: URL is read as the local wheel it names,
+  and a cached choice of wheel whose sha256 the requirement's --hash values do not allow is not
+  used (said, and asked of the index again).
+
 Prints one line per check and "N passed, M failed".
 """
+import base64
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 from harness import check, finish
 
@@ -144,6 +156,152 @@ wheels = [{ url = "%s", hash = "sha256:%s" }]
             shutil.rmtree(sandbox, ignore_errors=True)
 
 
+def libraries_of(out):
+    """The libraries of a JSON report, by path; None when it is not JSON."""
+    try:
+        return {l["path"]: l for i in json.loads(out)["inputs"] for l in i["libraries"]}
+    except (ValueError, KeyError):
+        return None
+
+
+def late_wheel(www):
+    """A wheel whose ELF member comes first and 6 MiB of stored random bytes after it, so that
+    the member lies before the 2 MiB tail smcheck fetches when it opens the file and is read by a
+    later range request; the offset of a byte in the middle of its compressed bytes."""
+    demo = [f for f in os.listdir(www) if f.startswith("demo_sm80_sm90")][0]
+    src = zipfile.ZipFile(os.path.join(www, demo))
+    path = os.path.join(www, "late-1.0-cp312-cp312-manylinux_2_28_x86_64.whl")
+    members = []
+    for info in sorted(src.infolist(), key=lambda i: not i.filename.endswith(".so")):
+        name = info.filename.replace("demo_sm80_sm90", "late")
+        if not name.endswith("/RECORD"):
+            members.append((name, src.read(info), zipfile.ZIP_DEFLATED))
+        if name.endswith(".so"):
+            members.append(("late/blob.bin", os.urandom(6 << 20), zipfile.ZIP_STORED))
+    record = "".join("%s,sha256=%s,%d\n" % (n, base64.urlsafe_b64encode(
+        hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)) for n, d, _ in members)
+    members.append(("late-1.0.dist-info/RECORD", (record + "late-1.0.dist-info/RECORD,,\n")
+                    .encode(), zipfile.ZIP_DEFLATED))
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data, how in members:
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data, how)
+    with zipfile.ZipFile(path) as z:
+        so = [i for i in z.infolist() if i.filename.endswith(".so")][0]
+        with open(path, "rb") as f:
+            f.seek(so.header_offset + 26)
+            n, m = int.from_bytes(f.read(2), "little"), int.from_bytes(f.read(2), "little")
+        return os.path.basename(path), so.header_offset + 30 + n + m + so.compress_size // 2
+
+
+def pinned_checks(base, www, work):
+    late, at = late_wheel(www)
+    ptx = [f for f in os.listdir(www) if f.startswith("demo_ptx")][0]
+    good = "%s/files/%s" % (base, ptx)
+    gpus = ["--gpu", "sm_80", "--format", "json"]
+    sandbox = tempfile.mkdtemp(dir=work)
+    rc, out, err = run(gpus + ["%s/files/%s" % (base, late)], sandbox)
+    libs = libraries_of(out) or {}
+    check(rc in (0, 1) and any(p.endswith("late/_kernels.so") for p in libs),
+          "the late wheel served as it is: its library judged", err[-400:])
+    cases = [
+        ("its ETag moves", "%s/mutate/etag/%d/%s" % (base, at, late), "ETag"),
+        ("its Last-Modified moves", "%s/mutate/modified/%d/%s" % (base, at, late), "Last-Modified"),
+        ("it changes and says nothing: a CRC error", "%s/mutate/quiet/%d/%s" % (base, at, late),
+         "could not be read to its end"),
+        ("it changes under a #sha256=", "%s/mutate/quiet/%d/%s#sha256=%s"
+         % (base, at, late, sha(os.path.join(www, late))), "nothing in it is judged"),
+        ("a #sha256= it does not have", "%s#sha256=%s" % (good.replace(ptx, late), "0" * 64),
+         "its sha256 is"),
+    ]
+    for name, url, words in cases:
+        rc, out, err = run(gpus + [url, good], sandbox)
+        libs = libraries_of(out)
+        check(libs is not None and not any("late" in p for p in libs),
+              "%s: no library judged from it" % name, "%s\n%s" % (list(libs or {}), err[-600:]))
+        check(rc == 2 and words in err, "%s: an error that says so, exit 2" % name,
+              "exit %d: %s" % (rc, err[-600:]))
+        check(libs is not None and any(p.startswith(good) for p in libs),
+              "%s: the wheel beside it is judged" % name)
+    rc, out, err = run(gpus + ["--index-url", base + "/badhash/simple/", "demo-ptx==1.0"], sandbox)
+    check(rc == 2 and libraries_of(out) == {} and "its sha256 is" in err,
+          "a wheel whose sha256 is not the index's: an error, no library judged",
+          "exit %d: %s %s" % (rc, out[-300:], err[-300:]))
+    shutil.rmtree(sandbox, ignore_errors=True)
+
+
+def pylock_of(entries):
+    """A pylock.toml of (name, wheel table) entries."""
+    out = 'lock-version = "1.0"\ncreated-by = "tests/hostile_net.py"\n'
+    for name, wheel in entries:
+        out += '\n[[packages]]\nname = "%s"\nversion = "1.0"\nwheels = [%s]\n' % (name, wheel)
+    return out
+
+
+def local_lock_checks(base, www, work):
+    ptx = [f for f in os.listdir(www) if f.startswith("demo_ptx")][0]
+    cu = [f for f in os.listdir(www) if f.startswith("demo_cu128")][0]
+    p_ptx, p_cu = os.path.join(www, ptx), os.path.join(www, cu)
+    gpus = ["--gpu", "sm_80", "--format", "json"]
+    sandbox = tempfile.mkdtemp(dir=work)
+    os.mkdir(os.path.join(sandbox, "dir.whl"))
+    good = '{ path = "%s", hashes = { sha256 = "%s" } }' % (p_cu, sha(p_cu))
+    cases = [
+        ("a local wheel with the lock's sha256", '{ path = "%s", hashes = { sha256 = "%s" } }'
+         % (p_ptx, sha(p_ptx)), None),
+        ("a file: URL", '{ url = "file://%s", hashes = { sha256 = "%s" } }'
+         % (p_ptx.replace("_", "%5F"), sha(p_ptx)), None),
+        ("a local wheel whose sha256 is not the lock's",
+         '{ path = "%s", hashes = { sha256 = "%s" } }' % (p_ptx, sha(p_cu)), "its sha256 is"),
+        ("a lock path that is not a wheel (/etc/passwd)",
+         '{ name = "%s", path = "/etc/passwd" }' % ptx, "not a wheel file"),
+        ("a lock path to /proc/self/environ",
+         '{ name = "%s", path = "/proc/self/environ" }' % ptx, "not a wheel file"),
+        ("a lock path to a directory named .whl", '{ name = "%s", path = "dir.whl" }' % ptx,
+         "not a regular file"),
+    ]
+    for name, wheel, words in cases:
+        with open(os.path.join(sandbox, "pylock.toml"), "w") as f:
+            f.write(pylock_of([("demo-ptx", wheel), ("demo-cu128", good)]))
+        rc, out, err = run(gpus + ["pylock.toml"], sandbox)
+        libs = libraries_of(out) or {}
+        ptx_libs = [p for p in libs if "demo_ptx" in p]
+        if words is None:
+            check(rc in (0, 1) and ptx_libs and not err, "%s: read" % name,
+                  "exit %d: %s %s" % (rc, list(libs), err[-400:]))
+        else:
+            check(rc == 2 and not ptx_libs and words in err,
+                  "%s: an error that says so, nothing read from it" % name,
+                  "exit %d: %s %s" % (rc, list(libs), err[-400:]))
+        check(any("demo_cu128" in p for p in libs), "%s: the wheel beside it is judged" % name)
+    with open(os.path.join(sandbox, "requirements.txt"), "w") as f:
+        f.write("%s --hash=sha256:%s --hash=sha256:%s\n" % (p_ptx, "1" * 64, sha(p_cu)))
+    rc, out, err = run(gpus + ["requirements.txt"], sandbox)
+    check(rc == 2 and libraries_of(out) == {} and "its sha256 is" in err,
+          "requirements.txt: a local wheel no --hash allows: an error, nothing read",
+          "exit %d: %s" % (rc, err[-400:]))
+    shutil.rmtree(sandbox, ignore_errors=True)
+
+    # A choice of wheel in the cache that the requirement's --hash values do not allow.
+    sandbox = tempfile.mkdtemp(dir=work)
+    with open(os.path.join(sandbox, "requirements.txt"), "w") as f:
+        f.write("--index-url %s/simple/\ndemo-ptx==1.0 --hash=sha256:%s\n" % (base, sha(p_ptx)))
+    rc, first, err = run(gpus + ["requirements.txt"], sandbox)
+    records = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(sandbox, "cache"))
+               for f in fs if '"url"' in open(os.path.join(d, f)).read()]
+    check(rc in (0, 1) and len(records) == 1, "a requirement with --hash: its choice is cached",
+          "exit %d, %d records: %s" % (rc, len(records), err[-300:]))
+    for path in records:
+        text = open(path).read()
+        with open(path, "w") as f:
+            f.write(text.replace(sha(p_ptx), sha(p_cu)).replace(ptx, cu))
+    rc, out, err = run(gpus + ["requirements.txt"], sandbox)
+    check("not among the requirement's --hash values" in err and
+          libraries_of(out) == libraries_of(first),
+          "a cached choice whose sha256 no --hash allows: said, not used, asked again",
+          "exit %d: %s" % (rc, err[-400:]))
+    shutil.rmtree(sandbox, ignore_errors=True)
+
+
 def main():
     work = tempfile.mkdtemp(prefix="smcheck-hostile-net-")
     www = os.path.join(work, "www")
@@ -156,6 +314,8 @@ def main():
     try:
         base = "http://127.0.0.1:%d" % int(server.stdout.readline())
         secret_checks(base, www, work)
+        pinned_checks(base, www, work)
+        local_lock_checks(base, www, work)
     finally:
         server.kill()
         server.wait()

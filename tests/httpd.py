@@ -19,6 +19,10 @@ HTTP/1.1 with keep-alive, as real indexes are.
                          are all zeros
   /hostile/simple/PROJECT/  a page of hostile links (file:, javascript:, huge, unterminated)
   /served                the bytes of files sent so far (a test's proof that nothing was read)
+  /mutate/HOW/OFFSET/NAME  the file as /files/ serves it the first time it is asked for, then
+                         with the byte at OFFSET changed: HOW says what names its version, etag
+                         (ETag "v1", then "v2"), modified (Last-Modified moving a day) or quiet
+                         (nothing)
   /auth/REST             REST, for a client that logs in as __token__ with the password SECRET
                          (HTTP basic), else 401
   /leak/REST             302 to /auth/REST on this server, the credentials in the Location URL
@@ -40,6 +44,7 @@ TLS = sys.argv[3:5] if len(sys.argv) == 5 and sys.argv[2] == "--tls" else None
 _hashes = {}
 _lock = threading.Lock()
 _served = [0]
+_asked = {}  # /mutate/ paths: how many times each was asked for
 SECRET = "pypi-AgEIcHlwaS5vcmcSECRET-tests-0451"
 
 
@@ -91,10 +96,20 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def serve_file(self, name, ranges=True, truncate=False, slow=False):
+    def serve_file(self, name, ranges=True, truncate=False, slow=False, mutate=None):
         path = os.path.join(ROOT, os.path.basename(name))
         if not os.path.isfile(path):
             return self.send_body(404, b"not found\n", "text/plain")
+        version, flip = [], None
+        if mutate:
+            how, at = mutate
+            with _lock:
+                n = _asked[self.path] = _asked.get(self.path, 0) + 1
+            flip = at if n > 1 else None
+            if how == "etag":
+                version = [("ETag", '"v%d"' % min(n, 2))]
+            elif how == "modified":
+                version = [("Last-Modified", "Mon, 0%d Dec 2026 10:00:00 GMT" % min(n, 2))]
         size = os.path.getsize(path)
         rng = self.headers.get("Range")
         start, end = 0, size - 1
@@ -119,6 +134,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Accept-Ranges", "bytes" if ranges else "none")
         if partial:
             self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+        for k, v in version:
+            self.send_header(k, v)
         self.send_header("Content-Length", str(end - start + 1))
         self.end_headers()
         if self.command == "HEAD":
@@ -133,9 +150,14 @@ class Handler(BaseHTTPRequestHandler):
             f.seek(start)
             try:
                 while left > 0:
+                    at = f.tell()
                     block = f.read(min(left, 1 << 16))
                     if not block:
                         break
+                    if flip is not None and at <= flip < at + len(block):
+                        block = bytearray(block)
+                        block[flip - at] ^= 0xFF
+                        block = bytes(block)
                     self.wfile.write(block)
                     left -= len(block)
                     with _lock:
@@ -187,6 +209,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.serve_file(parts[-1], truncate=True)
             if parts[0] == "slow":
                 return self.serve_file(parts[-1], slow=True)
+            if parts[0] == "mutate":
+                return self.serve_file(parts[3], mutate=(parts[1], int(parts[2])))
             if parts[0] == "redirect":
                 n = int(parts[1])
                 rest = "/".join(parts[2:])

@@ -107,9 +107,10 @@ const char *smc_zip_member_problem(uint8_t what);
  * and each member an item (copying nofollow and input from proto). */
 smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto,
                           const smc_options *opt, smc_item **items, size_t *n);
-/* Scans one member item into part. */
+/* Scans one member item into part; *unreadable (when not NULL) set when its bytes could not be
+ * inflated to their end (a CRC error, a bad deflate stream, a read that failed). */
 smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
-                            const smc_options *opt, const smc_ticker *tk);
+                            const smc_options *opt, const smc_ticker *tk, bool *unreadable);
 void smc_zipcache_close(smc_zipcache *zc);
 
 #endif

@@ -344,6 +344,8 @@ static bool pin_wheel(reader *r, const char *what, const char *name, const char 
                       const cJSON *w, const char *index, const char *source_path)
 {
     const char *url = str(w, "url"), *path = str(w, "path");
+    if (url && strncasecmp(url, "file:", 5) == 0) /* a local wheel, as in requirements.txt */
+        path = url, url = NULL;
     if (!url && !path) path = source_path;
     char sha[65] = "";
     const cJSON *hashes = get(w, "hashes");

@@ -54,6 +54,13 @@ bool smc_sha256_hex(const void *p, size_t n, char out[65])
     out[0] = '\0';
     return false;
 }
+bool smc_sha256_fd(int fd, char out[65])
+{
+    (void)fd;
+    out[0] = '\0';
+    errno = 0;
+    return false;
+}
 
 #else
 
@@ -85,6 +92,28 @@ bool smc_sha256_hex(const void *p, size_t n, char out[65])
     if (!EVP_Digest(p, n, md, &len, EVP_sha256(), NULL) || len != sizeof md) return false;
     digest_hex(md, out);
     return true;
+}
+
+bool smc_sha256_fd(int fd, char out[65])
+{
+    out[0] = '\0';
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    size_t cap = 1u << 20;
+    uint8_t *buf = malloc(cap);
+    bool ok = md && buf && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    ssize_t k;
+    while (ok && (k = read(fd, buf, cap)) != 0) {
+        if (k < 0 && errno == EINTR) continue;
+        ok = k > 0 && EVP_DigestUpdate(md, buf, (size_t)k);
+    }
+    uint8_t d[32];
+    unsigned dl = 0;
+    ok = ok && EVP_DigestFinal_ex(md, d, &dl) && dl == sizeof d;
+    if (ok) digest_hex(d, out);
+    if (!md || !buf) errno = ENOMEM;
+    EVP_MD_CTX_free(md);
+    free(buf);
+    return ok;
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -283,6 +312,13 @@ struct smc_remote {
     bool checked;       /* its response was checked */
     uint64_t range_first, range_total;
     bool have_range;
+    /* What names the file's version: the first response's ETag and Last-Modified (the tail's),
+     * and the current response's; "" where a server sends none. A later response that names
+     * another version is an error: the bytes would not be one file's. */
+    char etag[128], modified[64];
+    char cur_etag[128], cur_modified[64];
+    bool versioned, changed;
+    char moved[256]; /* what said it changed */
     EVP_MD_CTX *md; /* the whole file's SHA-256, over [0, hashed) */
     uint64_t hashed;
     char expect[65];
@@ -304,14 +340,55 @@ static void hash_feed(smc_remote *r, uint64_t at, const uint8_t *p, size_t n)
     r->hashed += n - skip;
 }
 
+/* A header's value, blanks around it and the line's end dropped, cut to what out holds, its
+ * control bytes as '?' (it may be printed). */
+static void header_value(const char *v, size_t n, char *out, size_t cap)
+{
+    while (n && (*v == ' ' || *v == '\t'))
+        v++, n--;
+    while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    if (n > cap - 1) n = cap - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
+    out[n] = '\0';
+}
+
+/* Whether this response names a version of the file other than the first one did. */
+static bool version_moved(smc_remote *r)
+{
+    if (!r->versioned) {
+        memcpy(r->etag, r->cur_etag, sizeof r->etag);
+        memcpy(r->modified, r->cur_modified, sizeof r->modified);
+        r->versioned = true;
+        return false;
+    }
+    const char *what = NULL, *was = NULL, *now = NULL;
+    if (r->etag[0] && r->cur_etag[0] && strcmp(r->etag, r->cur_etag) != 0)
+        what = "ETag", was = r->etag, now = r->cur_etag;
+    else if (r->modified[0] && r->cur_modified[0] && strcmp(r->modified, r->cur_modified) != 0)
+        what = "Last-Modified", was = r->modified, now = r->cur_modified;
+    if (!what) return false;
+    snprintf(r->moved, sizeof r->moved, "it changed while it was read: its %s was %.100s, then "
+             "%.100s", what, was, now);
+    snprintf(r->err, sizeof r->err, "%s", r->moved);
+    r->changed = true;
+    return true;
+}
+
 static size_t header_cb(char *line, size_t size, size_t nmemb, void *ctx)
 {
     smc_remote *r = ctx;
     size_t n = size * nmemb;
     if (n >= 5 && strncmp(line, "HTTP/", 5) == 0) { /* a new response (after a redirect) */
         r->have_range = false;
+        r->cur_etag[0] = r->cur_modified[0] = '\0';
         return n;
     }
+    if (n > 5 && strncasecmp(line, "etag:", 5) == 0)
+        header_value(line + 5, n - 5, r->cur_etag, sizeof r->cur_etag);
+    else if (n > 14 && strncasecmp(line, "last-modified:", 14) == 0)
+        header_value(line + 14, n - 14, r->cur_modified, sizeof r->cur_modified);
     if (n > 14 && strncasecmp(line, "content-range:", 14) == 0) {
         char buf[128];
         size_t k = n - 14 < sizeof buf - 1 ? n - 14 : sizeof buf - 1;
@@ -335,6 +412,7 @@ static bool check_response(smc_remote *r, CURL *h)
     long status = 0;
     r->checked = true;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    if ((status == 206 || status == 200) && version_moved(r)) return false;
     if (status == 206 && r->have_range) {
         if (r->asked != NOWHERE && r->range_first != r->asked) {
             snprintf(r->err, sizeof r->err, "asked for bytes from %llu, the server sent from %llu",
@@ -667,6 +745,13 @@ smc_remote *smc_remote_open(const smc_net *net, const char *url, const char *sha
 
 bool smc_remote_finish(smc_remote *r, char *why, size_t n)
 {
+    pthread_mutex_lock(&r->mu);
+    bool changed = r->changed;
+    pthread_mutex_unlock(&r->mu);
+    if (changed) {
+        snprintf(why, n, "%s", r->moved);
+        return false;
+    }
     if (!r->md) return true;
     /* What was never streamed in order is streamed now, up to the tail, which is here. */
     size_t cap = 1u << 20;

@@ -14,6 +14,9 @@ bool smc_remote_built(void);
 /* The SHA-256 of n bytes as 64 lower-case hex digits; false where built without libcurl (and
  * its libcrypto). */
 bool smc_sha256_hex(const void *p, size_t n, char out[65]);
+/* The SHA-256 of what is left to read at fd, as 64 lower-case hex digits; false (errno set; 0:
+ * built without libcrypto) when it cannot be read. */
+bool smc_sha256_fd(int fd, char out[65]);
 
 /* How the network is used: the seconds a connection may take to open and a transfer may stall
  * (0: 30). The rest comes from the environment as curl's tool reads it: proxies (libcurl's own:

@@ -79,7 +79,7 @@ static smc_status scan_zip_here(smc_input *part, const smc_item *it, const smc_o
     smc_status st = smc_wheel_plan(part, it->path, it, opt, &members, &n);
     smc_zipcache zc = {0};
     for (size_t i = 0; i < n && st == SMC_OK; i++)
-        st = smc_wheel_member(part, &zc, &members[i], opt, tk);
+        st = smc_wheel_member(part, &zc, &members[i], opt, tk, NULL);
     smc_zipcache_close(&zc);
     smc_items_free(members, n);
     return st;
@@ -128,6 +128,18 @@ static smc_status mark_lock(smc_input *wheel)
     return SMC_OK;
 }
 
+/* Only the errors of a wheel whose bytes are not the ones pinned go to part: nothing read from
+ * them is judged. */
+static smc_status errors_of(smc_input *part, const smc_input *own)
+{
+    smc_status st = SMC_OK;
+    part->files += own->files;
+    for (size_t i = 0; i < own->error_count && st == SMC_OK; i++)
+        st = smc_input_add_error(part, own->errors[i].path, "%s", own->errors[i].message);
+    part->errors_more += own->errors_more;
+    return st;
+}
+
 /* Scans a wheel read over the network into its own input, in this thread: it is opened (its
  * tail read), planned, and its members read in their order, so that its bytes stream by once;
  * then its sha256 is checked where one was expected, and its facts go to the cache when they
@@ -140,6 +152,7 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
     smc_status st = SMC_OK;
     char why[512];
     smc_net net = {.timeout = opt->timeout};
+    bool same = true; /* its bytes are the ones pinned, as far as anything says */
     smc_remote *r = it->from_cache ? NULL
                                    : smc_remote_open(&net, it->url, it->cache_key[0] ? it->cache_key : NULL,
                                                      why, sizeof why);
@@ -159,14 +172,20 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
         size_t count = 0;
         smc_zipcache_close(zc);
         st = smc_wheel_plan(own, it->path, &proto, &all, &members, &count);
+        bool unreadable = false;
         for (size_t i = 0; i < count && st == SMC_OK; i++)
-            st = smc_wheel_member(own, zc, &members[i], &all, tk);
+            st = smc_wheel_member(own, zc, &members[i], &all, tk, &unreadable);
         smc_zipcache_close(zc); /* its archive reads through the remote file */
         smc_items_free(members, count);
-        bool same = true;
         if (st == SMC_OK && !smc_remote_finish(r, why, sizeof why)) {
             same = false;
-            st = smc_input_add_error(own, it->path, "%s", why);
+            st = smc_input_add_error(own, it->path, "%s: nothing in it is judged", why);
+        } else if (st == SMC_OK && unreadable) { /* no digest said, or the read broke off */
+            same = false;
+            st = smc_input_add_error(own, it->path,
+                                     "a member could not be read to its end (above): the file "
+                                     "changed while it was read, or is damaged; nothing in it "
+                                     "is judged");
         }
         smc_remote_close(r);
         if (st == SMC_OK && keep && same && opt->cache_dir) {
@@ -180,6 +199,7 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
             free(text); /* a cache that cannot be written is not the input's problem */
         }
     }
+    if (st == SMC_OK && !same) return errors_of(part, own);
     if (st == SMC_OK) st = list_libraries(own, false);
     if (st == SMC_OK && it->lock) st = mark_lock(own);
     return st == SMC_OK ? merge(part, own) : st;
@@ -204,7 +224,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
                      &p->idle};
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
-    if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk);
+    if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk, NULL);
     if (it->wheel) { /* its read-ahead and tail take the room of the buffer it needs less */
         tk.buffer = SMC_REMOTE_BUFFER;
         smc_status st = scan_remote(part, it, p->opt, &tk, zc);
@@ -601,9 +621,21 @@ static bool choice_cached(resolving *rs, size_t i, const char *key)
 {
     char why[512];
     size_t len = 0;
+    const smc_pin *pin = &rs->lock->pins[i];
     char *text = smc_cache_load(rs->cache_dir, key, &len, why, sizeof why);
     bool ok = text && smc_choice_decode(text, len, key, &rs->urls[i], rs->sha[i], why, sizeof why);
     free(text);
+    bool pinned = false; /* a record is only a record: its file must be one the pins allow */
+    for (size_t h = 0; ok && h < pin->hash_count && !pinned; h++)
+        pinned = strcmp(rs->sha[i], pin->hashes[h]) == 0;
+    if (ok && !pinned) {
+        snprintf(why, sizeof why, "the sha256 it names, %s, is not among the requirement's "
+                 "--hash values", rs->sha[i]);
+        free(rs->urls[i]);
+        rs->urls[i] = NULL;
+        rs->sha[i][0] = '\0';
+        ok = false;
+    }
     if (!ok && why[0])
         snprintf(rs->cache_why[i], sizeof rs->cache_why[i],
                  "its choice of wheel in the cache (%s) cannot be used: %s; "
@@ -674,6 +706,47 @@ static void resolving_free(resolving *rs)
     free(rs->cache_why);
 }
 
+/* Whether a lock's local wheel is one, and the one it pins: a regular file whose name ends in
+ * .whl (a lock naming /etc/passwd or /proc/self/environ gets nothing read), whose sha256 is the
+ * lock's or one its --hash values allow. why says what is wrong. */
+static bool local_wheel_ok(const smc_pin *pin, const char *path, char *why, size_t n)
+{
+    if (!smc_ends_with(path, ".whl")) {
+        snprintf(why, n, "not a wheel file (its name does not end in .whl): not read");
+        return false;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        snprintf(why, n, "%s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        snprintf(why, n, "not a regular file: not read");
+        return false;
+    }
+    bool pinned = pin->sha256[0] || pin->hash_count;
+    char hex[65] = "";
+    bool hashed = pinned && smc_sha256_fd(fd, hex);
+    int err = errno;
+    close(fd);
+    if (!pinned) return true;
+    if (!hashed) {
+        snprintf(why, n, "cannot check its sha256: %s",
+                 err ? strerror(err) : "this smcheck was built without libcrypto");
+        return false;
+    }
+    bool same = strcmp(hex, pin->sha256) == 0;
+    for (size_t i = 0; i < pin->hash_count && !same; i++)
+        same = strcmp(hex, pin->hashes[i]) == 0;
+    if (!same)
+        snprintf(why, n, "its sha256 is %s, not %.64s as the lock says: not the file expected; "
+                 "nothing in it is judged", hex, pin->sha256[0] ? pin->sha256 : pin->hashes[0]);
+    return same;
+}
+
 /* A lock file: every wheel it would install on the platform judged, read over the network (or
  * from beside it, where it names a path) into one input judged as the environment it makes. */
 static smc_status plan_lock(const char *path, size_t input, const smc_options *opt,
@@ -736,11 +809,12 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
         const char *where = pin->url ? pin->url : url;
         if (smc_url_is(where)) {
             st = plan_remote(where, sha[0] ? sha : NULL, true, input, opt, in, items, n);
-        } else { /* a local wheel: one that is not there is said so, by its path */
+        } else { /* a local wheel: one that is not one, or not the one pinned, is said so */
+            char problem[256];
             smc_item it = {.path = smc_strdup(where), .root = -1, .member = -1,
                            .dist = SMC_NONE, .input = input, .same_as = SMC_NONE};
-            struct stat sb;
-            if (it.path && stat(it.path, &sb) != 0 && !(it.error = smc_strdup(strerror(errno)))) {
+            if (it.path && !local_wheel_ok(pin, where, problem, sizeof problem) &&
+                !(it.error = smc_strdup(problem))) {
                 free(it.path);
                 it.path = NULL;
             }

@@ -592,7 +592,7 @@ static uint8_t *member_buffer(smc_zipcache *zc, size_t cap)
 }
 
 smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *it,
-                            const smc_options *opt, const smc_ticker *tk)
+                            const smc_options *opt, const smc_ticker *tk, bool *unreadable)
 {
     if (!zc->path || strcmp(zc->path, it->path) != 0) {
         char why[128];
@@ -704,6 +704,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
             spilled = true;
         }
     }
+    if (bad && unreadable) *unreadable = true;
     if (st == SMC_OK && bad)
         st = smc_input_add_error(part, name, "cannot inflate: %s", smc_member_error(zf));
     if (st == SMC_OK && stopped && claimed && total >= limit)
