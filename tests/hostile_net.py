@@ -18,6 +18,10 @@ careless server, lock or cache gives (issue 46), through tests/httpd.py on 127.0
   and a cached choice of wheel whose sha256 the requirement's --hash values do not allow is not
   used (said, and asked of the index again).
 
+- Bounded: each hostile case ends within 20 s with a peak RSS under 256 MiB (FACTOR, the third
+  argument, scales both for builds with sanitizers): a body or an index page sent one byte every
+  250 ms fails with --timeout 3 (the speed limit), naming the rate.
+
 Prints one line per check and "N passed, M failed".
 """
 import base64
@@ -28,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 
 from harness import check, finish
@@ -35,6 +40,8 @@ from harness import check, finish
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMCHECK = os.path.abspath(sys.argv[1])
 FIX = os.path.abspath(sys.argv[2])
+FACTOR = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+TIME, RSS = 20 * FACTOR, 256 * 1024 * FACTOR  # s, KiB
 sys.path.insert(0, HERE)
 from httpd import SECRET  # noqa: E402  (the password its /auth/ pages want)
 
@@ -56,6 +63,52 @@ def run(args, sandbox, timeout=60, **extra):
     env.update(extra)
     p = subprocess.run([SMCHECK] + args, cwd=sandbox, env=env, capture_output=True, timeout=timeout)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def bounded(args, sandbox, **extra):
+    """run(), measured: exit status, stdout, stderr, seconds and peak RSS (KiB). Killed at three
+    times the time allowed."""
+    env = dict(os.environ, HOME=sandbox, TMPDIR=sandbox, XDG_CACHE_HOME=os.path.join(sandbox, "cache"),
+               no_proxy="127.0.0.1,localhost", NO_PROXY="127.0.0.1,localhost",
+               SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1", **extra)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        p = subprocess.Popen([SMCHECK] + args, stdout=out, stderr=err, cwd=sandbox, env=env)
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > 3 * TIME:
+                p.kill()
+            time.sleep(0.02)
+        secs = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        return (os.waitstatus_to_exitcode(status), out.read().decode(errors="replace"),
+                err.read().decode(errors="replace"), secs, usage.ru_maxrss)
+
+
+def within(name, result):
+    """Checks that a bounded run kept its bounds; its result."""
+    rc, out, err, secs, peak = result
+    check(secs < TIME and peak < RSS and rc in (0, 1, 2),
+          "%s: within %d s and %d MiB (%.1f s, %d MiB, exit %d)"
+          % (name, TIME, RSS // 1024, secs, peak // 1024, rc), err[-400:])
+    return result
+
+
+def bound_checks(base, www, work):
+    ptx = [f for f in os.listdir(www) if f.startswith("demo_ptx")][0]
+    sandbox = tempfile.mkdtemp(dir=work)
+    slow = ["--gpu", "sm_80", "--timeout", "3"]
+    for name, args in [
+            ("a body sent one byte every 250 ms", ["%s/drip/files/%s" % (base, ptx)]),
+            ("an index page sent one byte every 250 ms",
+             ["--index-url", base + "/drip/simple/", "demo-ptx==1.0"])]:
+        rc, out, err, _, _ = within(name, bounded(slow + args, sandbox))
+        check(rc == 2 and "too slow" in err and "bytes a second" in err,
+              "%s: an error naming the rate" % name, err[-400:])
+    shutil.rmtree(sandbox, ignore_errors=True)
 
 
 def written(sandbox):
@@ -316,6 +369,7 @@ def main():
         secret_checks(base, www, work)
         pinned_checks(base, www, work)
         local_lock_checks(base, www, work)
+        bound_checks(base, www, work)
     finally:
         server.kill()
         server.wait()

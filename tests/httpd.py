@@ -23,6 +23,7 @@ HTTP/1.1 with keep-alive, as real indexes are.
                          with the byte at OFFSET changed: HOW says what names its version, etag
                          (ETag "v1", then "v2"), modified (Last-Modified moving a day) or quiet
                          (nothing)
+  /drip/REST             REST with its body sent one byte every 250 ms
   /auth/REST             REST, for a client that logs in as __token__ with the password SECRET
                          (HTTP basic), else 401
   /leak/REST             302 to /auth/REST on this server, the credentials in the Location URL
@@ -77,8 +78,19 @@ def project_files(project):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
+    drip = False
+
     def log_message(self, fmt, *args):  # quiet
         pass
+
+    def emit(self, data):
+        """A body's bytes, at once or (/drip/) one every 250 ms."""
+        if not self.drip:
+            return self.wfile.write(data)
+        for i in range(len(data)):
+            self.wfile.write(data[i:i + 1])
+            self.wfile.flush()
+            time.sleep(0.25)
 
     def send_body(self, code, body, ctype, extra=()):
         self.send_response(code)
@@ -88,7 +100,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(body)
+            self.emit(body)
 
     def redirect(self, where):
         self.send_response(302)
@@ -158,7 +170,7 @@ class Handler(BaseHTTPRequestHandler):
                         block = bytearray(block)
                         block[flip - at] ^= 0xFF
                         block = bytes(block)
-                    self.wfile.write(block)
+                    self.emit(block)
                     left -= len(block)
                     with _lock:
                         _served[0] += len(block)
@@ -196,6 +208,10 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_body(401, b"log in\n", "text/plain",
                                       [("WWW-Authenticate", 'Basic realm="tests"')])
             self.path = self.path[len("/auth"):]
+            return self.do_GET()
+        if parts[0] == "drip":
+            self.drip = True
+            self.path = self.path[len("/drip"):]
             return self.do_GET()
         if parts[0] == "leak":
             return self.redirect("http://__token__:%s@127.0.0.1:%d/auth%s" % (

@@ -351,6 +351,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->scan.timeout = (unsigned)n;
             break;
         }
+        case OPT_SPEED_LIMIT:
+            if (!parse_size(optarg, &cfg->scan.speed_limit) || cfg->scan.speed_limit == 0 ||
+                cfg->scan.speed_limit > (1u << 30))
+                return usage_error("--speed-limit wants bytes a second such as 512 or 10k, at "
+                                   "most 1G, not '%s'", optarg);
+            break;
         case OPT_MAX_INFLATE:
         case OPT_MAX_INFLATE_TOTAL: {
             uint64_t v;

@@ -39,6 +39,7 @@ enum {
     OPT_EXTRA,
     OPT_NO_CACHE,
     OPT_CACHE_MAX,
+    OPT_SPEED_LIMIT,
     OPT_QUIET = 'q',
 };
 
@@ -156,6 +157,10 @@ static const option_row option_rows[] = {
     {"timeout", OPT_TIMEOUT, "SECONDS",
      "reading a URL, give up on a connection that takes SECONDS to open or a transfer that "
      "stalls that long (default 30)",
+     M_JUDGE | M_SCAN},
+    {"speed-limit", OPT_SPEED_LIMIT, "RATE",
+     "reading a URL, give up on a transfer slower than RATE bytes a second over the --timeout "
+     "window, as a server that drips bytes is (default 1k)",
      M_JUDGE | M_SCAN},
     {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
      "do not walk into directories on other filesystems than the one named",

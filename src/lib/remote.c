@@ -143,6 +143,11 @@ static void global_init(void)
 
 static unsigned timeout_of(const smc_net *net) { return net && net->timeout ? net->timeout : 30; }
 
+static long speed_of(const smc_net *net)
+{
+    return net && net->speed_limit ? (long)net->speed_limit : 1024;
+}
+
 /* What every request shares: the protocols, redirects, timeouts, and the settings curl's tool
  * reads from the environment that the library does not (certificates, NETRC). */
 static void setup(CURL *h, const smc_net *net, const char *url, char *errbuf)
@@ -157,7 +162,8 @@ static void setup(CURL *h, const smc_net *net, const char *url, char *errbuf)
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_USERAGENT, "smcheck/" SMC_VERSION);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, t);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L); /* --timeout: a stall, not a slow file */
+    /* A stall, or a drip (one byte every 250 ms), past --timeout; not a large file. */
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, speed_of(net));
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, t);
     const char *ca = getenv("SSL_CERT_FILE");
     if (!ca || !*ca) ca = getenv("CURL_CA_BUNDLE");
@@ -170,10 +176,17 @@ static void setup(CURL *h, const smc_net *net, const char *url, char *errbuf)
     if (netrc && *netrc) curl_easy_setopt(h, CURLOPT_NETRC_FILE, netrc);
 }
 
-/* A transfer's failure in words: curl's own message where it has one. */
-static void curl_why(CURLcode rc, const char *errbuf, const smc_net *net, char *why, size_t n)
+/* A transfer's failure in words: curl's own message where it has one; a transfer that came too
+ * slowly, with the rate it came at. */
+static void curl_why(CURLcode rc, CURL *h, const char *errbuf, const smc_net *net, char *why,
+                     size_t n)
 {
-    if (rc == CURLE_OPERATION_TIMEDOUT)
+    curl_off_t rate = 0;
+    if (rc == CURLE_OPERATION_TIMEDOUT && errbuf && strstr(errbuf, "too slow") &&
+        curl_easy_getinfo(h, CURLINFO_SPEED_DOWNLOAD_T, &rate) == CURLE_OK && rate > 0)
+        snprintf(why, n, "too slow: %lld bytes a second, under %ld for %u s (--speed-limit, "
+                 "--timeout)", (long long)rate, speed_of(net), timeout_of(net));
+    else if (rc == CURLE_OPERATION_TIMEDOUT)
         snprintf(why, n, "timed out (%u s without data, --timeout)", timeout_of(net));
     else
         snprintf(why, n, "%s", errbuf && *errbuf ? errbuf : curl_easy_strerror(rc));
@@ -250,7 +263,7 @@ bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char 
     if (p.over)
         snprintf(why, n, "larger than %zu bytes: not read", cap);
     else if (rc != CURLE_OK)
-        curl_why(rc, errbuf, net, why, n);
+        curl_why(rc, h, errbuf, net, why, n);
     else if (code != 200)
         snprintf(why, n, "HTTP %ld", code);
     else
@@ -489,7 +502,7 @@ static bool read_tail(smc_remote *r)
     CURLcode rc = curl_easy_perform(t.h);
     bool ok = false;
     if (rc != CURLE_OK) {
-        if (!r->err[0]) curl_why(rc, r->errbuf, &r->net, r->err, sizeof r->err);
+        if (!r->err[0]) curl_why(rc, t.h, r->errbuf, &r->net, r->err, sizeof r->err);
     } else if (!r->checked) {
         if (check_response(r, t.h)) snprintf(r->err, sizeof r->err, "an empty file");
     } else {
@@ -619,7 +632,7 @@ static void *pump_main(void *arg)
                 if (!h)
                     snprintf(r->err, sizeof r->err, "libcurl could not start");
                 else
-                    curl_why(rc, r->errbuf, &r->net, r->err, sizeof r->err);
+                    curl_why(rc, h, r->errbuf, &r->net, r->err, sizeof r->err);
             }
         } else if (!r->checked) {
             r->failed = true;

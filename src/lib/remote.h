@@ -24,6 +24,7 @@ bool smc_sha256_fd(int fd, char out[65]);
  * ($NETRC, else ~/.netrc). */
 typedef struct smc_net {
     unsigned timeout;
+    uint64_t speed_limit; /* bytes a second over timeout seconds (0: 1024) */
 } smc_net;
 
 /* A handle that one thread's pages reuse, zeroed to start: their connections, TLS sessions and

@@ -151,7 +151,7 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
     smc_input *own = it->wheel;
     smc_status st = SMC_OK;
     char why[512];
-    smc_net net = {.timeout = opt->timeout};
+    smc_net net = {.timeout = opt->timeout, .speed_limit = opt->speed_limit};
     bool same = true; /* its bytes are the ones pinned, as far as anything says */
     smc_remote *r = it->from_cache ? NULL
                                    : smc_remote_open(&net, it->url, it->cache_key[0] ? it->cache_key : NULL,
@@ -581,7 +581,8 @@ static smc_status plan_requirement(const char *spec, size_t input, const smc_opt
         smc_pyenv_free(&e);
         return SMC_ERR_NOMEM;
     }
-    smc_net net = {.timeout = opt ? opt->timeout : 0};
+    smc_net net = {.timeout = opt ? opt->timeout : 0,
+                   .speed_limit = opt ? opt->speed_limit : 0};
     char *url = NULL, sha[65];
     smc_status st = smc_resolve_pin(&net, NULL, &ix, &e, name, version, NULL, 0, &url, sha, why,
                                     sizeof why)
@@ -784,7 +785,8 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
                               : opt ? opt->extra_index_urls : NULL,
                           own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
         st = SMC_ERR_NOMEM;
-    smc_net net = {.timeout = opt ? opt->timeout : 0};
+    smc_net net = {.timeout = opt ? opt->timeout : 0,
+                   .speed_limit = opt ? opt->speed_limit : 0};
     resolving rs = {.lock = &lock,
                     .ix = &ix,
                     .e = &e,
@@ -842,7 +844,7 @@ static smc_status sha256_from_index(const char *url, const smc_options *opt, cha
     sha[0] = '\0';
     if (!smc_indexes_init(&ix, opt->index_url, opt->extra_index_urls, opt->extra_index_count))
         return SMC_ERR_NOMEM;
-    smc_net net = {.timeout = opt->timeout};
+    smc_net net = {.timeout = opt->timeout, .speed_limit = opt->speed_limit};
     smc_resolve_url_sha256(&net, &ix, url, sha);
     smc_indexes_free(&ix);
     return SMC_OK;

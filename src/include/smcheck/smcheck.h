@@ -566,8 +566,10 @@ typedef struct smc_options {
      * [1,000,000] and images [10,000,000] in one file, members in one archive [1,000,000],
      * directory depth [256], path length [4096], files walked in one input [10,000,000]. */
     uint64_t max_containers, max_images, max_members, max_depth, max_path, max_files;
-    /* Reading URLs: the seconds a connection may take to open and a transfer may stall (0: 30). */
+    /* Reading URLs: the seconds a connection may take to open and a transfer may stall (0: 30),
+     * and the bytes a second a transfer must keep over that many seconds (0: 1024). */
     unsigned timeout;
+    uint64_t speed_limit;
     /* Requirements (torch==2.8.0) and lock files: the index (NULL: PIP_INDEX_URL, UV_INDEX_URL,
      * UV_DEFAULT_INDEX, else PyPI), the extra ones (none: PIP_EXTRA_INDEX_URL,
      * UV_EXTRA_INDEX_URL, UV_INDEX), and the Python the wheels are for ("3.11"; NULL: 3.12),
