@@ -18,6 +18,9 @@ careless server, lock or cache gives (issue 46), through tests/httpd.py on 127.0
   and a cached choice of wheel whose sha256 the requirement's --hash values do not allow is not
   used (said, and asked of the index again).
 
+- The cache stays inside itself: a symbolic link in place of its version directory, its fan-out
+  directory or a record is an error for that record, the wheel is read from the network and
+  judged, and nothing is written where the link points.
 - Bounded: each hostile case ends within 20 s with a peak RSS under 256 MiB (FACTOR, the third
   argument, scales both for builds with sanitizers): a body or an index page sent one byte every
   250 ms fails with --timeout 3 (the speed limit), naming the rate.
@@ -109,6 +112,38 @@ def bound_checks(base, www, work):
         check(rc == 2 and "too slow" in err and "bytes a second" in err,
               "%s: an error naming the rate" % name, err[-400:])
     shutil.rmtree(sandbox, ignore_errors=True)
+
+
+def cache_link_checks(base, www, work):
+    ptx = [f for f in os.listdir(www) if f.startswith("demo_ptx")][0]
+    key = sha(os.path.join(www, ptx))
+    url = "%s/files/%s#sha256=%s" % (base, ptx, key)
+    gpus = ["--gpu", "sm_80", "--format", "json"]
+    for name, link in [("the version directory", "v3"), ("the fan-out directory", "v3/" + key[:2]),
+                       ("the record", "v3/%s/%s.json" % (key[:2], key))]:
+        sandbox = tempfile.mkdtemp(dir=work)
+        outside = os.path.join(sandbox, "outside")
+        os.mkdir(outside)
+        where = os.path.join(sandbox, "cache", "smcheck", link)
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        os.symlink(outside if not link.endswith(".json") else os.path.join(outside, "r.json"), where)
+        record = link.endswith(".json")
+        for attempt in ("first", "second"):
+            rc, out, err = run(gpus + [url], sandbox)
+            libs = libraries_of(out) or {}
+            judged = any(p.endswith("demo_ptx/_kernels.so") for p in libs)
+            if record and attempt == "second":  # the first run's record took the link's place
+                check(rc in (0, 1) and judged and not err and not os.path.islink(where),
+                      "a link in place of the record: replaced by the record, not followed",
+                      "exit %d: %s" % (rc, err[-400:]))
+            else:
+                check(rc == 2 and judged and "not followed" in err,
+                      "a link in place of %s (%s run): an error for the record, the wheel judged"
+                      % (name, attempt), "exit %d: %s" % (rc, err[-400:]))
+            check(os.listdir(outside) == [],
+                  "a link in place of %s (%s run): nothing written where it points"
+                  % (name, attempt), os.listdir(outside))
+        shutil.rmtree(sandbox, ignore_errors=True)
 
 
 def written(sandbox):
@@ -369,6 +404,7 @@ def main():
         secret_checks(base, www, work)
         pinned_checks(base, www, work)
         local_lock_checks(base, www, work)
+        cache_link_checks(base, www, work)
         bound_checks(base, www, work)
     finally:
         server.kill()

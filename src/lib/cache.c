@@ -1247,6 +1247,44 @@ static bool make_dirs(const char *path, char *why, size_t n)
     return true;
 }
 
+/* A directory of the cache under at, opened without following a link in its place (made 0700
+ * first when make); -1 with errno (ELOOP or ENOTDIR: a link or a file is there). */
+static int sub_dir(int at, const char *name, bool make)
+{
+    if (make && mkdirat(at, name, 0700) != 0 && errno != EEXIST) return -1;
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Why a directory or record of the cache could not be opened, in words. */
+static const char *open_why(int err)
+{
+    return err == ELOOP || err == ENOTDIR
+               ? "a symbolic link or a file in its place: not followed, nothing read or written "
+                 "through it"
+               : strerror(err);
+}
+
+/* The directory of key's record (dir/vN/ab), reached from dir without following a link below
+ * it (dir itself, the user's choice, may be one); made when make. -1 with why, or with why empty
+ * when it is absent and not made. */
+static int record_dir(const char *dir, const char *key, bool make, char *why, size_t n)
+{
+    if (make && !make_dirs(dir, why, n)) return -1;
+    char ver[16], fan[3] = {key[0], key[1], '\0'};
+    snprintf(ver, sizeof ver, "v%d", SMC_CACHE_FORMAT);
+    int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int v = root >= 0 ? sub_dir(root, ver, make) : -1;
+    int err = errno;
+    int sub = v >= 0 ? sub_dir(v, fan, make) : -1;
+    if (v >= 0) err = errno;
+    if (sub < 0 && (make || err != ENOENT))
+        smc_say(why, n, "%s%s%s%s%s: %s", dir, root >= 0 ? "/" : "", root >= 0 ? ver : "",
+                v >= 0 ? "/" : "", v >= 0 ? fan : "", open_why(err));
+    if (root >= 0) close(root);
+    if (v >= 0) close(v);
+    return sub;
+}
+
 /* The record of key in dir, read whole (touched when touch); NULL: absent (why empty) or not. */
 static char *read_record(const char *dir, const char *key, bool touch, size_t *len, char *why,
                          size_t n)
@@ -1256,25 +1294,24 @@ static char *read_record(const char *dir, const char *key, bool touch, size_t *l
         smc_say(why, n, dir ? "the key is not a sha256 (64 lower-case hex digits)" : "no directory");
         return NULL;
     }
-    char *path = smc_asprintf("%s/v%d/%.2s/%s.json", dir, SMC_CACHE_FORMAT, key, key);
-    if (!path) {
-        smc_say(why, n, "out of memory");
-        return NULL;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    char *text = NULL;
+    int sub = record_dir(dir, key, false, why, n);
+    if (sub < 0) return NULL;
+    char name[72];
+    snprintf(name, sizeof name, "%s.json", key);
+    int fd = openat(sub, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     int err = errno;
-    if (fd < 0 && err != ENOENT && err != ENOTDIR)
-        smc_say(why, n, "%s: %s", path, err == ELOOP ? "a symbolic link: not read" : strerror(err));
+    close(sub);
+    char *text = NULL;
+    if (fd < 0 && err != ENOENT)
+        smc_say(why, n, "%s/v%d/%.2s/%s: %s", dir, SMC_CACHE_FORMAT, key, name, open_why(err));
     if (fd >= 0) {
         text = smc_read_fd_small(fd, SMC_CACHE_MAX_BYTES, len, &err);
         if (!text)
-            smc_say(why, n, "%s: %s", path,
-                err == EFBIG ? "not a regular file of at most 256 MiB" : strerror(err));
+            smc_say(why, n, "%s/v%d/%.2s/%s: %s", dir, SMC_CACHE_FORMAT, key, name,
+                    err == EFBIG ? "not a regular file of at most 256 MiB" : strerror(err));
         if (text && touch) (void)futimens(fd, NULL); /* read-only caches stay as they are */
         close(fd);
     }
-    free(path);
     return text;
 }
 
@@ -1284,21 +1321,38 @@ char *smc_cache_load(const char *dir, const char *sha256, size_t *len, char *why
     return read_record(dir, sha256, true, len ? len : &dummy, why, n);
 }
 
+/* A new file beside the records of sub, named ".KEY.json.XXXXXX" (a writer's, until its rename),
+ * made without following a link; -1 with errno. */
+static int temp_file(int sub, const char *key, char name[96])
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int tries = 0; tries < 16; tries++) {
+        unsigned char r[6];
+        if (getentropy(r, sizeof r) != 0) return -1;
+        char tail[7];
+        for (size_t i = 0; i < 6; i++)
+            tail[i] = digits[r[i] % (sizeof digits - 1)];
+        tail[6] = '\0';
+        snprintf(name, 96, ".%s.json.%s", key, tail);
+        int fd = openat(sub, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
 /* Writes a record into dir atomically; with times, the record gets them (merge). */
 static bool write_record(const char *dir, const char *key, const char *text, size_t len,
                          const struct timespec *times, char *why, size_t n)
 {
-    char *sub = smc_asprintf("%s/v%d/%.2s", dir, SMC_CACHE_FORMAT, key);
-    char *tmp = sub ? smc_asprintf("%s/.%s.json.XXXXXX", sub, key) : NULL;
-    char *final = tmp ? smc_asprintf("%s/%s.json", sub, key) : NULL;
-    bool ok = final != NULL;
-    if (!ok) smc_say(why, n, "out of memory");
-    ok = ok && make_dirs(sub, why, n);
-    int fd = ok ? mkostemp(tmp, O_CLOEXEC) : -1;
-    if (ok && fd < 0) {
-        smc_say(why, n, "%s: cannot make a temporary file: %s", sub, strerror(errno));
-        ok = false;
-    }
+    int sub = record_dir(dir, key, true, why, n);
+    if (sub < 0) return false;
+    char tmp[96], final[72];
+    snprintf(final, sizeof final, "%s.json", key);
+    int fd = temp_file(sub, key, tmp);
+    bool ok = fd >= 0;
+    if (!ok)
+        smc_say(why, n, "%s/v%d/%.2s: cannot make a temporary file: %s", dir, SMC_CACHE_FORMAT,
+                key, strerror(errno));
     for (size_t done = 0; ok && done < len;) {
         ssize_t k = write(fd, text + done, len - done);
         if (k < 0 && errno == EINTR) continue;
@@ -1314,14 +1368,13 @@ static bool write_record(const char *dir, const char *key, const char *text, siz
         smc_say(why, n, "%s: cannot write: %s", tmp, strerror(errno));
         ok = false;
     }
-    if (ok && rename(tmp, final) != 0) {
-        smc_say(why, n, "%s: cannot rename it into place: %s", final, strerror(errno));
+    if (ok && renameat(sub, tmp, sub, final) != 0) { /* a link named final is replaced, not followed */
+        smc_say(why, n, "%s/v%d/%.2s/%s: cannot rename it into place: %s", dir, SMC_CACHE_FORMAT,
+                key, final, strerror(errno));
         ok = false;
     }
-    if (!ok && fd >= 0) unlink(tmp);
-    free(sub);
-    free(tmp);
-    free(final);
+    if (!ok && fd >= 0) unlinkat(sub, tmp, 0);
+    close(sub);
     return ok;
 }
 
@@ -1371,7 +1424,7 @@ static bool temp_name(const char *s)
 }
 
 typedef struct entry {
-    char *path;
+    char ver[12], fan[3], name[80]; /* dir/ver/fan/name */
     uint64_t size;
     struct timespec mtime;
     bool keep;
@@ -1382,7 +1435,9 @@ static int by_age(const void *a, const void *b)
     const entry *x = a, *y = b;
     if (x->mtime.tv_sec != y->mtime.tv_sec) return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
     if (x->mtime.tv_nsec != y->mtime.tv_nsec) return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-    return strcmp(x->path, y->path);
+    int c = strcmp(x->ver, y->ver);
+    if (!c) c = strcmp(x->fan, y->fan);
+    return c ? c : strcmp(x->name, y->name);
 }
 
 /* Opens the directory name inside at (not following a link) for listing. */
@@ -1427,17 +1482,17 @@ bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, 
                     continue;
                 }
                 entry *e = smc_push(&list, count, sizeof *e);
-                char *path =
-                    e ? smc_asprintf("%s/%s/%s/%s", dir, ve->d_name, fe->d_name, re->d_name) : NULL;
-                if (!path) {
+                if (!e) {
                     smc_say(why, n, "out of memory");
                     ok = false;
                     break;
                 }
-                *e = (entry){.path = path,
-                             .size = (uint64_t)sb.st_size,
+                *e = (entry){.size = (uint64_t)sb.st_size,
                              .mtime = sb.st_mtim,
                              .keep = current && keep && strncmp(re->d_name, keep, 64) == 0};
+                snprintf(e->ver, sizeof e->ver, "%s", ve->d_name); /* names checked above */
+                snprintf(e->fan, sizeof e->fan, "%s", fe->d_name);
+                snprintf(e->name, sizeof e->name, "%s", re->d_name);
                 count++;
                 total += e->size;
             }
@@ -1445,14 +1500,18 @@ bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, 
         }
         if (vd) closedir(vd);
     }
-    closedir(top);
     if (ok && total > cap && count > 1) qsort(list, count, sizeof *list, by_age);
     for (size_t i = 0; ok && i < count && total > cap; i++) {
         if (list[i].keep) continue;
-        if (unlink(list[i].path) == 0 || errno == ENOENT) total -= list[i].size;
+        /* Through the directories again, none of them a link now either. */
+        int v = sub_dir(dirfd(top), list[i].ver, false);
+        int sub = v >= 0 ? sub_dir(v, list[i].fan, false) : -1;
+        if (sub >= 0 && (unlinkat(sub, list[i].name, 0) == 0 || errno == ENOENT))
+            total -= list[i].size;
+        if (sub >= 0) close(sub);
+        if (v >= 0) close(v);
     }
-    for (size_t i = 0; i < count; i++)
-        free(list[i].path);
+    closedir(top);
     free(list);
     return ok;
 }
@@ -1475,14 +1534,17 @@ bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t 
         smc_say(why, n, "%s: %s", from, there ? "not a directory" : strerror(errno));
         return false;
     }
-    char *vpath = smc_asprintf("%s/v%d", from, SMC_CACHE_FORMAT);
-    DIR *vd = vpath ? opendir(vpath) : NULL;
+    char ver[16];
+    snprintf(ver, sizeof ver, "v%d", SMC_CACHE_FORMAT);
+    int root = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int vfd = root >= 0 ? sub_dir(root, ver, false) : -1;
+    int err = errno;
+    if (root >= 0) close(root);
+    DIR *vd = vfd >= 0 ? fdopendir(vfd) : NULL;
     if (!vd) {
-        bool none = vpath && errno == ENOENT; /* no record of this format: nothing to merge */
-        if (!none)
-            smc_say(why, n, "%s: cannot list: %s", vpath ? vpath : from,
-                vpath ? strerror(errno) : "out of memory");
-        free(vpath);
+        if (vfd >= 0) err = errno, close(vfd);
+        bool none = err == ENOENT; /* no record of this format: nothing to merge */
+        if (!none) smc_say(why, n, "%s/%s: cannot list: %s", from, ver, open_why(err));
         return none;
     }
     bool ok = true;
@@ -1500,9 +1562,9 @@ bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t 
                     ? openat(dirfd(sd), re->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
                     : -1; /* in the wrong fan-out directory: load would never find it */
             struct stat rs;
-            int err;
+            int ignored;
             if (f >= 0 && fstat(f, &rs) == 0)
-                text = smc_read_fd_small(f, SMC_CACHE_MAX_BYTES, &len, &err);
+                text = smc_read_fd_small(f, SMC_CACHE_MAX_BYTES, &len, &ignored);
             if (f >= 0) close(f);
             if (!record_ok(text, len, key)) {
                 (*skipped)++;
@@ -1525,6 +1587,5 @@ bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t 
         if (sd) closedir(sd);
     }
     closedir(vd);
-    free(vpath);
     return ok;
 }
