@@ -673,6 +673,12 @@ def make_situation_wheels(out, emit):
     wheel(p, "mixed", "1.0", "cp311-cp311-manylinux_2_28_aarch64",
           {"mixed/_C.so": fixture("gen/cuda128.so"), "mixed/_arm.so": fixture("gen/aarch64.so")})
     emit(p)
+    # A wheel whose file name says x86_64 and whose WHEEL file says aarch64, holding an AArch64
+    # library: pip installs it by its name, on x86-64, where the library does not load.
+    p = os.path.join(out, "mistagged-1.0-cp311-cp311-manylinux_2_28_x86_64.whl")
+    wheel(p, "mistagged", "1.0", "cp311-cp311-manylinux_2_28_aarch64",
+          {"mistagged/_arm.so": fixture("gen/aarch64.so")})
+    emit(p)
 
 
 def stub_elf(text=b"", e_type=3):

@@ -1022,6 +1022,12 @@ static void requirements_cases(void)
           strcmp(pin_of(&l, "c")->version, "3.0") == 0);
     smc_lock_free(&l);
 
+    /* A UTF-8 byte-order mark (Notepad's) is no part of the first line, as pip reads it */
+    CHECK(rd("requirements.txt", "\xef\xbb\xbf" "a==1.0\nb==2.0\n", &lin, &l));
+    CHECK(l.pin_count == 2 && l.problem_count == 0 && pin_of(&l, "a") &&
+          strcmp(pin_of(&l, "a")->version, "1.0") == 0);
+    smc_lock_free(&l);
+
     /* Options: the index lines; -r and -c of files not there, and -e, are problems or notes
      * naming them (included_files reads files that are there); others are skipped. */
     const char *opts = "--index-url https://first.org/simple\n"

@@ -460,6 +460,16 @@ def situation(out):
               for n in inp["notes"]),
           "a wheel tagged aarch64 that ships an x86-64 library: a note, and that library cannot "
           "load (%s)" % inp["notes"])
+    mistagged = os.path.join(s, "mistagged-1.0-cp311-cp311-manylinux_2_28_x86_64.whl")
+    rc, doc = judged(mistagged, "8.0", "--platform", "linux-x86_64")
+    inp = doc["inputs"][0]
+    v = inp["libraries"][0]["verdicts"][0]
+    check(rc == 1 and v["status"] == "none" and v["cause"] == "platform" and
+          any("its file name is for linux-x86_64 and its WHEEL file for linux-aarch64" in n
+              for n in inp["notes"]),
+          "a wheel named for x86_64 whose WHEEL file says aarch64, with an AArch64 library: pip "
+          "installs it on x86-64 by its name, so the library is none there, and the two tags are "
+          "said (%s, %s)" % (v["status"], inp["notes"]))
     # --driver of every era; a branch newer than the tables is said.
     plain = os.path.join(s, "plainpkg-1.20.1-%s.whl" % tag)
     rc, doc = judged(plain, "7.0", "--driver", "410.48")

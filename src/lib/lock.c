@@ -1176,6 +1176,10 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
  * next line. */
 static bool read_requirements(reader *r, const char *text, size_t len, char *why, size_t n)
 {
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) { /* a UTF-8 byte-order mark, as pip */
+        text += 3;
+        len -= 3;
+    }
     char *line = malloc(LINE_MAX_BYTES + 1);
     if (!line) return false;
     size_t k = 0, i = 0;

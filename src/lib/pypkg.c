@@ -43,29 +43,45 @@ static bool is_sep(char c)
 #define REL_MAX 32   /* release parts; more and the string is not taken as a version */
 #define LOCAL_MAX 96 /* bytes of a normalized local version */
 
-/* A parsed version: the fields of packaging's _Version, numbers capped at 2^64-1. */
+/* A number of a version, of any size, as its digits in the string parsed (which outlives it),
+ * without leading zeros: zero has none. */
+typedef struct num {
+    const char *s;
+    size_t len;
+} num;
+
+/* A parsed version: the fields of packaging's _Version, numbers compared exactly (a
+ * requires-python of ">=18446744073709551616" is a version like any other). */
 typedef struct pver {
-    uint64_t epoch, rel[REL_MAX], pre, post, dev;
+    num epoch, rel[REL_MAX], pre, post, dev;
     size_t nrel;
     int pre_kind; /* -1 none; 0 a, 1 b, 2 rc */
     bool post_set, dev_set;
     char local[LOCAL_MAX]; /* lower case, segments joined by '.'; "" when none */
 } pver;
 
-/* Digits at *p into v: 1, 0 when there are none, -1 when they overflow (not a version we take). */
-static int take_num(const char **p, const char *end, uint64_t *v)
+/* Digits at *p into v: 1, or 0 when there are none. */
+static int take_num(const char **p, const char *end, num *v)
 {
     const char *s = *p;
-    uint64_t x = 0;
     if (s == end || !is_digit(*s)) return 0;
-    for (; s < end && is_digit(*s); s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (x > (UINT64_MAX - d) / 10) return -1;
-        x = x * 10 + d;
-    }
+    while (s < end && *s == '0')
+        s++;
+    const char *digits = s;
+    while (s < end && is_digit(*s))
+        s++;
     *p = s;
-    *v = x;
+    *v = (num){digits, (size_t)(s - digits)};
     return 1;
+}
+
+static const num zero = {"", 0};
+
+static int numcmp(num a, num b)
+{
+    if (a.len != b.len) return a.len < b.len ? -1 : 1;
+    int c = memcmp(a.s, b.s, a.len);
+    return c < 0 ? -1 : c > 0;
 }
 
 /* The word w (lower case) at *p, in any case. */
@@ -82,12 +98,12 @@ static bool take_word(const char **p, const char *end, const char *w)
 /* The number after a pre, post or dev word: "[-_.]?N", 0 when absent (PEP 440 "Implicit
  * pre-release number"). The separator goes even without digits, as packaging's pattern takes
  * it ("1.0a-" is 1.0a0). */
-static bool take_implicit(const char **p, const char *end, uint64_t *v)
+static bool take_implicit(const char **p, const char *end, num *v)
 {
     const char *s = *p;
-    *v = 0;
+    *v = zero;
     if (s < end && is_sep(*s)) s++;
-    if (take_num(&s, end, v) < 0) return false;
+    take_num(&s, end, v);
     *p = s;
     return true;
 }
@@ -112,7 +128,7 @@ static bool pver_parse(const char *s, const char *end, pver *v, bool *wild)
     while (end > s && is_space(end[-1]))
         end--;
     if (s < end && lower(*s) == 'v') s++;
-    uint64_t x;
+    num x;
     if (take_num(&s, end, &x) <= 0) return false;
     if (s < end && *s == '!') {
         v->epoch = x;
@@ -122,7 +138,8 @@ static bool pver_parse(const char *s, const char *end, pver *v, bool *wild)
     v->rel[v->nrel++] = x;
     while (s + 1 < end && *s == '.' && is_digit(s[1])) {
         s++;
-        if (v->nrel == REL_MAX || take_num(&s, end, &x) < 0) return false;
+        if (v->nrel == REL_MAX) return false;
+        take_num(&s, end, &x);
         v->rel[v->nrel++] = x;
     }
     if (wild && end - s == 2 && s[0] == '.' && s[1] == '*') {
@@ -140,7 +157,7 @@ static bool pver_parse(const char *s, const char *end, pver *v, bool *wild)
     q = s;
     if (q + 1 < end && *q == '-' && is_digit(q[1])) {
         q++;
-        if (take_num(&q, end, &v->post) < 0) return false;
+        take_num(&q, end, &v->post);
         v->post_set = true;
         s = q;
     } else {
@@ -184,11 +201,6 @@ static bool pver_of(const char *s, pver *v)
     return s && pver_parse(s, s + strlen(s), v, NULL);
 }
 
-static int u64cmp(uint64_t a, uint64_t b)
-{
-    return a < b ? -1 : a > b;
-}
-
 /* Local versions (PEP 440 "Local version identifiers"): segment by segment, numbers as numbers
  * and above words, words as strings; a version without one sorts first. */
 static int local_cmp(const char *a, const char *b)
@@ -225,28 +237,28 @@ static int pre_rank(const pver *v)
     return !v->post_set && v->dev_set ? 0 : 2;
 }
 
-static uint64_t rel_at(const pver *v, size_t i)
+static num rel_at(const pver *v, size_t i)
 {
-    return i < v->nrel ? v->rel[i] : 0;
+    return i < v->nrel ? v->rel[i] : zero;
 }
 
 static int pver_cmp(const pver *a, const pver *b)
 {
-    int c = u64cmp(a->epoch, b->epoch);
+    int c = numcmp(a->epoch, b->epoch);
     if (c) return c;
     size_t n = a->nrel > b->nrel ? a->nrel : b->nrel;
     for (size_t i = 0; i < n; i++)
-        if ((c = u64cmp(rel_at(a, i), rel_at(b, i)))) return c;
+        if ((c = numcmp(rel_at(a, i), rel_at(b, i)))) return c;
     int ra = pre_rank(a), rb = pre_rank(b);
     if (ra != rb) return ra < rb ? -1 : 1;
     if (ra == 1) {
         if (a->pre_kind != b->pre_kind) return a->pre_kind < b->pre_kind ? -1 : 1;
-        if ((c = u64cmp(a->pre, b->pre))) return c;
+        if ((c = numcmp(a->pre, b->pre))) return c;
     }
     if (a->post_set != b->post_set) return a->post_set ? 1 : -1;
-    if (a->post_set && (c = u64cmp(a->post, b->post))) return c;
+    if (a->post_set && (c = numcmp(a->post, b->post))) return c;
     if (a->dev_set != b->dev_set) return a->dev_set ? -1 : 1;
-    if (a->dev_set && (c = u64cmp(a->dev, b->dev))) return c;
+    if (a->dev_set && (c = numcmp(a->dev, b->dev))) return c;
     return local_cmp(a->local, b->local);
 }
 
@@ -261,11 +273,11 @@ int smc_pep440_cmp(const char *a, const char *b)
 }
 
 /* The first k release parts of v (zero-padded) are rel, in epoch epoch: "==V.*". */
-static bool prefix_match(const pver *v, uint64_t epoch, const uint64_t *rel, size_t k)
+static bool prefix_match(const pver *v, num epoch, const num *rel, size_t k)
 {
-    if (v->epoch != epoch) return false;
+    if (numcmp(v->epoch, epoch) != 0) return false;
     for (size_t i = 0; i < k; i++)
-        if (rel_at(v, i) != rel[i]) return false;
+        if (numcmp(rel_at(v, i), rel[i]) != 0) return false;
     return true;
 }
 

@@ -12,6 +12,7 @@
 #include "inflate.h"
 #include "env.h"
 #include "remote.h"
+#include "pypkg.h"
 
 #include <smcheck/builds.h>
 
@@ -136,6 +137,33 @@ static smc_status metadata_unread(smc_input *in, const char *path, const char *n
     return smc_input_add_error(in, path, "%s cannot be read", name);
 }
 
+
+/* pip installs a wheel by the tags of its file name and never reads its WHEEL file's: where the
+ * two name different platforms, the file name's is the one it is installed on (its libraries'
+ * own machine then decides whether they load there), and the difference is said. */
+static smc_status name_over_tag(smc_input *in, const char *path, smc_distribution *d)
+{
+    char file[512];
+    const char *base = smc_base_name(path);
+    snprintf(file, sizeof file, "%.*s", (int)strcspn(base, "?#"), base); /* a URL's too */
+    smc_wheel_name wn;
+    const char *dash = smc_wheel_name_parse(file, &wn) ? strchr(wn.tags, '-') : NULL;
+    dash = dash ? strchr(dash + 1, '-') : NULL;
+    if (!dash) return SMC_OK;
+    char plat[256];
+    snprintf(plat, sizeof plat, "%.*s", (int)strcspn(dash + 1, "."), dash + 1);
+    const char *by_name = smc_platform_name(plat), *by_tag = smc_platform_name(d->platform);
+    if (by_name == by_tag || (by_name && by_tag && strcmp(by_name, by_tag) == 0)) return SMC_OK;
+    smc_status st = smc_input_add_note(in, "%s: its file name is for %s and its WHEEL file for %s: "
+                                       "pip installs it by its file name; where its libraries "
+                                       "load, their own machine says",
+                                       path, by_name ? by_name : plat,
+                                       by_tag ? by_tag : d->platform ? d->platform : "no platform");
+    free(d->platform);
+    d->platform = smc_strdup(plat);
+    return st != SMC_OK ? st : d->platform ? SMC_OK : SMC_ERR_NOMEM;
+}
+
 /* The wheel's facts from its *.dist-info (the one whose WHEEL is at the top). */
 static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_int64_t count,
                                 smc_distribution *d)
@@ -192,6 +220,7 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     if (!text && at >= 0 && st == SMC_OK) st = metadata_unread(in, path, name, over);
     free(text);
     free(name);
+    if (st == SMC_OK) st = name_over_tag(in, path, d);
     /* The CUDA runtime its dependencies name, on the platform its tag is for (markers). */
     const char *which = NULL;
     if (st == SMC_OK &&
