@@ -88,6 +88,11 @@ def main():
         with open(os.path.join(info, "METADATA"), "wb") as f:
             f.write(b"Metadata-Version: 2.1\nName: deep\nVersion: 1.0\n")
         shutil.copy(os.path.join(corpus, "nested_candidates.so"), os.path.join(deep, "x.so"))
+        # The wheel of 500,000 members at the end of a path of 3,900 bytes.
+        deepwheel = os.path.join(work, "deepwheel", *(["w" * 250] * 15))
+        os.makedirs(deepwheel)
+        os.link(os.path.join(corpus, "members_500k.whl"),
+                os.path.join(deepwheel, "hostile-1.0-py3-none-any.whl"))
         # A conda-meta record of 15 MiB: 3.9M names in its files list.
         meta = os.path.join(work, "condaenv", "conda-meta")
         os.makedirs(meta)
@@ -98,7 +103,7 @@ def main():
         shutil.copy(os.path.join(corpus, "nested_candidates.so"),
                     os.path.join(work, "condaenv", "lib", "x.so"))
         cases = sorted(os.listdir(os.fsencode(corpus))) + [b"../links", b"../env", b"../deepenv",
-                                                           b"../condaenv"]
+                                                           b"../condaenv", b"../deepwheel"]
         said = {}
         for name in cases:
             path = os.path.join(os.fsencode(corpus), name)
@@ -139,6 +144,12 @@ def main():
         says("findings_flood.so", "more findings, not kept")
         says("record_flood.whl", "RECORD")
         says("metadata_flood.whl", "METADATA")
+        says("members_500k.whl", "hostile/x.so: 1 container")
+        says("../deepwheel", "hostile/x.so: 1 container")
+        out, err = said[("version_py_flood.whl", "--gpu sm_80,sm_120 --verify --format json")]
+        check(b"version.py" not in out + err,
+              "version_py_flood.whl: no other package's version.py is read or named",
+              (out + err).decode("utf-8", "replace")[-400:])
         says("decode_bomb.whl", "budget", "scan --verify --detail")
         says("../links", "the same file (read once) at:", "--gpu sm_120 --detail")
         says("../env", "more than 1000000 rows: the rest are not read")

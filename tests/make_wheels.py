@@ -1097,6 +1097,28 @@ def make_images_26(out, emit):
     for name, data in files.items():
         put(os.path.join(root, name), data)
     emit(root)
+    # Indexes that list themselves (a blob's name is its digest only by its word), two that list
+    # each other, and a chain of 6 nested indexes: each said, none "lists no image manifest".
+    def index_of(manifests):
+        return json.dumps({"schemaVersion": 2, "mediaType": idx_mt, "manifests": manifests}).encode()
+    self_at, a_at, b_at = ("%064x" % k for k in (1, 2, 3))
+    chain = {"blobs/sha256/" + self_at: index_of([{"mediaType": idx_mt, "digest": "sha256:" + self_at,
+                                                   "size": 1}])}
+    chain["index.json"] = index_of([{"mediaType": idx_mt, "digest": "sha256:" + self_at, "size": 1}])
+    pair = {"blobs/sha256/" + a_at: index_of([{"mediaType": idx_mt, "digest": "sha256:" + b_at, "size": 1}]),
+            "blobs/sha256/" + b_at: index_of([{"mediaType": idx_mt, "digest": "sha256:" + a_at, "size": 1}])}
+    pair["index.json"] = index_of([{"mediaType": idx_mt, "digest": "sha256:" + a_at, "size": 1}])
+    deep, blobs, inner = {}, {}, json.loads(files["index.json"])["manifests"][-1:]
+    for _ in range(6):
+        inner = [{"mediaType": idx_mt, "digest": _index_blob(blobs, inner), "size": 1}]
+    deep.update(blobs)
+    deep["index.json"] = index_of(inner)
+    for name, layout in (("image_cycle", chain), ("image_cycle2", pair), ("image_deep", deep)):
+        root = os.path.join(out, name)
+        for k, data in layout.items():
+            put(os.path.join(root, k), data)
+        put(os.path.join(root, "oci-layout"), b'{"imageLayoutVersion": "1.0.0"}')
+        emit(root)
     # One layer listed 200 times, the second listing (bottom up) a whiteout of its library: the
     # copies above it bring the library back; the layer's 32 MiB of zeros are inflated once.
     heavy = gzip.compress(_tar_entries([("usr/lib/librep.so", "f", lib),

@@ -1081,6 +1081,14 @@ def rollups(out):
               "are not read" in m for m in msgs) == 1,
           "images: an index of 300 entries, 100 of them nested indexes: each cap said once, "
           "naming the index and the cap (%s)" % msgs)
+    for name, words in (("image_cycle", "lists itself as an index: a cycle"),
+                        ("image_cycle2", "an index that leads to it: a cycle"),
+                        ("image_deep", "indexes nested deeper than 4: not read")):
+        secs, rc, inp, msgs = timed_scan(os.path.join(out, name))
+        check(rc == 2 and secs < 2 and any(words in m for m in msgs) and
+              not any("lists no image manifest" in m for m in msgs),
+              "images: %s: said as what it is, not as an index that lists nothing (%s)"
+              % (name, msgs))
     secs, rc, inp, msgs = timed_scan(os.path.join(out, "image_repeat.tar"))
     check(secs < 3 and [l["path"].split("!")[1] for l in inp["libraries"]] == ["/usr/lib/librep.so"]
           and any("199 of its layer listings repeat a layer listed above them" in n

@@ -17,11 +17,14 @@ typedef struct smc_zipcache {
     char *path;
     struct zip *za;
     sem_t *slots;
-    bool holding; /* one of the slots */
+    unsigned held; /* slots held: one, or all of them for an archive of very many members */
     uint8_t *buf; /* the members' buffer (mapped), kept from one member to the next */
     size_t buf_cap;
 } smc_zipcache;
 #define SMC_ZIP_READERS 3
+/* Past this many members an archive's directory (libzip's, some 300 bytes a member) is held by
+ * one thread at a time: 500,000 members are 150 MB a copy. */
+#define SMC_SOLO_MEMBERS 65536
 
 /* Progress and the per-input cap on inflated bytes, shared by the threads. */
 typedef struct smc_ticker {

@@ -1490,9 +1490,9 @@ bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, 
                 *e = (entry){.size = (uint64_t)sb.st_size,
                              .mtime = sb.st_mtim,
                              .keep = current && keep && strncmp(re->d_name, keep, 64) == 0};
-                snprintf(e->ver, sizeof e->ver, "%s", ve->d_name); /* names checked above */
-                snprintf(e->fan, sizeof e->fan, "%s", fe->d_name);
-                snprintf(e->name, sizeof e->name, "%s", re->d_name);
+                snprintf(e->ver, sizeof e->ver, "%.11s", ve->d_name); /* names checked above */
+                snprintf(e->fan, sizeof e->fan, "%.2s", fe->d_name);
+                snprintf(e->name, sizeof e->name, "%.79s", re->d_name);
                 count++;
                 total += e->size;
             }

@@ -189,8 +189,9 @@ static smc_status version_py(const source *src, const char *base,
                              const smc_record_row *rows, size_t n, smc_distribution *d)
 {
     for (size_t i = 0; i < n; i++) {
-        const char *p = rows[i].path, *slash = strchr(p, '/');
-        if (!slash || strcmp(slash, "/version.py") != 0) continue;
+        const char *p = rows[i].path;
+        if (!smc_version_py_owned(p, d->name)) continue;
+        if (rows[i].size > (int64_t)SMC_VERSION_PY_MAX) continue; /* RECORD's size, where it gives one */
         char *path = smc_path_normalize(base, p);
         if (!path) return SMC_ERR_NOMEM;
         size_t len;
@@ -202,7 +203,8 @@ static smc_status version_py(const source *src, const char *base,
             continue;
         }
         bool found = false;
-        smc_status st = smc_version_py_apply(d, p, text, len, &found);
+        smc_status st = len <= SMC_VERSION_PY_MAX ? smc_version_py_apply(d, p, text, len, &found)
+                                                  : SMC_OK;
         free(text);
         if (st != SMC_OK) return st;
         if (found) break;

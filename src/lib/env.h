@@ -68,6 +68,11 @@ char *smc_version_py_cuda(const char *text, size_t len, bool *none);
 /* Whether a version.py's __version__ carries the local label +cpu ('2.8.0+cpu': torchaudio's and
  * torchvision's CPU-only builds, whose PyPI metadata cannot carry it). */
 bool smc_version_py_cpu(const char *text, size_t len);
+/* Whether member ("torch/version.py") is the version.py of the distribution named name: the
+ * one at the top of the package its name makes ("torch"; "foo-bar" makes foo_bar), the only one
+ * read. A real one is a few hundred bytes; one over SMC_VERSION_PY_MAX is not read. */
+bool smc_version_py_owned(const char *member, const char *name);
+#define SMC_VERSION_PY_MAX (64u << 10)
 /* What a package's version.py at member ("torch/version.py") says, into d: a CPU-only build
  * (cuda = None, __version__ '...+cpu': d->cpu_build, when nothing said so before) and the CUDA it
  * was built with (d->cuda and d->cuda_source, over what its dependencies said; *found). */

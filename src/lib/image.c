@@ -773,24 +773,35 @@ static void wanted_platform(const image *im, char *buf, size_t n)
                                                                 : "linux/amd64");
 }
 
-/* An index found in another, to be read. */
+/* An index found in another (todo[parent], or index.json: SMC_NONE), to be read. */
 typedef struct pending {
     char *name;
     int depth;
+    size_t parent;
 } pending;
 
-/* Whether an index is already to be read: each is read once, however often it is listed. */
-static bool queued(const pending *todo, size_t nt, const char *name)
+/* Where an index is already to be read (each is read once, however often it is listed), or
+ * SMC_NONE. */
+static size_t queued(const pending *todo, size_t nt, const char *name)
 {
     for (size_t i = 0; i < nt; i++)
-        if (strcmp(todo[i].name, name) == 0) return true;
+        if (strcmp(todo[i].name, name) == 0) return i;
+    return SMC_NONE;
+}
+
+/* Whether todo[at] is self or one of the indexes that led to it: listing it again is a cycle. */
+static bool leads_to(const pending *todo, size_t self, size_t at)
+{
+    for (size_t i = self; i != SMC_NONE; i = todo[i].parent)
+        if (i == at) return true;
     return false;
 }
 
-/* The image manifests one index (iname) lists, into found, and the indexes it nests, into
- * todo; at most ENTRIES_MAX of its entries are read. */
-static smc_status collect_one(image *im, const cJSON *index, const char *iname, int depth,
-                              cJSON *found, pending **todo, size_t *nt)
+/* The image manifests one index (iname: todo[self], or index.json) lists, into found, and the
+ * indexes it nests, into todo; at most ENTRIES_MAX of its entries are read. A cycle of indexes
+ * and one nested too deep are errors that name them (*said), not an index that lists nothing. */
+static smc_status collect_one(image *im, const cJSON *index, const char *iname, size_t self,
+                              int depth, cJSON *found, pending **todo, size_t *nt, bool *said)
 {
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(index, "manifests"), *m;
     if (!cJSON_IsArray(list)) list = NULL;
@@ -807,22 +818,32 @@ static smc_status collect_one(image *im, const cJSON *index, const char *iname, 
         bool nested = mt && (strstr(mt, "image.index") || strstr(mt, "manifest.list"));
         if (nested) {
             char *name = blob_name(digest);
+            size_t there = name ? queued(*todo, *nt, name) : SMC_NONE;
             smc_status st = SMC_OK;
-            if (!name)
+            if (!name) {
                 st = smc_input_add_error(im->part, im->path,
                                          "%s: a digest that names no blob: %.80s", iname, digest);
-            else if (depth >= DEPTH_MAX)
+            } else if (there != SMC_NONE && leads_to(*todo, self, there)) {
+                *said = true;
+                st = smc_input_add_error(im->part, im->path,
+                                         there == self
+                                             ? "%s lists itself as an index: a cycle, not read again"
+                                             : "%s lists %s, an index that leads to it: a cycle, "
+                                               "not read again",
+                                         iname, name);
+            } else if (depth >= DEPTH_MAX) {
+                *said = true;
                 st = smc_input_add_error(im->part, im->path,
                                          "%s: indexes nested deeper than %d: not read", iname,
                                          DEPTH_MAX);
-            else if (*nt <= BLOBS_MAX && !queued(*todo, *nt, name)) { /* one past the cap,
-                                                                      * for read_json to say it */
+            } else if (*nt <= BLOBS_MAX && there == SMC_NONE) { /* one past the cap, for
+                                                                 * read_json to say it */
                 pending *slot = smc_push(todo, *nt, sizeof *slot);
                 if (!slot) {
                     free(name);
                     return SMC_ERR_NOMEM;
                 }
-                *slot = (pending){name, depth + 1};
+                *slot = (pending){name, depth + 1, self};
                 (*nt)++;
                 name = NULL;
             }
@@ -847,14 +868,15 @@ static smc_status collect_one(image *im, const cJSON *index, const char *iname, 
 /* Gathers the image manifests an index lists, through nested indexes, breadth first and one
  * index at a time, within the caps on depth, on each index's entries and on the documents read
  * (issue 26: 16 nested indexes a level, 4 levels deep, read 423 MiB from 48 KB). */
-static smc_status collect(image *im, const cJSON *index, cJSON *found)
+static smc_status collect(image *im, const cJSON *index, cJSON *found, bool *said)
 {
     pending *todo = NULL;
     size_t nt = 0;
-    smc_status st = collect_one(im, index, "index.json", 0, found, &todo, &nt);
+    smc_status st = collect_one(im, index, "index.json", SMC_NONE, 0, found, &todo, &nt, said);
     for (size_t i = 0; st == SMC_OK && i < nt; i++) {
         cJSON *inner = read_json(im, todo[i].name, false);
-        if (inner) st = collect_one(im, inner, todo[i].name, todo[i].depth, found, &todo, &nt);
+        if (inner)
+            st = collect_one(im, inner, todo[i].name, i, todo[i].depth, found, &todo, &nt, said);
         cJSON_Delete(inner);
     }
     for (size_t i = 0; i < nt; i++)
@@ -875,7 +897,8 @@ static smc_status choose(image *im, char ***layers, size_t *nl, char **config)
     if (index) {
         cJSON *found = cJSON_CreateArray();
         if (!found) st = SMC_ERR_NOMEM;
-        if (st == SMC_OK) st = collect(im, index, found);
+        bool said = false; /* a cycle or a depth past the cap, named already */
+        if (st == SMC_OK) st = collect(im, index, found, &said);
         char want[64];
         wanted_platform(im, want, sizeof want);
         const cJSON *pick = NULL, *c;
@@ -905,7 +928,7 @@ static smc_status choose(image *im, char ***layers, size_t *nl, char **config)
             if (name) manifest = read_json(im, name, false);
             else st = smc_input_add_error(im->part, im->path, "a digest that names no blob");
             free(name);
-        } else if (st == SMC_OK) {
+        } else if (st == SMC_OK && !said) {
             st = smc_input_add_error(im->part, im->path, "index.json lists no image manifest");
         }
         cJSON_Delete(found);

@@ -396,6 +396,22 @@ bool smc_version_py_cpu(const char *text, size_t len)
     return false;
 }
 
+bool smc_version_py_owned(const char *member, const char *name)
+{
+    const char *slash = member && name ? strchr(member, '/') : NULL;
+    if (!slash || slash == member || strcmp(slash, "/version.py") != 0) return false;
+    size_t n = (size_t)(slash - member);
+    if (strlen(name) != n) return false;
+    for (size_t i = 0; i < n; i++) {
+        char a = member[i], b = name[i];
+        if (b == '-' || b == '.') b = '_';
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z') b = (char)(b - 'A' + 'a');
+        if (a != b) return false;
+    }
+    return true;
+}
+
 smc_status smc_version_py_apply(smc_distribution *d, const char *member, const char *text,
                                 size_t len, bool *found)
 {

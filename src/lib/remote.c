@@ -331,7 +331,7 @@ struct smc_remote {
     char etag[128], modified[64];
     char cur_etag[128], cur_modified[64];
     bool versioned, changed;
-    char moved[256]; /* what said it changed */
+    char moved[320]; /* what said it changed */
     EVP_MD_CTX *md; /* the whole file's SHA-256, over [0, hashed) */
     uint64_t hashed;
     char expect[65];

@@ -45,6 +45,7 @@ typedef struct pool {
     atomic_bool failed;              /* out of memory: the others stop early */
     atomic_uint idle;                /* threads that have no item left: a long member's helpers' */
     _Atomic uint_fast64_t *inflated; /* per input: bytes wheel members inflated to */
+    _Atomic uint_fast64_t *bare;     /* per input: files looked at that gave nothing to merge */
     _Atomic uint_fast64_t done;      /* bytes, for progress */
     uint64_t total;
     unsigned jobs;        /* threads */
@@ -148,19 +149,21 @@ static smc_status errors_of(smc_input *part, const smc_input *own)
 static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_options *opt,
                               const smc_ticker *tk, smc_zipcache *zc)
 {
-    smc_input *own = it->wheel;
+    const smc_net_wheel *nw = it->net;
+    smc_input *own = nw->wheel;
     smc_status st = SMC_OK;
     char why[512];
     smc_net net = {.timeout = opt->timeout, .speed_limit = opt->speed_limit};
     bool same = true; /* its bytes are the ones pinned, as far as anything says */
-    smc_remote *r = it->from_cache ? NULL
-                                   : smc_remote_open(&net, it->url, it->cache_key[0] ? it->cache_key : NULL,
-                                                     why, sizeof why);
-    if (!it->from_cache && !r) st = smc_input_add_error(own, it->path, "%s", why);
+    smc_remote *r = nw->from_cache ? NULL
+                                   : smc_remote_open(&net, nw->url,
+                                                     nw->cache_key[0] ? nw->cache_key : NULL, why,
+                                                     sizeof why);
+    if (!nw->from_cache && !r) st = smc_input_add_error(own, it->path, "%s", why);
     if (r) {
         /* Facts for the cache are read for every target and driver. */
         smc_options all = *opt;
-        bool keep = it->cache_key[0] && cacheable(opt);
+        bool keep = nw->cache_key[0] && cacheable(opt);
         if (keep) {
             all.targets = NULL;
             all.target_count = 0;
@@ -191,17 +194,17 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
         if (st == SMC_OK && keep && same && opt->cache_dir) {
             own->inspected = true;
             st = list_libraries(own, true);
-            char *text = st == SMC_OK ? smc_cache_encode(own, it->path, it->cache_key, why,
+            char *text = st == SMC_OK ? smc_cache_encode(own, it->path, nw->cache_key, why,
                                                          sizeof why)
                                       : NULL;
-            if (text) smc_cache_store(opt->cache_dir, it->cache_key, text, strlen(text),
+            if (text) smc_cache_store(opt->cache_dir, nw->cache_key, text, strlen(text),
                                       opt->cache_cap, why, sizeof why);
             free(text); /* a cache that cannot be written is not the input's problem */
         }
     }
     if (st == SMC_OK && !same) return errors_of(part, own);
     if (st == SMC_OK) st = list_libraries(own, false);
-    if (st == SMC_OK && it->lock) st = mark_lock(own);
+    if (st == SMC_OK && nw->lock) st = mark_lock(own);
     return st == SMC_OK ? merge(part, own) : st;
 }
 
@@ -217,7 +220,9 @@ static void heap_back(void)
 static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
 {
     const smc_item *it = &p->items[i];
-    smc_input *part = p->parts[i] = smc_input_new(it->path, SMC_INPUT_FILE);
+    /* A part is merged into its input, under the input's name: a member's needs no copy of its
+     * wheel's path (500,000 members under a path of 4 KB: 2 GB). */
+    smc_input *part = p->parts[i] = smc_input_new(it->member >= 0 ? "" : it->path, SMC_INPUT_FILE);
     if (!part) return SMC_ERR_NOMEM;
     smc_ticker tk = {tick, p, &p->inflated[it->input],
                      SMC_WHEEL_BUFFERS / (p->jobs < SMC_ZIP_READERS ? p->jobs : SMC_ZIP_READERS),
@@ -225,7 +230,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
     if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk, NULL);
-    if (it->wheel) { /* its read-ahead and tail take the room of the buffer it needs less */
+    if (it->net) { /* its read-ahead and tail take the room of the buffer it needs less */
         tk.buffer = SMC_REMOTE_BUFFER;
         smc_status st = scan_remote(part, it, p->opt, &tk, zc);
         heap_back(); /* its directory and libraries' tables were freed between the facts kept
@@ -257,12 +262,29 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     return st;
 }
 
+/* Whether a part found nothing but files to count (most members of most wheels): it is then
+ * freed at once and only counted, so that a wheel of 500,000 members holds no 500,000 inputs
+ * until the merge. */
+static bool bare(const smc_input *part)
+{
+    return !part->library_count && !part->distribution_count && !part->runtime_count &&
+           !part->error_count && !part->errors_more && !part->note_count && !part->notes_more &&
+           !part->require_cuda && !part->compat_cuda;
+}
+
 static void *worker(void *arg)
 {
     pool *p = arg;
     smc_zipcache zc = {.slots = &p->zip_slots};
-    for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-        if (scan_item(p, p->order[i], &zc) != SMC_OK) atomic_store(&p->failed, true);
+    for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
+        size_t k = p->order[i];
+        if (scan_item(p, k, &zc) != SMC_OK) atomic_store(&p->failed, true);
+        if (p->parts[k] && bare(p->parts[k])) {
+            atomic_fetch_add(&p->bare[p->items[k].input], (uint_fast64_t)p->parts[k]->files);
+            smc_input_free(p->parts[k]);
+            p->parts[k] = NULL;
+        }
+    }
     smc_zipcache_close(&zc);
     heap_back(); /* what it freed, before its core helps inflate a long member */
     atomic_fetch_add(&p->idle, 1);
@@ -271,8 +293,7 @@ static void *worker(void *arg)
 
 static unsigned job_count(const smc_options *opt, size_t n)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t jobs = opt && opt->jobs ? opt->jobs : cpus > 0 ? (size_t)cpus : 1;
+    size_t jobs = opt && opt->jobs ? opt->jobs : smc_cpus();
     if (jobs > n) jobs = n;
     return jobs > 256 ? 256 : (unsigned)(jobs ? jobs : 1);
 }
@@ -281,6 +302,7 @@ static unsigned job_count(const smc_options *opt, size_t n)
  * upon) are renumbered; a wheel member's libraries already name their wheel in in. */
 static smc_status merge(smc_input *in, smc_input *part)
 {
+    if (!part) return SMC_OK; /* bare: counted already */
     size_t base = in->distribution_count;
     in->files += part->files;
     for (size_t i = 0; i < part->distribution_count; i++) {
@@ -432,9 +454,9 @@ static size_t *take_order(const smc_item *items, size_t n)
 
 /* Scans the items with a pool of threads; parts[i] receives item i's result. */
 static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, const smc_options *opt,
-                             smc_input **parts)
+                             smc_input **parts, _Atomic uint_fast64_t *bare_files)
 {
-    pool p = {.items = items, .n = n, .opt = opt, .parts = parts};
+    pool p = {.items = items, .n = n, .opt = opt, .parts = parts, .bare = bare_files};
     p.inflated = calloc(inputs ? inputs : 1, sizeof *p.inflated);
     p.order = take_order(items, n);
     if (!p.inflated || !p.order) {
@@ -523,28 +545,29 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
     if (!slot) return SMC_ERR_NOMEM;
     /* Named by the URL without its credentials (every name and message made from it), fetched
      * from the URL. */
-    *slot = (smc_item){.path = smc_redact(smc_strdup(url)), .url = smc_strdup(url), .root = -1,
-                       .member = -1, .dist = SMC_NONE, .input = input, .same_as = SMC_NONE,
-                       .lock = lock};
-    if (!slot->path || !slot->url) {
+    smc_net_wheel *nw = calloc(1, sizeof *nw);
+    *slot = (smc_item){.path = smc_redact(smc_strdup(url)), .root = -1, .member = -1,
+                       .dist = SMC_NONE, .input = input, .same_as = SMC_NONE, .net = nw};
+    if (!slot->path || !nw || !(nw->url = smc_strdup(url))) {
         free(slot->path);
-        free(slot->url);
+        free(nw);
         return SMC_ERR_NOMEM;
     }
+    nw->lock = lock;
     (*n)++;
     const char *name = slot->path;
     bool keyed = sha256 && smc_cache_key_ok(sha256);
-    if (keyed) snprintf(slot->cache_key, sizeof slot->cache_key, "%s", sha256);
+    if (keyed) snprintf(nw->cache_key, sizeof nw->cache_key, "%s", sha256);
     if (keyed && cacheable(opt) && opt->cache_dir) {
         char why[512];
         size_t len = 0;
         char *text = smc_cache_load(opt->cache_dir, sha256, &len, why, sizeof why);
         if (text) {
-            slot->wheel = smc_cache_decode(text, len, name, name, sha256, why, sizeof why);
+            nw->wheel = smc_cache_decode(text, len, name, name, sha256, why, sizeof why);
             free(text);
-            if (slot->wheel) {
-                slot->wheel->kind = SMC_INPUT_WHEEL;
-                slot->from_cache = true;
+            if (nw->wheel) {
+                nw->wheel->kind = SMC_INPUT_WHEEL;
+                nw->from_cache = true;
                 return SMC_OK;
             }
         }
@@ -555,7 +578,7 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
             if (st != SMC_OK) return st;
         }
     }
-    return (slot->wheel = smc_input_new(name, SMC_INPUT_WHEEL)) ? SMC_OK : SMC_ERR_NOMEM;
+    return (nw->wheel = smc_input_new(name, SMC_INPUT_WHEEL)) ? SMC_OK : SMC_ERR_NOMEM;
 }
 
 /* The environment wheels are chosen for: --platform and --python-version. */
@@ -971,7 +994,10 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     size_t *lib_first = st == SMC_OK ? calloc(n ? n : 1, sizeof *lib_first) : NULL;
     size_t *lib_count = lib_first ? calloc(n ? n : 1, sizeof *lib_count) : NULL;
     if (st == SMC_OK && !lib_count) st = SMC_ERR_NOMEM;
-    if (st == SMC_OK) st = parts ? scan_items(items, n, count, opt, parts) : SMC_ERR_NOMEM;
+    _Atomic uint_fast64_t *bare_files = calloc(count ? count : 1, sizeof *bare_files);
+    if (st == SMC_OK)
+        st = parts && bare_files ? scan_items(items, n, count, opt, parts, bare_files)
+                                 : SMC_ERR_NOMEM;
     if (st == SMC_OK) first[count] = n;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
         for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++) {
@@ -984,6 +1010,7 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
                 st = merge(out[i], parts[k]);
             lib_count[k] = out[i]->library_count - lib_first[k];
         }
+        if (st == SMC_OK) out[i]->files += atomic_load(&bare_files[i]);
         if (st == SMC_OK) st = smc_env_attribute(out[i], envs[i]);
         if (st == SMC_OK) st = smc_distributions_finish(out[i]);
         if (st == SMC_OK) out[i]->inspected = opt->inspect;
@@ -997,6 +1024,7 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
     free(roots);
     free(lib_first);
     free(lib_count);
+    free((void *)bare_files);
     free(envs);
     free(parts);
     free(first);

@@ -369,8 +369,11 @@ void smc_items_free(smc_item *items, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!items[i].borrowed) free(items[i].path);
         free(items[i].error);
-        free(items[i].url);
-        smc_input_free(items[i].wheel);
+        if (items[i].net) {
+            free(items[i].net->url);
+            smc_input_free(items[i].net->wheel);
+            free(items[i].net);
+        }
     }
     free(items);
 }

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -77,12 +78,13 @@ static zip_t *open_zip(const smc_item *it, char *why, size_t n)
 
 /* Reads a whole small member (metadata) into a NUL-terminated buffer; NULL when it cannot, with
  * *over set when that is because it is larger than the cap (to its claimed size). */
-static char *read_member(zip_t *za, zip_uint64_t i, size_t *len, uint64_t *over)
+static char *read_member_max(zip_t *za, zip_uint64_t i, uint64_t max, size_t *len,
+                             uint64_t *over)
 {
     zip_stat_t st;
     *over = 0;
     if (zip_stat_index(za, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) return NULL;
-    if (st.size > META_MAX) {
+    if (st.size > max) {
         *over = st.size;
         return NULL;
     }
@@ -97,6 +99,11 @@ static char *read_member(zip_t *za, zip_uint64_t i, size_t *len, uint64_t *over)
     buf[got] = '\0';
     *len = (size_t)got;
     return buf;
+}
+
+static char *read_member(zip_t *za, zip_uint64_t i, size_t *len, uint64_t *over)
+{
+    return read_member_max(za, i, META_MAX, len, over);
 }
 
 /* A member name that would land outside the archive's root if extracted. */
@@ -245,17 +252,19 @@ static smc_status read_metadata(smc_input *in, zip_t *za, const char *path, zip_
     if (!text && at >= 0 && st == SMC_OK) st = metadata_unread(in, path, name, over);
     free(text);
     free(name);
-    /* A version.py at the top of a package states the CUDA it was built with (torch does). */
-    for (zip_int64_t i = 0; i < count && st == SMC_OK; i++) {
-        const char *m = member_name(za, (zip_uint64_t)i);
-        const char *slash = m ? strchr(m, '/') : NULL;
-        if (!slash || strcmp(slash, "/version.py") != 0) continue;
-        text = read_member(za, (zip_uint64_t)i, &len, &over);
-        bool found = false;
-        if (text) st = smc_version_py_apply(d, m, text, len, &found);
-        free(text);
-        if (found) break;
-    }
+    /* The version.py at the top of its own package states the CUDA it was built with (torch
+     * does); no other is read. */
+    char *own = d->name ? smc_asprintf("%s/version.py", d->name) : NULL;
+    for (char *c = own; c && *c != '/'; c++)
+        if (*c == '-' || *c == '.') *c = '_';
+    at = own ? zip_name_locate(za, own, ZIP_FL_NOCASE) : -1;
+    text = at >= 0 ? read_member_max(za, (zip_uint64_t)at, SMC_VERSION_PY_MAX, &len, &over) : NULL;
+    const char *m = at >= 0 ? member_name(za, (zip_uint64_t)at) : NULL;
+    bool found = false;
+    if (text && m && smc_version_py_owned(m, d->name))
+        st = smc_version_py_apply(d, m, text, len, &found);
+    free(text);
+    free(own);
     free(prefix);
     return st;
 }
@@ -474,6 +483,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         it->ino = proto->ino;
         it->same_as = SMC_NONE;
         it->remote = proto->remote;
+        it->solo = count > SMC_SOLO_MEMBERS;
         (*n)++;
     }
     free(what);
@@ -486,7 +496,8 @@ void smc_zipcache_close(smc_zipcache *zc)
     smc_big_free(zc->buf, zc->buf_cap);
     if (zc->za) zip_discard(zc->za);
     free(zc->path);
-    if (zc->holding) sem_post(zc->slots);
+    for (unsigned i = 0; i < zc->held; i++)
+        sem_post(zc->slots);
     *zc = (smc_zipcache){.slots = zc->slots};
 }
 
@@ -558,8 +569,7 @@ static bool member_rewind(void *ctx)
 static unsigned inflate_helpers(const smc_item *it, const smc_options *opt)
 {
     if (it && it->remote) return 0;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned jobs = opt && opt->jobs ? opt->jobs : cpus > 0 ? (unsigned)cpus : 1;
+    unsigned jobs = opt && opt->jobs ? opt->jobs : smc_cpus();
     return jobs - 1;
 }
 
@@ -626,10 +636,14 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
     if (!zc->path || strcmp(zc->path, it->path) != 0) {
         char why[128];
         smc_zipcache_close(zc);
-        if (zc->slots) { /* wait for one: the others read on and close theirs */
-            while (sem_wait(zc->slots) != 0)
-                ;
-            zc->holding = true;
+        if (zc->slots) { /* wait for one (or all): the others read on and close theirs */
+            static pthread_mutex_t taking_all = PTHREAD_MUTEX_INITIALIZER;
+            unsigned want = it->solo ? SMC_ZIP_READERS : 1;
+            if (want > 1) pthread_mutex_lock(&taking_all); /* two takers of all never split them */
+            for (; zc->held < want; zc->held++)
+                while (sem_wait(zc->slots) != 0)
+                    ;
+            if (want > 1) pthread_mutex_unlock(&taking_all);
         }
         if (!(zc->path = smc_strdup(it->path))) return SMC_ERR_NOMEM;
         if (!(zc->za = open_zip(it, why, sizeof why)))
