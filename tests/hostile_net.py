@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import zipfile
 
 from harness import check, finish
@@ -143,7 +144,21 @@ def cache_link_checks(base, www, work):
             check(os.listdir(outside) == [],
                   "a link in place of %s (%s run): nothing written where it points"
                   % (name, attempt), os.listdir(outside))
-        shutil.rmtree(sandbox, ignore_errors=True)
+        # Pages too large to hold: read as they come, keeping the files of the version asked for.
+    for page in ("huge", "hugehtml", "bomb"):  # made once by the server, before the clock runs
+        urllib.request.urlopen("%s/%s/simple/demo-ptx/" % (base, page), timeout=120).read()
+    for name, page in (("a JSON index page of 1,000,000 files (200 MB, 2 MB gzipped)", "huge"),
+                       ("an HTML index page of 1,000,000 links (gzipped)", "hugehtml")):
+        rc, out, err, _, _ = within(name, bounded(
+            ["--gpu", "sm_80", "--index-url", "%s/%s/simple/" % (base, page), "demo-ptx==1.0"],
+            sandbox))
+        check(rc in (0, 1) and "demo_ptx/_kernels.so" in out and not err,
+              "%s: the version asked for is found and judged" % name, err[-400:])
+    rc, out, err, _, _ = within("a gzip bomb of an index page (320 MB of blanks)", bounded(
+        ["--gpu", "sm_80", "--index-url", base + "/bomb/simple/", "demo-ptx==1.0"], sandbox))
+    check(rc == 2 and "larger than 268435456 bytes (decompressed)" in err,
+          "a gzip bomb of an index page: an error at the cap, as it inflates", err[-400:])
+    shutil.rmtree(sandbox, ignore_errors=True)
 
 
 def written(sandbox):

@@ -24,6 +24,10 @@ HTTP/1.1 with keep-alive, as real indexes are.
                          (ETag "v1", then "v2"), modified (Last-Modified moving a day) or quiet
                          (nothing)
   /drip/REST             REST with its body sent one byte every 250 ms
+  /huge/simple/PROJECT/  PEP 691 JSON, gzip-encoded: the project's files among 1,000,000 entries
+                         of other versions (some 200 MB, 2 MB on the wire); /hugehtml/simple/...
+                         the same as PEP 503 HTML
+  /bomb/simple/PROJECT/  a gzip-encoded JSON page that inflates to 320 MB of blanks
   /auth/REST             REST, for a client that logs in as __token__ with the password SECRET
                          (HTTP basic), else 401
   /leak/REST             302 to /auth/REST on this server, the credentials in the Location URL
@@ -73,6 +77,64 @@ def project_files(project):
         if normalize(stem) == normalize(project):
             out.append(name)
     return out
+
+
+_made = {}  # the big pages, made once
+
+
+def gzipped(pieces):
+    """A gzip stream of the byte strings pieces yields."""
+    import zlib
+    z = zlib.compressobj(6, zlib.DEFLATED, 31)
+    out = [z.compress(p) for p in pieces]
+    out.append(z.flush())
+    return b"".join(out)
+
+
+def huge_page(project, html):
+    key = (project, html)
+    with _lock:
+        if key in _made:
+            return _made[key]
+    files = project_files(project)
+    stem = normalize(project).replace("-", "_")
+
+    def pieces():
+        if html:
+            yield b"<!DOCTYPE html><html><body>\n"
+        else:
+            yield b'{"meta": {"api-version": "1.1"}, "name": "%s", "files": [' % project.encode()
+        for k in range(1000000):
+            name = "%s-0.%d-py3-none-any.whl" % (stem, k)
+            if html:
+                yield ('<a href="../../../files/%s#sha256=%s">%s</a><br/>\n'
+                       % (name, "0" * 64, name)).encode()
+            else:
+                yield (('{"filename": "%s", "url": "../../../files/%s", "hashes": {"sha256": "%s"},'
+                        ' "requires-python": ">=3.8", "yanked": false},')
+                       % (name, name, "0" * 64)).encode()
+        for i, f in enumerate(files):
+            sha = sha256_of(os.path.join(ROOT, f))
+            if html:
+                yield ('<a href="../../../files/%s#sha256=%s">%s</a><br/>\n' % (f, sha, f)).encode()
+            else:
+                yield (('{"filename": "%s", "url": "../../../files/%s", "hashes": {"sha256": "%s"}}%s'
+                        % (f, f, sha, "," if i + 1 < len(files) else "")).encode())
+        yield b"</body></html>\n" if html else b"]}"
+    body = gzipped(pieces())
+    with _lock:
+        _made[key] = body
+    return body
+
+
+def bomb_page():
+    with _lock:
+        if "bomb" in _made:
+            return _made["bomb"]
+    body = gzipped([b'{"files": ['] + [b" " * (1 << 20)] * 320 + [b"]}"])
+    with _lock:
+        _made["bomb"] = body
+    return body
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -245,6 +307,15 @@ class Handler(BaseHTTPRequestHandler):
                 return self.simple(parts[2], parts[0])
             if parts[0] == "badhash" and len(parts) >= 3 and parts[1] == "simple":
                 return self.simple(parts[2], "json", bad_hash=True)
+            if parts[0] in ("huge", "hugehtml") and len(parts) >= 3 and parts[1] == "simple":
+                html_page = parts[0] == "hugehtml"
+                return self.send_body(200, huge_page(parts[2], html_page),
+                                      "text/html" if html_page else
+                                      "application/vnd.pypi.simple.v1+json",
+                                      [("Content-Encoding", "gzip")])
+            if parts[0] == "bomb":
+                return self.send_body(200, bomb_page(), "application/vnd.pypi.simple.v1+json",
+                                      [("Content-Encoding", "gzip")])
             if parts[0] == "hostile":
                 body = ('<a href="file:///etc/passwd">x-1.0-py3-none-any.whl</a>'
                         '<a href="javascript:alert(1)">x-1.0-py3-none-any.whl</a>'

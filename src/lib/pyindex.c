@@ -61,6 +61,8 @@ typedef struct page {
     smc_index_file *v;
     size_t n, cap, dropped;
     bool oom, too_many;
+    /* Only the files of this project (normalized) and version ("==V") are kept; "" keeps all. */
+    char want[128], spec[160];
 } page;
 
 /* ---- URLs (RFC 3986) --------------------------------------------------------------------- */
@@ -303,6 +305,17 @@ bool smc_url_sha256(const char *link, char out[65])
     return !h || !fragment_sha256((span){h + 1, strlen(h + 1)}, out) || out[0];
 }
 
+static bool sdist_of(const char *f, const char *want, const char *spec);
+
+/* Whether a file is one of the project and version the page is read for: a page lists every
+ * version (numpy's: 1.9 MB), and a hostile one may list millions. */
+static bool wanted(const page *pg, const char *filename)
+{
+    smc_wheel_name w;
+    if (!smc_wheel_name_parse(filename, &w)) return sdist_of(filename, pg->want, pg->spec);
+    return strcmp(w.name, pg->want) == 0 && smc_pep440_match(pg->spec, w.version) == 1;
+}
+
 /* Adds one link. filename: the JSON's, or NULL to take the URL's. rp: requires-python, may be
  * NULL. The href and rp are checked against LINK_MAX here, so both readers share the caps. */
 static void add_file(page *pg, const char *base, span href, const char *filename, span rp,
@@ -330,6 +343,11 @@ static void add_file(page *pg, const char *base, span href, const char *filename
         name = smc_url_filename(u, &bad);
     }
     if (!name) goto out;
+    if (pg->want[0] && !wanted(pg, name)) { /* another version's: not kept, not dropped */
+        free(u);
+        free(name);
+        return;
+    }
     if (rp.len) {
         if (!(req = malloc(rp.len + 1))) goto out;
         memcpy(req, rp.s, rp.len);
@@ -371,44 +389,29 @@ static const char *json_string(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static bool parse_json(const char *body, size_t len, const char *base, page *pg, char *why,
-                       size_t whylen)
+/* One element of a PEP 691 page's "files" array, parsed on its own. */
+static void json_file(page *pg, const char *base, const char *text, size_t len)
 {
-    /* cJSON stops at CJSON_NESTING_LIMIT (1000) levels, so a deep page costs no deep stack */
-    cJSON *root = cJSON_ParseWithLength(body, len);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        size_t off = at && at >= body && at <= body + len ? (size_t)(at - body) : 0;
-        smc_say(why, whylen, "not a PEP 691 page: bad JSON near byte %zu", off);
-        return false;
+    cJSON *f = cJSON_ParseWithLength(text, len);
+    const char *u = json_string(f, "url"), *name = json_string(f, "filename");
+    if (!cJSON_IsObject(f) || !u) {
+        pg->dropped++;
+        cJSON_Delete(f);
+        return;
     }
-    const cJSON *files = cJSON_GetObjectItemCaseSensitive(root, "files");
-    if (!cJSON_IsObject(root) || !cJSON_IsArray(files)) {
-        smc_say(why, whylen, "not a PEP 691 page: no \"files\" array");
-        cJSON_Delete(root);
-        return false;
-    }
-    for (const cJSON *f = files->child; f && !pg->oom && !pg->too_many; f = f->next) {
-        const char *u = json_string(f, "url"), *name = json_string(f, "filename");
-        if (!cJSON_IsObject(f) || !u) {
-            pg->dropped++;
-            continue;
-        }
-        const char *rp = json_string(f, "requires-python"), *sha = NULL;
-        const cJSON *h = cJSON_GetObjectItemCaseSensitive(f, "hashes");
-        if (cJSON_IsObject(h)) sha = json_string(h, "sha256");
-        /* PEP 691: yanked is a boolean or a reason; pip takes "" as not yanked */
-        const cJSON *y = cJSON_GetObjectItemCaseSensitive(f, "yanked");
-        bool yanked = cJSON_IsTrue(y) || (cJSON_IsString(y) && y->valuestring[0]);
-        const cJSON *sz = cJSON_GetObjectItemCaseSensitive(f, "size");
-        uint64_t size = 0;
-        if (cJSON_IsNumber(sz) && sz->valuedouble >= 0 && sz->valuedouble < 9007199254740992.0)
-            size = (uint64_t)sz->valuedouble;
-        add_file(pg, base, (span){u, strlen(u)}, name, (span){rp ? rp : "", rp ? strlen(rp) : 0},
-                 yanked, size, sha ? sha : "");
-    }
-    cJSON_Delete(root);
-    return true;
+    const char *rp = json_string(f, "requires-python"), *sha = NULL;
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(f, "hashes");
+    if (cJSON_IsObject(h)) sha = json_string(h, "sha256");
+    /* PEP 691: yanked is a boolean or a reason; pip takes "" as not yanked */
+    const cJSON *y = cJSON_GetObjectItemCaseSensitive(f, "yanked");
+    bool yanked = cJSON_IsTrue(y) || (cJSON_IsString(y) && y->valuestring[0]);
+    const cJSON *sz = cJSON_GetObjectItemCaseSensitive(f, "size");
+    uint64_t size = 0;
+    if (cJSON_IsNumber(sz) && sz->valuedouble >= 0 && sz->valuedouble < 9007199254740992.0)
+        size = (uint64_t)sz->valuedouble;
+    add_file(pg, base, (span){u, strlen(u)}, name, (span){rp ? rp : "", rp ? strlen(rp) : 0},
+             yanked, size, sha ? sha : "");
+    cJSON_Delete(f);
 }
 
 /* ---- PEP 503 HTML ----------------------------------------------------------------------- */
@@ -551,42 +554,52 @@ static char *unescaped(span s, size_t *n)
     return o;
 }
 
-static void parse_html(const char *b, size_t len, const char *base_url, page *pg)
+/* What an HTML page's scan keeps from one window to the next. */
+typedef struct html_state {
+    char *base; /* a <base href>, resolved */
+    bool base_seen;
+} html_state;
+
+/* Scans the tags of b[0..len); returns how much of it was read: all of it, or (unless last,
+ * when what is cut short ends the page) up to the '<' of a construct the window cuts short. */
+static size_t parse_html(const char *b, size_t len, const char *base_url, page *pg,
+                         html_state *hs, bool last)
 {
-    char *base = NULL; /* a <base href>, resolved */
-    bool base_seen = false;
     size_t i = 0;
     while (i < len && !pg->oom && !pg->too_many) {
         const char *lt = memchr(b + i, '<', len - i);
-        if (!lt) break;
-        i = (size_t)(lt - b) + 1;
+        if (!lt) return len;
+        size_t start = (size_t)(lt - b);
+        i = start + 1;
         if (i < len && b[i] == '!') {
             const char *end = len - i >= 3 && memcmp(b + i, "!--", 3) == 0
                                   ? memmem(b + i + 3, len - i - 3, "-->", 3)
                                   : memchr(b + i, '>', len - i);
-            if (!end) break;
+            if (!end) return last ? len : start;
             i = (size_t)(end - b) + 1;
             continue;
         }
         if (i < len && (b[i] == '/' || b[i] == '?')) { /* an end tag, a processing instruction */
             const char *end = memchr(b + i, '>', len - i);
-            if (!end) break;
+            if (!end) return last ? len : start;
             i = (size_t)(end - b) + 1;
             continue;
         }
         size_t ns = i;
         while (i < len && (is_alpha(b[i]) || is_digit(b[i])))
             i++;
+        if (i == len && !last) return start; /* the name may go on */
         if (i == ns || !is_alpha(b[ns])) continue; /* a lone '<' is text */
         span name = {b + ns, i - ns};
         attrs a;
-        if (!read_attrs(b, len, &i, &a)) break; /* an unterminated tag ends the page */
+        if (!read_attrs(b, len, &i, &a)) return last ? len : start; /* unterminated: the end */
         if (ieq(name.s, name.len, "script") || ieq(name.s, name.len, "style")) {
             i = raw_text_end(b, len, i, name.len == 6 ? "script" : "style");
+            if (i == len && !last) return start;
             continue;
         }
         bool is_a = ieq(name.s, name.len, "a");
-        if (!is_a && !(ieq(name.s, name.len, "base") && !base_seen)) continue;
+        if (!is_a && !(ieq(name.s, name.len, "base") && !hs->base_seen)) continue;
         if (!a.has_href) continue;
         if (a.href.len > LINK_MAX || a.rp.len > LINK_MAX) {
             if (is_a) pg->dropped++;
@@ -597,19 +610,269 @@ static void parse_html(const char *b, size_t len, const char *base_url, page *pg
         if (!href || (a.has_rp && !rp)) {
             pg->oom = true;
         } else if (is_a) {
-            add_file(pg, base ? base : base_url, (span){href, hl}, NULL, (span){rp ? rp : "", rl},
-                     a.yanked, 0, NULL);
+            add_file(pg, hs->base ? hs->base : base_url, (span){href, hl}, NULL,
+                     (span){rp ? rp : "", rl}, a.yanked, 0, NULL);
         } else { /* pip takes the first <base href> for the links */
             span frag;
             bool bad;
-            base_seen = true;
-            base = url_resolve(base_url, href, hl, &frag, &bad);
-            if (!base && !bad) pg->oom = true;
+            hs->base_seen = true;
+            hs->base = url_resolve(base_url, href, hl, &frag, &bad);
+            if (!hs->base && !bad) pg->oom = true;
         }
         free(href);
         free(rp);
     }
-    free(base);
+    return len;
+}
+
+/* ---- PEP 691 JSON, as it comes ---------------------------------------------------------- */
+
+#define ELEMENT_MAX (64u << 10) /* bytes of one "files" element: a real one is a few hundred */
+#define NEST_MAX 1000           /* as cJSON's CJSON_NESTING_LIMIT */
+
+/* Where the scan of a JSON page is. The top-level object's members are passed over, but for
+ * the "files" array, whose object elements are each parsed alone: nothing document-sized is
+ * held, however large the page. */
+typedef struct json_state {
+    unsigned depth;
+    bool in_string, escaped, started, ended;
+    bool key_next;      /* the top-level object expects a key (after '{' or ',') */
+    bool in_key;        /* reading that key */
+    char key[8];        /* its first bytes */
+    size_t key_len;
+    bool value_is_files; /* the key was "files": its value is next */
+    bool in_files, seen_files, files_done;
+    bool value_next;    /* in "files": an element is next (after '[' or ',') */
+    char *elem;         /* the element being read, ELEMENT_MAX at most */
+    size_t elem_len;
+    bool in_elem, elem_over;
+    char why[96];
+} json_state;
+
+static bool json_fail(json_state *js, const char *what)
+{
+    if (!js->why[0]) snprintf(js->why, sizeof js->why, "not a PEP 691 page: %s", what);
+    return false;
+}
+
+static bool json_feed(json_state *js, page *pg, const char *base, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n && !js->why[0] && !pg->oom && !pg->too_many; i++) {
+        char c = p[i];
+        if (js->in_elem && !js->elem_over) {
+            if (js->elem_len == ELEMENT_MAX) {
+                js->elem_over = true;
+            } else {
+                js->elem[js->elem_len++] = c;
+            }
+        }
+        if (js->in_string) {
+            if (js->escaped) {
+                js->escaped = false;
+            } else if (c == '\\') {
+                js->escaped = true;
+            } else if (c == '"') {
+                js->in_string = false;
+                if (js->in_key) {
+                    js->in_key = false;
+                    js->value_is_files = js->key_len == 5 && memcmp(js->key, "files", 5) == 0;
+                }
+            } else if (js->in_key && js->key_len < sizeof js->key) {
+                js->key[js->key_len++] = c;
+            } else if (js->in_key) {
+                js->key_len = sizeof js->key + 1; /* longer than "files" */
+            }
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+        if (js->ended) return json_fail(js, "more after its end");
+        if (!js->started) {
+            if (c != '{') return json_fail(js, "not a JSON object");
+            js->started = js->key_next = true;
+            js->depth = 1;
+            continue;
+        }
+        if (js->in_files && js->depth == 2 && js->value_next && c != ']') {
+            js->value_next = false;
+            if (c == '{') {
+                js->in_elem = true;
+                js->elem_over = false;
+                js->elem[0] = '{';
+                js->elem_len = 1;
+            } else {
+                pg->dropped++; /* an element that is no object */
+            }
+        }
+        switch (c) {
+        case '"':
+            js->in_string = true;
+            if (js->depth == 1 && js->key_next) {
+                js->key_next = false;
+                js->in_key = true;
+                js->key_len = 0;
+            }
+            break;
+        case '{':
+        case '[':
+            if (++js->depth > NEST_MAX) return json_fail(js, "nested deeper than 1000");
+            if (js->depth == 2 && js->value_is_files) {
+                if (c != '[') return json_fail(js, "its \"files\" is not an array");
+                js->in_files = js->seen_files = js->value_next = true;
+            }
+            if (js->depth == 2) js->value_is_files = false;
+            break;
+        case '}':
+        case ']':
+            if (js->depth == 0) return json_fail(js, "a bracket that closes nothing");
+            js->depth--;
+            if (js->in_elem && js->depth == 2) {
+                js->in_elem = false;
+                if (js->elem_over)
+                    pg->dropped++;
+                else
+                    json_file(pg, base, js->elem, js->elem_len);
+            }
+            if (js->in_files && js->depth == 1) js->in_files = false;
+            if (js->depth == 0) js->ended = true;
+            break;
+        case ',':
+            if (js->depth == 1) js->key_next = true;
+            if (js->depth == 2 && js->in_files) js->value_next = true;
+            break;
+        case ':':
+            break;
+        default:
+            if (js->depth == 1 && js->value_is_files)
+                return json_fail(js, "its \"files\" is not an array");
+            if (js->depth == 1) js->value_is_files = false;
+            break;
+        }
+    }
+    return !js->why[0];
+}
+
+/* ---- a page as it comes ----------------------------------------------------------------- */
+
+#define HTML_CARRY (1u << 20) /* a tag or comment the window holds whole, at most */
+
+struct smc_index_stream {
+    page pg;
+    char *base;
+    int kind; /* 0 not known yet, 1 JSON, 2 HTML */
+    json_state js;
+    html_state hs;
+    char *held; /* HTML: what the last window left unread */
+    size_t held_len, held_cap;
+};
+
+smc_index_stream *smc_index_stream_new(const char *project, const char *version)
+{
+    smc_index_stream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    if (project && version) {
+        while (*version == ' ' || *version == '=')
+            version++;
+        smc_pyname_normalize(project, s->pg.want, sizeof s->pg.want);
+        int k = snprintf(s->pg.spec, sizeof s->pg.spec, "==%s", version);
+        if (k < 0 || (size_t)k >= sizeof s->pg.spec) s->pg.want[0] = '\0'; /* all kept */
+    }
+    return s;
+}
+
+/* The page's kind, from its content type or its first byte that is not a blank. */
+static void kind_of(smc_index_stream *s, const char *content_type, const char *p, size_t n)
+{
+    if (s->kind) return;
+    if (content_type && strstr(content_type, "json")) {
+        s->kind = 1;
+        return;
+    }
+    for (size_t i = 0; i < n && !s->kind; i++)
+        if (!html_space(p[i])) s->kind = p[i] == '{' ? 1 : 2;
+}
+
+static bool html_feed(smc_index_stream *s, const char *p, size_t n, bool last)
+{
+    if (s->held_len + n > s->held_cap) {
+        size_t cap = s->held_cap ? s->held_cap : 65536;
+        while (cap < s->held_len + n)
+            cap *= 2;
+        char *b = realloc(s->held, cap);
+        if (!b) return !(s->pg.oom = true);
+        s->held = b;
+        s->held_cap = cap;
+    }
+    memcpy(s->held + s->held_len, p, n);
+    s->held_len += n;
+    size_t used = parse_html(s->held, s->held_len, s->base, &s->pg, &s->hs, last);
+    /* A construct longer than the window holds is text: its '<' passed over. */
+    while (!last && used == 0 && s->held_len > HTML_CARRY && !s->pg.oom)
+        used = 1 + parse_html(s->held + 1, s->held_len - 1, s->base, &s->pg, &s->hs, false);
+    memmove(s->held, s->held + used, s->held_len - used);
+    s->held_len -= used;
+    if (s->held_cap > 2 * HTML_CARRY && s->held_len < HTML_CARRY) { /* give back a burst's room */
+        char *b = realloc(s->held, HTML_CARRY);
+        if (b) s->held = b, s->held_cap = HTML_CARRY;
+    }
+    return !s->pg.oom && !s->pg.too_many;
+}
+
+bool smc_index_stream_feed(smc_index_stream *s, const char *content_type, const char *base_url,
+                           const char *p, size_t n)
+{
+    if (!s->base && base_url && !(s->base = strdup(base_url))) return !(s->pg.oom = true);
+    kind_of(s, content_type, p, n);
+    if (s->kind == 1) {
+        if (!s->js.elem && !(s->js.elem = malloc(ELEMENT_MAX))) return !(s->pg.oom = true);
+        return json_feed(&s->js, &s->pg, s->base, p, n);
+    }
+    if (s->kind == 2) return html_feed(s, p, n, false);
+    return true; /* blanks so far */
+}
+
+bool smc_index_stream_end(smc_index_stream *s, smc_index_file **files, size_t *n, size_t *dropped,
+                          char *why, size_t whylen)
+{
+    *files = NULL;
+    *n = 0;
+    if (dropped) *dropped = 0;
+    bool ok = true;
+    if (s->kind == 2 && !s->pg.oom) html_feed(s, "", 0, true);
+    if (s->kind == 1 && !s->js.why[0] && !s->pg.oom && !s->pg.too_many) {
+        if (!s->js.ended)
+            json_fail(&s->js, s->js.started ? "it ends before its JSON does" : "empty");
+        else if (!s->js.seen_files)
+            json_fail(&s->js, "no \"files\" array");
+    }
+    if (s->kind == 1 && s->js.why[0]) {
+        smc_say(why, whylen, "%s", s->js.why);
+        ok = false;
+    } else if (s->pg.oom) {
+        smc_say(why, whylen, "out of memory reading the index page");
+        ok = false;
+    } else if (s->pg.too_many) {
+        smc_say(why, whylen, "index page with more than %u files", FILES_MAX);
+        ok = false;
+    }
+    if (ok) {
+        *files = s->pg.v;
+        *n = s->pg.n;
+        if (dropped) *dropped = s->pg.dropped;
+        s->pg.v = NULL;
+        s->pg.n = 0;
+    }
+    return ok;
+}
+
+void smc_index_stream_free(smc_index_stream *s)
+{
+    if (!s) return;
+    smc_index_files_free(s->pg.v, s->pg.n);
+    free(s->base);
+    free(s->js.elem);
+    free(s->hs.base);
+    free(s->held);
+    free(s);
 }
 
 /* ---- the page --------------------------------------------------------------------------- */
@@ -627,30 +890,18 @@ void smc_index_files_free(smc_index_file *files, size_t n)
 bool smc_index_parse(const char *body, size_t len, const char *content_type, const char *base_url,
                      smc_index_file **files, size_t *n, size_t *dropped, char *why, size_t whylen)
 {
-    page pg = {0};
     *files = NULL;
     *n = 0;
     if (dropped) *dropped = 0;
-    if (!body) len = 0;
-    size_t lead = 0;
-    while (lead < len && html_space(body[lead]))
-        lead++;
-    bool json = (content_type && strstr(content_type, "json")) || (lead < len && body[lead] == '{');
-    bool ok = true;
-    if (json)
-        ok = parse_json(body, len, base_url, &pg, why, whylen);
-    else
-        parse_html(body ? body : "", len, base_url, &pg);
-    if (ok && pg.oom) smc_say(why, whylen, "out of memory reading the index page");
-    if (ok && pg.too_many) smc_say(why, whylen, "index page with more than %u files", FILES_MAX);
-    if (!ok || pg.oom || pg.too_many) {
-        smc_index_files_free(pg.v, pg.n);
+    smc_index_stream *s = smc_index_stream_new(NULL, NULL);
+    if (!s) {
+        smc_say(why, whylen, "out of memory reading the index page");
         return false;
     }
-    *files = pg.v;
-    *n = pg.n;
-    if (dropped) *dropped = pg.dropped;
-    return true;
+    smc_index_stream_feed(s, content_type, base_url, body ? body : "", body ? len : 0);
+    bool ok = smc_index_stream_end(s, files, n, dropped, why, whylen);
+    smc_index_stream_free(s);
+    return ok;
 }
 
 /* ---- the choice ------------------------------------------------------------------------- */

@@ -80,6 +80,7 @@ static const num zero = {"", 0};
 static int numcmp(num a, num b)
 {
     if (a.len != b.len) return a.len < b.len ? -1 : 1;
+    if (!a.len) return 0; /* two zeros (a number not written has no digits to point at) */
     int c = memcmp(a.s, b.s, a.len);
     return c < 0 ? -1 : c > 0;
 }

@@ -91,6 +91,18 @@ typedef struct smc_index_file {
 bool smc_index_parse(const char *body, size_t len, const char *content_type, const char *base_url,
                      smc_index_file **files, size_t *n, size_t *dropped, char *why, size_t whylen);
 void smc_index_files_free(smc_index_file *files, size_t n);
+/* The same, as the page comes: fed in pieces of any size (content_type and base_url as above,
+ * the first time they are known), holding no more than a few elements (JSON: each element of
+ * "files" is parsed alone, 64 KiB at most) or one tag (HTML: 1 MiB at most), and keeping only the
+ * files of project at version when both are given (pip's "==version"; other files are neither
+ * kept nor counted as dropped). feed is false once the page cannot be read (end says why). */
+typedef struct smc_index_stream smc_index_stream;
+smc_index_stream *smc_index_stream_new(const char *project, const char *version);
+bool smc_index_stream_feed(smc_index_stream *s, const char *content_type, const char *base_url,
+                           const char *p, size_t n);
+bool smc_index_stream_end(smc_index_stream *s, smc_index_file **files, size_t *n, size_t *dropped,
+                          char *why, size_t whylen);
+void smc_index_stream_free(smc_index_stream *s);
 
 /* The sha256 a URL's fragment names as pip reads it ("#sha256=HEX", or after an '&'), in lower
  * case, into out ("" when there is none); false when it names one that is not 64 hex digits. */

@@ -1,8 +1,9 @@
 /* remote.c: files read in place over HTTP(S) with libcurl: a wheel by its URL through range
- * requests (its tail when it opens, then one forward stream that a read elsewhere moves), and
- * whole small pages of a package index. Nothing is written to disk. Servers are not trusted: a
- * range answered from another offset is an error, a range ignored (200) is read from the start,
- * pages are capped, redirects are followed ten times at most and only to http and https. */
+ * requests (its tail when it opens, then one forward stream that a read elsewhere moves), and the
+ * pages of a package index, passed on as they come. Nothing is written to disk. Servers are not
+ * trusted: a range answered from another offset is an error, a range ignored (200) is read from
+ * the start, pages are capped, redirects are followed ten times at most and only to http and
+ * https. */
 #include "remote.h"
 
 #include <errno.h>
@@ -20,12 +21,10 @@ bool smc_remote_built(void) { return false; }
 
 void smc_fetch_done(smc_fetch *f) { (void)f; }
 
-bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
-                  size_t cap, char **body, size_t *len, char **type, char **final_url, char *why,
-                  size_t n)
+bool smc_http_stream(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                     uint64_t cap, smc_sink sink, void *ctx, char *why, size_t n)
 {
-    (void)net, (void)f, (void)url, (void)accept, (void)cap, (void)body, (void)len, (void)type,
-        (void)final_url;
+    (void)net, (void)f, (void)url, (void)accept, (void)cap, (void)sink, (void)ctx;
     snprintf(why, n, "this smcheck was built without libcurl: it reads no URLs");
     return false;
 }
@@ -192,36 +191,7 @@ static void curl_why(CURLcode rc, CURL *h, const char *errbuf, const smc_net *ne
         snprintf(why, n, "%s", errbuf && *errbuf ? errbuf : curl_easy_strerror(rc));
 }
 
-/* --- whole pages ------------------------------------------------------------------------- */
-
-typedef struct page {
-    char *buf;
-    size_t len, cap, max;
-    bool over;
-} page;
-
-static size_t page_write(char *data, size_t size, size_t nmemb, void *ctx)
-{
-    page *p = ctx;
-    size_t n = size * nmemb;
-    if (n > p->max - p->len) {
-        p->over = true;
-        return 0;
-    }
-    if (p->len + n + 1 > p->cap) {
-        size_t cap = p->cap ? p->cap : 65536;
-        while (cap < p->len + n + 1)
-            cap *= 2;
-        char *b = realloc(p->buf, cap);
-        if (!b) return 0;
-        p->buf = b;
-        p->cap = cap;
-    }
-    memcpy(p->buf + p->len, data, n);
-    p->len += n;
-    p->buf[p->len] = '\0';
-    return n;
-}
+/* --- pages, as they come ------------------------------------------------------------------ */
 
 void smc_fetch_done(smc_fetch *f)
 {
@@ -229,12 +199,47 @@ void smc_fetch_done(smc_fetch *f)
     if (f) f->curl = NULL;
 }
 
-bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
-                  size_t cap, char **body, size_t *len, char **type, char **final_url, char *why,
-                  size_t n)
+typedef struct streamed {
+    CURL *h;
+    uint64_t got, max;
+    bool over, refused, passing, checked;
+    smc_sink sink;
+    void *ctx;
+    char *type, *final;
+} streamed;
+
+static size_t stream_write(char *data, size_t size, size_t nmemb, void *ctx)
 {
-    *body = *type = *final_url = NULL;
-    *len = 0;
+    streamed *s = ctx;
+    size_t n = size * nmemb;
+    if (!s->checked) { /* the final response's first bytes: its status, type and URL */
+        long code = 0;
+        char *ct = NULL, *eff = NULL;
+        curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_getinfo(s->h, CURLINFO_CONTENT_TYPE, &ct);
+        curl_easy_getinfo(s->h, CURLINFO_EFFECTIVE_URL, &eff);
+        s->checked = true;
+        s->passing = code == 200;
+        s->type = ct ? smc_strdup(ct) : NULL;
+        s->final = eff ? smc_strdup(eff) : NULL;
+    }
+    if (!s->passing) return n; /* an error page's body: read, not passed on */
+    if (n > s->max - s->got) {
+        s->over = true;
+        return 0;
+    }
+    s->got += n;
+    if (!s->sink(s->ctx, s->type, s->final, data, n)) {
+        s->refused = true;
+        return 0;
+    }
+    return n;
+}
+
+bool smc_http_stream(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                     uint64_t cap, smc_sink sink, void *ctx, char *why, size_t n)
+{
+    why[0] = '\0';
     pthread_once(&once, global_init);
     CURL *h = f && f->curl ? f->curl : global_rc == CURLE_OK ? curl_easy_init() : NULL;
     if (!h) {
@@ -244,7 +249,7 @@ bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char 
     if (f && f->curl) curl_easy_reset(h); /* its connections and certificate store stay */
     if (f) f->curl = h;
     char errbuf[CURL_ERROR_SIZE] = "";
-    page p = {.max = cap};
+    streamed s = {.h = h, .max = cap, .sink = sink, .ctx = ctx};
     struct curl_slist *hdr = NULL;
     char line[256];
     if (accept) {
@@ -253,42 +258,26 @@ bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char 
     }
     setup(h, net, url, errbuf);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* pages compress well; ranges are not */
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, page_write);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &p);
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* pages compress well */
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_write);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     CURLcode rc = curl_easy_perform(h);
     long code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     bool ok = false;
-    if (p.over)
-        snprintf(why, n, "larger than %zu bytes: not read", cap);
+    if (s.over)
+        snprintf(why, n, "larger than %llu bytes (decompressed): not read further",
+                 (unsigned long long)cap);
+    else if (s.refused)
+        ; /* the sink says why */
     else if (rc != CURLE_OK)
         curl_why(rc, h, errbuf, net, why, n);
     else if (code != 200)
         snprintf(why, n, "HTTP %ld", code);
     else
         ok = true;
-    if (ok) {
-        char *ct = NULL, *eff = NULL;
-        curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct);
-        curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &eff);
-        *type = ct ? smc_strdup(ct) : NULL;
-        *final_url = smc_strdup(eff ? eff : url);
-        if (!p.buf) p.buf = calloc(1, 1);
-        if (!p.buf || !*final_url || (ct && !*type)) {
-            snprintf(why, n, "out of memory");
-            free(*type);
-            free(*final_url);
-            *type = *final_url = NULL;
-            ok = false;
-        }
-    }
-    if (ok) {
-        *body = p.buf;
-        *len = p.len;
-    } else {
-        free(p.buf);
-    }
+    free(s.type);
+    free(s.final);
     curl_slist_free_all(hdr);
     if (!f) curl_easy_cleanup(h);
     return ok;

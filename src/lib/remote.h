@@ -35,14 +35,14 @@ typedef struct smc_fetch {
 } smc_fetch;
 void smc_fetch_done(smc_fetch *f);
 
-/* A small resource fetched whole (an index page) through f (NULL: a handle for it alone): at
- * most cap bytes, redirects followed (10 at most, http and https only). accept: the Accept header
- * (NULL: none). On success *body is NUL-terminated and malloc'd, *type its Content-Type (or NULL)
- * and *final_url where it came from after redirects (for relative links); false with why ("HTTP
- * 404", "timed out (30 s without data, --timeout)") otherwise. */
-bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
-                  size_t cap, char **body, size_t *len, char **type, char **final_url, char *why,
-                  size_t n);
+/* A GET whose body (decompressed, as the server's encoding asks) goes to sink piece by piece as it
+ * comes, with the content type and the URL it came from after redirects, never held whole; at
+ * most cap bytes of it (then an error). Only a 200's body is passed on. False with why when the
+ * transfer fails, the status is not 200, or sink returns false (why then: "", sink's to say). */
+typedef bool (*smc_sink)(void *ctx, const char *type, const char *final_url, const char *p,
+                         size_t n);
+bool smc_http_stream(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                     uint64_t cap, smc_sink sink, void *ctx, char *why, size_t n);
 
 /* A remote file read in place: the last bytes are fetched when it opens (its size from the
  * response), the rest by one forward stream of a range request that a read elsewhere moves

@@ -125,31 +125,40 @@ const char *smc_host_platform(void)
     return "linux-x86_64";
 }
 
-/* Adds the files of one index's page for a project to files (growing *n). False with why on a
- * failure other than "not there". */
+/* A page's pieces, as they come, into its reader. */
+static bool page_sink(void *ctx, const char *type, const char *final_url, const char *p, size_t n)
+{
+    return smc_index_stream_feed(ctx, type, final_url, p, n);
+}
+
+/* Adds the files of one index's page for a project (of version only, when not NULL) to files
+ * (growing *n). False with why on a failure other than "not there". The page is read as it
+ * comes, never held whole. */
 static bool read_page(const smc_net *net, smc_fetch *f, const char *index, const char *project,
-                      smc_index_file **files, size_t *n, size_t *dropped_all, char *why,
-                      size_t wn)
+                      const char *version, smc_index_file **files, size_t *n,
+                      size_t *dropped_all, char *why, size_t wn)
 {
     size_t il = strlen(index);
     char *url = smc_asprintf("%s%s%s/", index, il && index[il - 1] == '/' ? "" : "/", project);
-    if (!url) return false;
-    char *body, *type, *final;
-    size_t len;
+    smc_index_stream *page = url ? smc_index_stream_new(project, version) : NULL;
+    if (!page) {
+        free(url);
+        return false;
+    }
     char err[256];
-    bool ok = smc_http_get(net, f, url, ACCEPT, PAGE_MAX, &body, &len, &type, &final, err,
-                           sizeof err);
+    bool ok = smc_http_stream(net, f, url, ACCEPT, PAGE_MAX, page_sink, page, err, sizeof err);
     char *shown = smc_redact(smc_strdup(url)); /* whole, before the message is cut */
-    if (!ok) {
+    if (!ok && err[0]) { /* the transfer's failure; else the page's, said below */
         bool absent = strcmp(err, "HTTP 404") == 0 || strcmp(err, "HTTP 410") == 0;
         if (!absent) snprintf(why, wn, "the index %s: %s", shown ? shown : "page", err);
+        smc_index_stream_free(page);
         free(url);
         free(shown);
         return absent;
     }
     smc_index_file *got = NULL;
     size_t k = 0, dropped = 0;
-    ok = smc_index_parse(body, len, type, final, &got, &k, &dropped, err, sizeof err);
+    ok = smc_index_stream_end(page, &got, &k, &dropped, err, sizeof err);
     *dropped_all += dropped;
     if (!ok) snprintf(why, wn, "the index page %s: %s", shown ? shown : "", err);
     for (size_t i = 0; ok && i < k; i++) {
@@ -163,11 +172,9 @@ static bool read_page(const smc_net *net, smc_fetch *f, const char *index, const
         (*n)++;
     }
     smc_index_files_free(got, k); /* what was not moved, and the array */
+    smc_index_stream_free(page);
     free(url);
     free(shown);
-    free(body);
-    free(type);
-    free(final);
     return ok;
 }
 
@@ -184,7 +191,7 @@ bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, co
     size_t n = 0, dropped = 0;
     bool ok = true;
     for (size_t i = 0; ok && i < ix->count; i++)
-        ok = read_page(net, f, ix->urls[i], project, &files, &n, &dropped, why, wn);
+        ok = read_page(net, f, ix->urls[i], project, version, &files, &n, &dropped, why, wn);
     if (ok && n == 0 && dropped) {
         snprintf(why, wn, "the index's page of %s has no link to take (%zu dropped: not http(s), "
                  "over 8 KiB, or no file name)", project, dropped);
@@ -242,7 +249,8 @@ bool smc_resolve_url_sha256(const smc_net *net, const smc_indexes *ix, const cha
         smc_index_file *files = NULL;
         size_t n = 0, dropped = 0;
         char why[512];
-        if (read_page(net, NULL, ix->urls[i], wn.name, &files, &n, &dropped, why, sizeof why))
+        if (read_page(net, NULL, ix->urls[i], wn.name, wn.version, &files, &n, &dropped, why,
+                      sizeof why))
             for (size_t k = 0; k < n && !sha256[0]; k++)
                 if (strcmp(files[k].url, bare) == 0) memcpy(sha256, files[k].sha256, 65);
         smc_index_files_free(files, n);
