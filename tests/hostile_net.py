@@ -23,7 +23,11 @@ careless server, lock or cache gives (issue 46), through tests/httpd.py on 127.0
   judged, and nothing is written where the link points.
 - Bounded: each hostile case ends within 20 s with a peak RSS under 256 MiB (FACTOR, the third
   argument, scales both for builds with sanitizers): a body or an index page sent one byte every
-  250 ms fails with --timeout 3 (the speed limit), naming the rate.
+  250 ms fails with --timeout 3 (the speed limit), naming the rate; index pages of 200 MB (2 MB
+  gzipped), JSON and HTML, are read as they come, a gzip bomb stops at its cap; a pylock.toml of
+  200,000 packages and a uv.lock of 800,000 dependency edges are read, a TOML array of 14 million
+  values is refused by name; a cache record of 3 million rows is refused by its size, one of
+  700,000 read.
 
 Prints one line per check and "N passed, M failed".
 """
@@ -48,6 +52,14 @@ FACTOR = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
 TIME, RSS = 20 * FACTOR, 256 * 1024 * FACTOR  # s, KiB
 sys.path.insert(0, HERE)
 from httpd import SECRET  # noqa: E402  (the password its /auth/ pages want)
+
+# A cache record's header, as this smcheck writes it (from smcheck --version and the reader).
+READER = subprocess.run([SMCHECK, "--version"], capture_output=True, text=True).stdout.split()[-1]
+IMAGE_FIELDS = ["kind", "variant", "compression", "arch", "version_major", "version_minor",
+                "offset", "header_size", "stored_size", "size", "flags", "release", "text_arch",
+                "text_variant", "text_isa"]
+CONTAINER_FIELDS = ["offset", "size", "section", "member", "relocatable", "bare_cubin",
+                    "first_image", "image_count", "kernels", "kernel_names"]
 
 # What must not appear: a piece of the secret that its percent-encoded form keeps too.
 SECRET_PIECE = SECRET.split("-")[1]
@@ -159,6 +171,81 @@ def cache_link_checks(base, www, work):
     check(rc == 2 and "larger than 268435456 bytes (decompressed)" in err,
           "a gzip bomb of an index page: an error at the cap, as it inflates", err[-400:])
     shutil.rmtree(sandbox, ignore_errors=True)
+
+
+def lock_bound_checks(work):
+    """Locks and cache records as large as their caps let them be."""
+    sandbox = tempfile.mkdtemp(dir=work)
+    gpus = ["--gpu", "sm_80", "--no-cache", "--timeout", "1"]
+    wheel = "https://127.0.0.1:9/p%d-1.0-py3-none-win_amd64.whl"  # for no platform judged here
+    os.mkdir(os.path.join(sandbox, "pkgs"))
+    with open(os.path.join(sandbox, "pkgs", "pylock.toml"), "w") as f:
+        f.write('lock-version = "1.0"\ncreated-by = "x"\n')
+        for k in range(200000):
+            f.write('\n[[packages]]\nname = "p%d"\nversion = "1.0"\nwheels = [{ url = "%s", '
+                    'hashes = { sha256 = "%s" } }]\n' % (k, wheel % k, "0" * 64))
+    rc, out, err, _, _ = within("a pylock.toml of 200,000 packages (40 MB)",
+                                bounded(gpus + ["pkgs/pylock.toml"], sandbox))
+    check(rc == 2 and "p0 1.0: no wheel for" in err and "more problems than these" in err,
+          "a pylock.toml of 200,000 packages: read, each package judged for the platform",
+          err[-300:])
+    os.mkdir(os.path.join(sandbox, "edges"))
+    n, e = 1000, 800
+    with open(os.path.join(sandbox, "edges", "uv.lock"), "w") as f:
+        f.write('version = 1\nrevision = 3\nrequires-python = ">=3.8"\n\n[[package]]\n'
+                'name = "proj"\nversion = "0.1.0"\nsource = { editable = "." }\n'
+                'dependencies = [\n' + "".join('    { name = "p%d" },\n' % k for k in range(n)) + "]\n")
+        for k in range(n):
+            f.write('\n[[package]]\nname = "p%d"\nversion = "1.0"\nsource = { registry = '
+                    '"https://pypi.org/simple" }\ndependencies = [\n%s]\nwheels = [{ url = "%s", '
+                    'hash = "sha256:%s" }]\n' % (k, "".join('    { name = "p%d" },\n'
+                                                       % ((k + j + 1) % n) for j in range(e)),
+                                                wheel % k, "0" * 64))
+    rc, out, err, _, _ = within("a uv.lock of 800,000 dependency edges (19 MB)",
+                                bounded(gpus + ["edges/uv.lock"], sandbox))
+    check(rc == 2 and "p998 1.0: no wheel for" in err,
+          "a uv.lock of 800,000 dependency edges: walked to every package", err[-300:])
+    os.mkdir(os.path.join(sandbox, "array"))
+    with open(os.path.join(sandbox, "array", "pylock.toml"), "w") as f:
+        f.write('lock-version = "1.0"\ncreated-by = "x"\nx = [')
+        for _ in range(1400):
+            f.write("1, " * 10000)
+        f.write("1]\n")
+    rc, out, err, _, _ = within("a TOML array of 14 million values (42 MB)",
+                                bounded(gpus + ["array/pylock.toml"], sandbox))
+    check(rc == 2 and "more than 2000000 values: not read" in err,
+          "a TOML array of 14 million values: refused by name", err[-300:])
+    shutil.rmtree(sandbox, ignore_errors=True)
+
+    # Cache records of rows as small as a row is: 3,000,000 (123 MB) and 700,000 (28 MB).
+    key = "ab" * 32
+    url = "http://127.0.0.1:9/x-1.0-py3-none-any.whl#sha256=" + key
+    for rows, refused in ((3000000, True), (700000, False)):
+        sandbox = tempfile.mkdtemp(dir=work)
+        d = os.path.join(sandbox, "cache", "smcheck", "v3", key[:2])
+        os.makedirs(d)
+        doc = {"format": "smcheck-facts", "version": 3, "reader": READER, "sha256": key,
+               "image_fields": IMAGE_FIELDS, "container_fields": CONTAINER_FIELDS,
+               "input": {"kind": "wheel", "files": 1, "inspected": True, "root": False,
+                         "require_cuda": None, "require_cuda_version": 0, "compat_cuda": 0,
+                         "errors": [], "errors_more": 0, "notes": [], "notes_more": 0,
+                         "distributions": [], "runtime": [], "libraries": [{
+                             "path": "!x/lib.so", "file_size": 1, "machine": 62,
+                             "windows": False, "links_torch": False, "cudart_major": 0,
+                             "cudart_minor": 0, "release": 0, "distribution": None,
+                             "layer": None, "needed": [], "links": [], "findings": [],
+                             "findings_more": 0, "images": rows, "containers": 0}]}}
+        with open(os.path.join(d, key + ".json"), "w") as f:
+            f.write(json.dumps(doc, separators=(",", ":")) + "\n")
+            chunk = "[2,0,2,75,1,8,0,0,0,1,32785,13020,0,0,0]\n" * 10000  # this process stays
+            for _ in range(rows // 10000):                               # small: a child's peak
+                f.write(chunk)                                           # starts from its own
+        rc, out, err, _, _ = within("a cache record of %d rows" % rows,
+                                    bounded(["--gpu", "sm_80", "--timeout", "1", url], sandbox))
+        said = "not a regular file of at most 32 MiB" in err
+        check(said == refused, "a cache record of %d rows: %s" % (
+            rows, "refused by its size" if refused else "read, not refused"), err[-400:])
+        shutil.rmtree(sandbox, ignore_errors=True)
 
 
 def written(sandbox):
@@ -421,6 +508,7 @@ def main():
         local_lock_checks(base, www, work)
         cache_link_checks(base, www, work)
         bound_checks(base, www, work)
+        lock_bound_checks(work)
     finally:
         server.kill()
         server.wait()

@@ -1306,9 +1306,11 @@ static char *read_record(const char *dir, const char *key, bool touch, size_t *l
         smc_say(why, n, "%s/v%d/%.2s/%s: %s", dir, SMC_CACHE_FORMAT, key, name, open_why(err));
     if (fd >= 0) {
         text = smc_read_fd_small(fd, SMC_CACHE_MAX_BYTES, len, &err);
-        if (!text)
-            smc_say(why, n, "%s/v%d/%.2s/%s: %s", dir, SMC_CACHE_FORMAT, key, name,
-                    err == EFBIG ? "not a regular file of at most 256 MiB" : strerror(err));
+        if (!text && err == EFBIG)
+            smc_say(why, n, "%s/v%d/%.2s/%s: not a regular file of at most %u MiB", dir,
+                    SMC_CACHE_FORMAT, key, name, SMC_CACHE_MAX_BYTES >> 20);
+        else if (!text)
+            smc_say(why, n, "%s/v%d/%.2s/%s: %s", dir, SMC_CACHE_FORMAT, key, name, strerror(err));
         if (text && touch) (void)futimens(fd, NULL); /* read-only caches stay as they are */
         close(fd);
     }

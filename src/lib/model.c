@@ -241,6 +241,8 @@ int smc_read_small_file(const char *path, size_t max, char **text, size_t *n, ch
             snprintf(err, errlen, "larger than %zu bytes: not a table", max);
         return 0;
     }
+    char *fit = realloc(buf, got + 1); /* the doubling's spare room back (64 MiB for 40) */
+    if (fit) buf = fit;
     buf[got] = '\0';
     *text = buf;
     *n = got;

@@ -34,10 +34,11 @@ typedef struct {
     uint8_t state;
 } smc_toml_table;
 
-/* One key of one table. item NULL: an empty slot; else item->string is the key. */
+/* One key of one table. item NULL: an empty slot; else item->string is the key. 24 bytes: a
+ * lock of 200,000 packages has a million keys. */
 typedef struct {
-    uint64_t hash;
     cJSON *item;
+    uint32_t hash;  /* the key's hash, its low bits the slot it wants */
     uint32_t table; /* the table the key is in */
     uint32_t sub;   /* TABLE: the table it names; AOT: the table of its last element */
     uint8_t kind;
@@ -56,6 +57,7 @@ typedef struct {
     size_t slots_cap, slots_used;
     uint64_t k0, k1;  /* the hash's key */
     uint32_t section; /* headers so far */
+    uint32_t values;  /* values read so far, SMC_TOML_MAX_VALUES at most */
     bool failed;
     size_t err_pos;
     char msg[200];
@@ -201,7 +203,7 @@ static void sip_round(uint64_t v[4])
     v[2] = rotl(v[2], 32);
 }
 
-static uint64_t key_hash(const smc_toml_parser *p, uint32_t table, const char *key, size_t len)
+static uint32_t key_hash(const smc_toml_parser *p, uint32_t table, const char *key, size_t len)
 {
     uint64_t k0 = p->k0 ^ table, k1 = p->k1;
     uint64_t v[4] = {k0 ^ 0x736f6d6570736575u, k1 ^ 0x646f72616e646f6du, k0 ^ 0x6c7967656e657261u,
@@ -224,12 +226,13 @@ static uint64_t key_hash(const smc_toml_parser *p, uint32_t table, const char *k
     sip_round(v);
     sip_round(v);
     sip_round(v);
-    return v[0] ^ v[1] ^ v[2] ^ v[3];
+    uint64_t h = v[0] ^ v[1] ^ v[2] ^ v[3];
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 /* The slot of key in table, or SIZE_MAX. */
 static size_t slot_find(const smc_toml_parser *p, uint32_t table, const char *key, size_t len,
-                        uint64_t h)
+                        uint32_t h)
 {
     size_t mask = p->slots_cap - 1;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
@@ -242,11 +245,11 @@ static size_t slot_find(const smc_toml_parser *p, uint32_t table, const char *ke
     }
 }
 
-/* Adds a key (item->string) not yet there; the table stays at most half full. */
+/* Adds a key (item->string) not yet there; the table stays at most three quarters full. */
 static bool slot_add(smc_toml_parser *p, uint32_t table, cJSON *item, uint8_t kind, uint32_t sub,
-                     uint64_t h)
+                     uint32_t h)
 {
-    if ((p->slots_used + 1) * 2 > p->slots_cap) {
+    if ((p->slots_used + 1) * 4 > p->slots_cap * 3) {
         if (p->slots_cap > SIZE_MAX / 2 / sizeof *p->slots) return oom(p);
         size_t cap = p->slots_cap * 2;
         smc_toml_slot *s = calloc(cap, sizeof *s);
@@ -265,9 +268,78 @@ static bool slot_add(smc_toml_parser *p, uint32_t table, cJSON *item, uint8_t ki
     size_t j = (size_t)h & (p->slots_cap - 1);
     while (p->slots[j].item)
         j = (j + 1) & (p->slots_cap - 1);
-    p->slots[j] = (smc_toml_slot){h, item, table, sub, kind};
+    p->slots[j] = (smc_toml_slot){item, h, table, sub, kind};
     p->slots_used++;
     return true;
+}
+
+/* Takes the keys of tables first.. out of the slots (backward-shift deletion, so that the probe
+ * sequences of the keys left stay whole) and the tables off the list: an inline table that has
+ * closed, with what it nests, is a value nothing may add to, and its keys need no more finding
+ * (a uv.lock of 800,000 dependency edges is 800,000 inline tables). */
+static void tables_close(smc_toml_parser *p, uint32_t first)
+{
+    size_t mask = p->slots_cap - 1;
+    for (uint32_t t = first; t < p->ntabs; t++) {
+        for (const cJSON *c = p->tabs[t].obj ? p->tabs[t].obj->child : NULL; c; c = c->next) {
+            uint32_t h = key_hash(p, t, c->string, strlen(c->string));
+            size_t i = slot_find(p, t, c->string, strlen(c->string), h);
+            if (i == SIZE_MAX) continue;
+            for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) { /* shift back what may move */
+                if (!p->slots[j].item) break;
+                size_t want = p->slots[j].hash & mask;
+                /* j's entry may fill hole i unless it wants a place cyclically in (i, j] */
+                bool stays = i <= j ? (want > i && want <= j) : (want > i || want <= j);
+                if (stays) continue;
+                p->slots[i] = p->slots[j];
+                i = j;
+            }
+            p->slots[i] = (smc_toml_slot){0};
+            p->slots_used--;
+        }
+    }
+    p->ntabs = first;
+}
+
+/* Adds item under key to obj. The keys locks repeat on every package and wheel are not copied
+ * (cJSON keeps a constant key as it is): a copy is a malloc of 32 bytes, and a uv.lock of
+ * 800,000 dependency edges has 800,000 "name" keys. */
+static bool add_keyed(cJSON *obj, const char *key, cJSON *item)
+{
+    static const char *const common[] = {
+        "name",
+        "version",
+        "source",
+        "url",
+        "hash",
+        "hashes",
+        "sha256",
+        "size",
+        "wheels",
+        "sdist",
+        "upload-time",
+        "marker",
+        "dependencies",
+        "extra",
+        "path",
+        "registry",
+        "requires-python",
+        "index",
+        "optional-dependencies",
+        "dev-dependencies",
+        "resolution-markers",
+        "metadata",
+        "requires-dist",
+        "specifier",
+        "filename",
+        "editable",
+        "virtual",
+        "directory",
+        "packages",
+    };
+    for (size_t i = 0; i < sizeof common / sizeof *common; i++)
+        if (strcmp(key, common[i]) == 0) return cJSON_AddItemToObjectCS(obj, common[i], item);
+    return cJSON_AddItemToObject(obj, key, item);
 }
 
 /* --- tables -------------------------------------------------------------------------------- */
@@ -299,13 +371,13 @@ static bool depth_ok(smc_toml_parser *p, unsigned depth, size_t at)
 }
 
 /* A new table under key (the scratch text at koff, NUL-terminated) of table parent. */
-static uint32_t child_table(smc_toml_parser *p, uint32_t parent, size_t koff, uint64_t h,
+static uint32_t child_table(smc_toml_parser *p, uint32_t parent, size_t koff, uint32_t h,
                             uint8_t state, size_t at)
 {
     unsigned depth = p->tabs[parent].depth + 1u;
     if (!depth_ok(p, depth, at)) return SMC_TOML_NONE;
     cJSON *obj = cJSON_CreateObject();
-    if (!obj || !cJSON_AddItemToObject(p->tabs[parent].obj, p->buf + koff, obj)) {
+    if (!obj || !add_keyed(p->tabs[parent].obj, p->buf + koff, obj)) {
         cJSON_Delete(obj);
         oom(p);
         return SMC_TOML_NONE;
@@ -870,6 +942,7 @@ static bool inline_table(smc_toml_parser *p, unsigned depth, cJSON **out)
     skip_ws(p);
     if (peek(p) == '}') {
         p->pos++;
+        tables_close(p, t);
         *out = obj;
         return true;
     }
@@ -879,6 +952,7 @@ static bool inline_table(smc_toml_parser *p, unsigned depth, cJSON **out)
         int c = peek(p);
         if (c == '}') {
             p->pos++;
+            tables_close(p, t);
             *out = obj;
             return true;
         }
@@ -903,6 +977,8 @@ bad:
 /* Any value at pos; depth: its own in the tree, should it be an array or inline table. */
 static bool value(smc_toml_parser *p, unsigned depth, cJSON **out)
 {
+    if (++p->values > SMC_TOML_MAX_VALUES) /* some 100 bytes a value, whatever its text */
+        return fail(p, p->pos, "more than %u values: not read", SMC_TOML_MAX_VALUES);
     int c = peek(p);
     size_t off = p->buf_len;
     switch (c) {
@@ -946,7 +1022,7 @@ static bool value(smc_toml_parser *p, unsigned depth, cJSON **out)
  * these keys made or that only a header's path made; no other. */
 static uint32_t dotted_table(smc_toml_parser *p, uint32_t t, size_t koff, size_t klen, size_t at)
 {
-    uint64_t h = key_hash(p, t, p->buf + koff, klen);
+    uint32_t h = key_hash(p, t, p->buf + koff, klen);
     size_t i = slot_find(p, t, p->buf + koff, klen, h);
     if (i == SIZE_MAX) return child_table(p, t, koff, h, SMC_TOML_DOTTED, at);
     const smc_toml_slot *sl = &p->slots[i];
@@ -988,7 +1064,7 @@ static bool keyval(smc_toml_parser *p, uint32_t t)
     }
     size_t klen = p->buf_len - mark;
     p->buf_len++; /* the key's NUL stays below what the value puts on the stack */
-    uint64_t h = key_hash(p, t, p->buf + mark, klen);
+    uint32_t h = key_hash(p, t, p->buf + mark, klen);
     if (slot_find(p, t, p->buf + mark, klen, h) != SIZE_MAX) {
         char k[48];
         return fail(p, at, "key '%s' is defined twice", show(k, p->buf + mark, klen));
@@ -1003,7 +1079,7 @@ static bool keyval(smc_toml_parser *p, uint32_t t)
     skip_ws(p);
     cJSON *v;
     if (!value(p, p->tabs[t].depth + 1u, &v)) return false;
-    if (!cJSON_AddItemToObject(p->tabs[t].obj, p->buf + mark, v)) {
+    if (!add_keyed(p->tabs[t].obj, p->buf + mark, v)) {
         cJSON_Delete(v);
         return oom(p);
     }
@@ -1033,7 +1109,7 @@ static bool header(smc_toml_parser *p, uint32_t *cur)
         skip_ws(p);
         /* a part of the path: any table, or the last element of an array of tables */
         size_t klen = p->buf_len - mark;
-        uint64_t h = key_hash(p, t, p->buf + mark, klen);
+        uint32_t h = key_hash(p, t, p->buf + mark, klen);
         size_t i = slot_find(p, t, p->buf + mark, klen, h);
         if (i == SIZE_MAX) {
             t = child_table(p, t, mark, h, SMC_TOML_IMPLICIT, at);
@@ -1045,7 +1121,7 @@ static bool header(smc_toml_parser *p, uint32_t *cur)
     }
     size_t klen = p->buf_len - mark;
     const char *key = p->buf + mark;
-    uint64_t h = key_hash(p, t, key, klen);
+    uint32_t h = key_hash(p, t, key, klen);
     size_t i = slot_find(p, t, key, klen, h);
     if (!aot) {
         if (i == SIZE_MAX) {
@@ -1071,7 +1147,7 @@ static bool header(smc_toml_parser *p, uint32_t *cur)
             unsigned depth = p->tabs[t].depth + 1u;
             if (!depth_ok(p, depth + 1, at)) return false;
             arr = cJSON_CreateArray();
-            if (!arr || !cJSON_AddItemToObject(p->tabs[t].obj, key, arr)) {
+            if (!arr || !add_keyed(p->tabs[t].obj, key, arr)) {
                 cJSON_Delete(arr);
                 return oom(p);
             }

@@ -9,6 +9,10 @@
 /* Nesting beyond this depth of the tree (tables, dotted keys, arrays, inline tables together) is
  * an error: it bounds the recursion here and in cJSON_Delete and cJSON_Print. */
 #define SMC_TOML_MAX_DEPTH 128
+/* Values one document may hold: a tree of cJSON nodes costs some 100 bytes a value, whatever the
+ * text that wrote it ("1," is two bytes), and the largest real locks hold a few hundred thousand
+ * (a pylock.toml of 200,000 packages, 1.4 million, is read in 240 MiB). */
+#define SMC_TOML_MAX_VALUES 2000000u
 
 /* Parses TOML 1.0 text of len bytes (need not be NUL-terminated) into a cJSON object: tables and
  * inline tables become objects, arrays and arrays of tables arrays, strings strings, integers and
