@@ -449,8 +449,10 @@ static int check_modes(const config *cfg)
 static FILE *open_output(const config *cfg)
 {
     FILE *out = cfg->output ? fopen(cfg->output, "w") : stdout;
-    if (!out) fprintf(diag, "smcheck: %s: %s\n", cfg->output, strerror(errno));
-    if (!out) return NULL;
+    if (!out) {
+        fprintf(diag, "smcheck: %s: %s\n", cfg->output, strerror(errno));
+        return NULL;
+    }
     /* JSON and SARIF are UTF-8 by themselves (names: \udcXX); every format hides credentials. */
     FILE *safe = cfg->json ? smc_redact_stream(out, out != stdout) /* SARIF too */
                            : smc_text_stream(out, out != stdout);

@@ -252,14 +252,15 @@ static char *main_list_words(const smc_library *lib, const smc_judgement *j, con
                      : smc_strdup("?");
     char *toks = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx);
     size_t serving = j->counted - j->failing_count;
-    char last[64], *out = NULL;
-    if (list && toks && j->status == SMC_STATUS_NONE)
+    char *out = NULL;
+    if (list && toks && j->status == SMC_STATUS_NONE) {
+        char last[64];
         out = smc_asprintf("it is built for %s (%zu %s), none of it for %s, and only %zu of %zu "
                            "%s serve%s it; %s needs an sm_%u%u cubin or PTX%s",
                            list, j->main_set, noun(j->main_set), who, serving, j->counted,
                            noun(j->counted), serving == 1 ? "s" : "", who, t->cc_major,
                            t->cc_minor, last_words(last, sizeof last, t));
-    else if (list && toks)
+    } else if (list && toks)
         out = smc_asprintf("its main architecture list %s (%zu %s) lacks %s: %zu of %zu %s "
                            "serve it, %zu %s not (%s %s)",
                            list, j->main_set, noun(j->main_set), who, serving, j->counted,

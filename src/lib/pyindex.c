@@ -641,7 +641,7 @@ typedef struct json_state {
     char key[8];        /* its first bytes */
     size_t key_len;
     bool value_is_files; /* the key was "files": its value is next */
-    bool in_files, seen_files, files_done;
+    bool in_files, seen_files;
     bool value_next;    /* in "files": an element is next (after '[' or ',') */
     char *elem;         /* the element being read, ELEMENT_MAX at most */
     size_t elem_len;

@@ -1010,8 +1010,10 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
                 st = merge(out[i], parts[k]);
             lib_count[k] = out[i]->library_count - lib_first[k];
         }
-        if (st == SMC_OK) out[i]->files += atomic_load(&bare_files[i]);
-        if (st == SMC_OK) st = smc_env_attribute(out[i], envs[i]);
+        if (st == SMC_OK) {
+            out[i]->files += atomic_load(&bare_files[i]);
+            st = smc_env_attribute(out[i], envs[i]);
+        }
         if (st == SMC_OK) st = smc_distributions_finish(out[i]);
         if (st == SMC_OK) out[i]->inspected = opt->inspect;
     }

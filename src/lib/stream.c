@@ -252,7 +252,11 @@ static int stream_close(void *cookie)
     out_stream *s = cookie;
     redact_end(&s->r);
     if (s->text) safe_out(s->to, s->pend, s->n, true);
-    int r = s->owned ? fclose(s->to) : fflush(s->to);
+    int r;
+    if (s->owned)
+        r = fclose(s->to);
+    else
+        r = fflush(s->to);
     free(s);
     return r;
 }

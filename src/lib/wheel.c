@@ -159,13 +159,16 @@ static smc_status name_over_tag(smc_input *in, const char *path, smc_distributio
     if (!dash) return SMC_OK;
     char plat[256];
     snprintf(plat, sizeof plat, "%.*s", (int)strcspn(dash + 1, "."), dash + 1);
-    const char *by_name = smc_platform_name(plat), *by_tag = smc_platform_name(d->platform);
-    if (by_name == by_tag || (by_name && by_tag && strcmp(by_name, by_tag) == 0)) return SMC_OK;
+    const char *file_plat = smc_platform_name(plat), *tag_plat = smc_platform_name(d->platform);
+    if (file_plat == tag_plat || (file_plat && tag_plat && strcmp(file_plat, tag_plat) == 0))
+        return SMC_OK;
     smc_status st = smc_input_add_note(in, "%s: its file name is for %s and its WHEEL file for %s: "
                                        "pip installs it by its file name; where its libraries "
                                        "load, their own machine says",
-                                       path, by_name ? by_name : plat,
-                                       by_tag ? by_tag : d->platform ? d->platform : "no platform");
+                                       path, file_plat ? file_plat : plat,
+                                       tag_plat      ? tag_plat
+                                       : d->platform ? d->platform
+                                                     : "no platform");
     free(d->platform);
     d->platform = smc_strdup(plat);
     return st != SMC_OK ? st : d->platform ? SMC_OK : SMC_ERR_NOMEM;
