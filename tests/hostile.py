@@ -13,9 +13,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-from harness import check, equal, finish
+from harness import check, equal, finish, measured
 
 smcheck, gen = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 factor = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
@@ -30,27 +29,7 @@ CONTROLS = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
 
 def run(args, cwd, **extra):
     env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1", **extra)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
-        p = subprocess.Popen([smcheck] + args, stdout=out, stderr=err, cwd=cwd, env=env)
-        while True:  # killed at three times the budget: a run past it has failed anyway
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - start > 3 * TIME:
-                p.kill()
-            time.sleep(0.01)
-        p.returncode = 0
-        secs = time.monotonic() - start
-        # Read back only what fits the budget: this process's own peak is every later child's
-        # floor (Linux carries a peak RSS over fork and exec).
-        sizes = [f.seek(0, os.SEEK_END) for f in (out, err)]
-        texts = []
-        for f in (out, err):
-            f.seek(0)
-            texts.append(f.read(OUTPUT + 1))
-        return (os.waitstatus_to_exitcode(status), secs, usage.ru_maxrss, texts[0], texts[1],
-                sum(sizes))
+    return measured([smcheck] + args, cwd, env, 3 * TIME, OUTPUT)
 
 
 def main():

@@ -39,11 +39,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 import zipfile
 
-from harness import check, finish
+from harness import check, finish, measured
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMCHECK = os.path.abspath(sys.argv[1])
@@ -82,26 +81,12 @@ def run(args, sandbox, timeout=60, **extra):
 
 
 def bounded(args, sandbox, **extra):
-    """run(), measured: exit status, stdout, stderr, seconds and peak RSS (KiB). Killed at three
-    times the time allowed."""
+    """run(), measured: exit status, stdout, stderr, seconds and peak RSS (KiB)."""
     env = dict(os.environ, HOME=sandbox, TMPDIR=sandbox, XDG_CACHE_HOME=os.path.join(sandbox, "cache"),
                no_proxy="127.0.0.1,localhost", NO_PROXY="127.0.0.1,localhost",
                SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1", **extra)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.monotonic()
-        p = subprocess.Popen([SMCHECK] + args, stdout=out, stderr=err, cwd=sandbox, env=env)
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - start > 3 * TIME:
-                p.kill()
-            time.sleep(0.02)
-        secs = time.monotonic() - start
-        out.seek(0)
-        err.seek(0)
-        return (os.waitstatus_to_exitcode(status), out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"), secs, usage.ru_maxrss)
+    status, secs, rss, out, err, _ = measured([SMCHECK] + args, sandbox, env, 3 * TIME, 4 << 20)
+    return status, out.decode(errors="replace"), err.decode(errors="replace"), secs, rss
 
 
 def within(name, result):
