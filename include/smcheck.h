@@ -14,6 +14,15 @@
  * as long as it does. The library never prints, never exits and is safe to use from several
  * threads on different handles.
  *
+ * What a check does to the process besides reading its paths, each allowed unless the session
+ * says otherwise (smcheck_session_allow): it reads over HTTP(S) the URLs, requirements
+ * ("torch==2.8.0") and lock files' wheels it is given, from PyPI or the index PIP_INDEX_URL,
+ * UV_INDEX_URL or UV_DEFAULT_INDEX names; it keeps what it learned of wheels read so in a cache,
+ * $XDG_CACHE_HOME/smcheck (else ~/.cache/smcheck); it installs once, for the whole process, a
+ * SIGBUS handler that chains to the one before it, so that a file cut short while mapped reads as
+ * zeros and is reported; it calls glibc's malloc_trim(0) after large inputs, to give freed memory
+ * back; and with no GPUs set it loads libcuda.so.1 to ask for the local ones.
+ *
  * Build against it with `pkg-config --cflags --libs smcheck`. */
 #ifndef SMCHECK_H
 #define SMCHECK_H
@@ -93,6 +102,19 @@ SMCHECK_API smcheck_error smcheck_session_set_driver(smcheck_session *s, const c
 SMCHECK_API smcheck_error smcheck_session_set_jobs(smcheck_session *s, unsigned jobs);
 SMCHECK_API smcheck_error smcheck_session_set_max_inflate(smcheck_session *s,
                                                           unsigned long long bytes);
+
+/* What a check may do beyond reading its paths (the paragraph at the top), OR-ed; all of them
+ * unless this says otherwise. Without SMCHECK_ALLOW_NETWORK a URL, requirement or lock that needs
+ * the network is an error of the report ("reading over the network is turned off"); without
+ * SMCHECK_ALLOW_CACHE nothing is read from or written to the cache; without SMCHECK_ALLOW_SIGBUS
+ * a file cut short while it is read raises SIGBUS in the process, as any mapping's would; without
+ * SMCHECK_ALLOW_TRIM malloc_trim is never called. SMCHECK_E_ARG for an unknown bit. */
+#define SMCHECK_ALLOW_NETWORK 1u
+#define SMCHECK_ALLOW_CACHE 2u
+#define SMCHECK_ALLOW_SIGBUS 4u
+#define SMCHECK_ALLOW_TRIM 8u
+#define SMCHECK_ALLOW_ALL 15u
+SMCHECK_API smcheck_error smcheck_session_allow(smcheck_session *s, unsigned allowed);
 
 /* What went wrong with the session's last failed call, in one line; "" when nothing did. */
 SMCHECK_API const char *smcheck_session_message(const smcheck_session *s);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every mode says the same: one pipeline, whatever is printed.
 
-Usage: agree.py SMCHECK API_REPORT FIXTURES_DIR
+Usage: agree.py SMCHECK API_REPORT FIXTURES_DIR STUB_LIBCUDA
 Runs smcheck over every fixture of fixtures/nvcc and fixtures/gen (not the hostile corpus) and
 every wheel, package, environment, image and wheelhouse tests/make_wheels.py assembles, all at
 once, in each mode, against six GPUs, with a driver (12.8) and without, and compares:
@@ -10,7 +10,9 @@ once, in each mode, against six GPUs, with a driver (12.8) and without, and comp
     alternative; per distribution and input their statuses, reasons and next steps; overall;
   - the text matrix (each cell's status), the text of --detail (each failing GPU's status and
     reason) and SARIF (each result's status and the reason in its message) against the JSON;
-  - scan as JSON, with --detail and with --verify: what each library and distribution serves.
+  - scan as JSON, with --detail and with --verify: what each library and distribution serves;
+  - with no GPU named, the local GPUs (a stub libcuda reporting them): the command's JSON and
+    the API's, for one GPU, for two of one machine, and for none (the representative matrix).
 Prints one line per comparison ("ok" or "FAILED" with the first difference), then
 "N passed, M failed".
 """
@@ -24,13 +26,19 @@ import tempfile
 
 from harness import check, equal, finish
 
-SMCHECK, API, FIXTURES = (os.path.abspath(a) for a in sys.argv[1:4])
+SMCHECK, API, FIXTURES, STUB = (os.path.abspath(a) for a in sys.argv[1:5])
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPUS = "sm_61,sm_75,sm_80,sm_86,h100,sm_120"
 
 
-def run(cmd):
+# The local machines the stub driver reports: one H100, an A100 and a T4 together, none.
+LOCAL = ("NVIDIA H100 80GB HBM3|9.0|0", "NVIDIA A100-SXM4-80GB|8.0|0;Tesla T4|7.5|0", "")
+
+
+def run(cmd, devices=None):
     env = dict(os.environ, SMCHECK_LIBCUDA="/nonexistent/libcuda.so.1", NO_COLOR="1")
+    if devices is not None:
+        env.update(SMCHECK_LIBCUDA=STUB, STUB_DEVICES=devices, STUB_DRIVER_VERSION="12080")
     p = subprocess.run(cmd, capture_output=True, env=env)
     return p.returncode, p.stdout.decode("utf-8", "surrogateescape")
 
@@ -85,8 +93,8 @@ def same(what, a, b):
     check(a == b, what, first_difference(a, b))  # the first key where they differ, both values
 
 
-def json_of(cmd):
-    rc, text = run(cmd)
+def json_of(cmd, devices=None):
+    rc, text = run(cmd, devices)
     try:
         return json.loads(text)
     except ValueError:
@@ -214,6 +222,24 @@ def main():
             check(not bad, f"{len(todo)} steps to a driver for CUDA {cuda}, applied: it runs "
                            "(ok, jit, or partial)",
                   str(bad[:3]))
+        # No GPU named: both front doors choose the local GPUs the same way (one machine, its
+        # platform, its driver), or the representative matrix where there are none.
+        for devices in LOCAL:
+            name = "local GPUs: " + (devices.replace("|", " ") or "none")
+            doc = json_of([SMCHECK, "--format", "json", *paths], devices)
+            rc, text = run([API, "json", "auto", "", *paths], devices)
+            try:
+                api = json.loads(text)
+            except ValueError:
+                check(False, f"{name}: the API's json", f"exit {rc}")
+                continue
+            if doc is not None:
+                check(not devices or len(doc["targets"]) == devices.count(";") + 1,
+                      f"{name}: {len(doc['targets'])} targets")
+                same(f"{name}: the API's targets = the command's", dict(enumerate(api["targets"])),
+                     dict(enumerate(doc["targets"])))
+                same(f"{name}: the API's json = the command's", judged(api), judged(doc))
+                same(f"{name}: the API's driver = the command's", api["driver"], doc["driver"])
         # scan: what is served, whatever is shown or verified.
         base = json_of([SMCHECK, "scan", "--format", "json", *paths])
         if base is not None:

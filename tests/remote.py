@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""remote.py SMCHECK FIXTURES: wheels read over HTTP (range requests) against the same wheels read
+"""remote.py SMCHECK FIXTURES [TEST_REMOTE [API_REPORT]]: wheels read over HTTP (range requests) against the same wheels read
 from disk, through the test index tests/httpd.py on 127.0.0.1: the same JSON report and exit
 status, through redirects and from a server without ranges; and each failure a server can make
 (404, a redirect loop, a truncated body, a stall past --timeout) one error naming the URL while
 the other inputs are still judged. Nothing but the report and the cache may be written: the runs
 get an empty HOME, TMPDIR and working directory, where only HOME/.cache/smcheck may appear; the
-cache serves a second check without the network, and a damaged record is an error. Prints "N passed, M failed"."""
+cache serves a second check without the network, and a damaged record is an error. Through the
+library API, a session that does not allow the network asks nothing of any server, and one that
+does not allow the cache writes none. Prints "N passed, M failed"."""
 import base64
 import hashlib
 import json
@@ -22,6 +24,7 @@ import zipfile
 
 SMCHECK, FIX = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 READS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None  # test_remote
+API = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None  # api_report
 HERE = os.path.dirname(os.path.abspath(__file__))
 passed = failed = 0
 
@@ -103,6 +106,54 @@ def sha(path):
 def one_error(err, name, words):
     lines = [l for l in err.splitlines() if l]
     return len(lines) == 1 and lines[0].startswith("smcheck: " + name + ": ") and words in lines[0]
+
+
+def served(base):
+    """The bytes of files the test server has sent so far."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(base + "/served") as r:
+        return int(r.read())
+
+
+def allow_checks(base, www, sandbox):
+    """smcheck_session_allow through api_report: without the network, a URL, a requirement and a
+    lock are each an error of the report saying so and no file byte is sent; without the cache,
+    nothing is kept; with everything allowed (the default), the URL's facts are."""
+    name = sorted(w for w in os.listdir(www) if w.startswith("demo_sm80_sm90"))[0]
+    url = "%s/files/%s#sha256=%s" % (base, name, sha(os.path.join(www, name)))
+    lock = os.path.join(sandbox, "..", "requirements-allow.txt")
+    with open(lock, "w") as f:
+        f.write("demo-ptx==1.0\n")
+    cache = os.path.join(sandbox, ".cache")
+
+    def api(allow, *paths):
+        shutil.rmtree(cache, ignore_errors=True)
+        env = dict(os.environ, HOME=sandbox, TMPDIR=sandbox, no_proxy="127.0.0.1",
+                   NO_PROXY="127.0.0.1", PIP_INDEX_URL=base + "/simple/", API_ALLOW=str(allow))
+        env.pop("XDG_CACHE_HOME", None)
+        p = subprocess.run([API, "json", "sm_80", "", *paths], cwd=sandbox, env=env,
+                           capture_output=True, text=True, timeout=120)
+        try:
+            return p.returncode, json.loads(p.stdout), p.stderr
+        except ValueError:
+            return p.returncode, None, p.stderr
+
+    before = served(base)
+    rc, doc, err = api(15 & ~1, url, "demo-sm80-sm90==1.0", lock)
+    errors = [e for i in doc["inputs"] for e in i["errors"]] if doc else []
+    off = [e for e in errors if "reading over the network is turned off" in e["message"]]
+    check(rc == 0 and len(doc["inputs"]) == 3 and len(off) == 3 and len(errors) == 3 and
+          served(base) == before and not os.path.exists(cache),
+          "the network not allowed: three errors saying so, no byte sent, no cache (%d %r %r)"
+          % (rc, errors[:3], err[:200]))
+    rc, doc, err = api(15 & ~2, url)
+    libs = [l for i in doc["inputs"] for l in i["libraries"]] if doc else []
+    check(rc == 0 and libs and not os.path.exists(cache),
+          "the cache not allowed: the URL read, nothing kept (%d %r)" % (rc, err[:200]))
+    rc, doc, err = api(15, url)
+    check(rc == 0 and os.path.isdir(os.path.join(cache, "smcheck")),
+          "everything allowed: the URL's facts kept in the cache (%d %r)" % (rc, err[:200]))
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 def specs_and_locks(base, www, sandbox, gpus):
@@ -362,11 +413,6 @@ def listed_checks(base, url, digest, sandbox, gpus):
     host for PyPI): the index's sha256 checks it and keys its facts, so that the same URL again
     reads none of its bytes (the server counts what it sends). An index elsewhere is not asked;
     an index whose sha256 is wrong makes it an error, as pip's check would."""
-    def served():
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        with opener.open(base + "/served") as r:
-            return int(r.read())
-
     shutil.rmtree(os.path.join(sandbox, ".cache"), ignore_errors=True)
     ours = ["--index-url", base + "/simple/"]
     rc0, out0, err0, _ = run(gpus + [url], sandbox)  # PyPI, the default, does not serve it
@@ -378,11 +424,11 @@ def listed_checks(base, url, digest, sandbox, gpus):
     check(rc == rc0 and out == out0 and err == "" and records == [digest + ".json"],
           "a plain URL its index lists: the same report, its facts kept under the index's sha256 "
           "(%d %r %r)" % (rc, records, err[:300]))
-    before = served()
+    before = served(base)
     rc, out, err, _ = run(gpus + ours + [url], sandbox)
-    check(rc == rc0 and out == out0 and err == "" and served() == before,
+    check(rc == rc0 and out == out0 and err == "" and served(base) == before,
           "the same URL again: from the cache, none of its bytes sent (%d bytes, %r)"
-          % (served() - before, err[:300]))
+          % (served(base) - before, err[:300]))
     rc, out, err, _ = run(gpus + ["--index-url", base + "/badhash/simple/", url], sandbox)
     check(rc == 2 and one_error(err, url, "its sha256 is " + digest),
           "an index that gives it another sha256: one error naming the URL (%d %r)"
@@ -557,6 +603,8 @@ def main():
             check(secs < 30, "%s: took %.1f s" % (url, secs))
 
         specs_and_locks(base, www, sandbox, gpus)
+        if API:
+            allow_checks(base, www, sandbox)
         tls_checks(www, sandbox, gpus, wheels)
 
         written = [os.path.relpath(os.path.join(d, f), sandbox) for d, _, fs in os.walk(sandbox)

@@ -26,6 +26,14 @@ static void close_diag(void)
 
 enum { EXIT_CLEAN = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_USAGE = 64 };
 
+/* Memory ran out: the check could not be made (as an input that cannot be read), which is no
+ * usage error. */
+static int oom_exit(void)
+{
+    fputs("smcheck: out of memory\n", diag);
+    return EXIT_INPUT;
+}
+
 
 static void usage(FILE *f)
 {
@@ -316,14 +324,14 @@ static int parse_args(int argc, char **argv, config *cfg)
                 return usage_error("--extra-index-url wants an http:// or https:// URL, not '%s'",
                                    optarg);
             if (!append_arg(&cfg->extra_indexes, &cfg->scan.extra_index_count, optarg))
-                return usage_error("%s", "out of memory");
+                return oom_exit();
             cfg->scan.extra_index_urls = cfg->extra_indexes;
             break;
         }
         case OPT_EXTRA: {
             if (!*optarg) return usage_error("%s", "--extra wants the name of an extra");
             if (!append_arg(&cfg->lock_extras, &cfg->scan.lock_extra_count, optarg))
-                return usage_error("%s", "out of memory");
+                return oom_exit();
             cfg->scan.lock_extras = cfg->lock_extras;
             break;
         }
@@ -395,7 +403,7 @@ static int parse_args(int argc, char **argv, config *cfg)
             break;
         case OPT_EXCLUDE: {
             if (!append_arg(&cfg->excludes, &cfg->scan.exclude_count, optarg))
-                return usage_error("%s", "out of memory");
+                return oom_exit();
             cfg->scan.excludes = cfg->excludes;
             break;
         }
@@ -498,10 +506,7 @@ static int load_table(const config *cfg, smc_gpu_table **table)
     int rc = cfg->gpu_table ? smc_gpu_table_load(cfg->gpu_table, table, err, sizeof err)
                             : smc_gpu_table_builtin(table);
     if (rc == 1) return -1;
-    if (rc < 0) {
-        fputs("smcheck: out of memory\n", diag);
-        return EXIT_INPUT;
-    }
+    if (rc < 0) return oom_exit();
     fprintf(diag, "smcheck: %s\n", cfg->gpu_table ? err : "the built-in GPU table is broken");
     return EXIT_INPUT;
 }
@@ -521,10 +526,7 @@ static int gpus(const config *cfg)
         return status;
     }
     smc_driver d;
-    if (smc_driver_probe(&d) != SMC_OK) {
-        fputs("smcheck: out of memory\n", diag);
-        return EXIT_INPUT;
-    }
+    if (smc_driver_probe(&d) != SMC_OK) return oom_exit();
     FILE *out = open_output(cfg);
     int status = EXIT_INPUT;
     if (out)
@@ -546,7 +548,7 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         /* "7.0+7.5": the GPUs of one machine, in the driver's order (a loader chooses once for
          * all of them); "7.0,7.5": GPUs judged each on its own. */
         char err[512], *list = strdup(cfg->gpus);
-        if (!list) return usage_error("%s", "out of memory");
+        if (!list) return oom_exit();
         cfg->one_machine = strchr(list, '+') != NULL;
         if (cfg->one_machine && strchr(list, ',')) {
             free(list);
@@ -559,21 +561,26 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
         int rc = smc_target_parse_list(table, list, targets, n, err, sizeof err);
         free(list);
         if (rc == 1) return -1;
-        if (rc < 0) return usage_error("%s", "out of memory");
+        if (rc < 0) return oom_exit();
         return usage_error("--gpu: %s", err);
     }
-    smc_driver d;
-    if (smc_driver_probe(&d) != SMC_OK) return usage_error("%s", "out of memory");
-    if (smc_targets_local(table, &d, targets, n) != SMC_OK) {
+    /* The local GPUs, chosen as the library chooses them for smcheck_check. */
+    smc_request q = {.driver_cuda = cfg->driver_cuda,
+                     .driver_source = cfg->have_driver ? "--driver" : NULL};
+    smc_driver d = {0};
+    if (smc_request_local(&q, table, targets, &d) != SMC_OK) {
         smc_driver_free(&d);
-        return usage_error("%s", "out of memory");
+        return oom_exit();
     }
-    if (*n && !cfg->have_driver) {
-        cfg->driver_cuda = d.cuda_version;
-        cfg->driver_source = "the local driver";
+    *n = q.target_count;
+    if (!cfg->have_driver) {
+        cfg->driver_cuda = q.driver_cuda;
+        cfg->driver_source = q.driver_source;
     }
-    cfg->one_machine = cfg->local = *n > 0; /* the local GPUs: this machine's, on its platform */
-    if (!*n && (cfg->gpus || cfg->mode == MODE_ADVISE)) { /* the local GPUs: there are none */
+    cfg->one_machine = q.one_machine;
+    cfg->local = q.local;
+    *informational = q.informational;
+    if (!cfg->local && (cfg->gpus || cfg->mode == MODE_ADVISE)) { /* there is no local GPU */
         char why[400];
         if (cfg->gpus)
             snprintf(why, sizeof why, "--gpu auto: no local GPU (%s)",
@@ -584,20 +591,16 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
                      "advise --gpu rtx-4090); there is no local GPU: %s",
                      d.message[0] ? d.message : "none found");
         smc_driver_free(&d);
+        free(*targets);
+        *targets = NULL;
+        *n = 0;
         return usage_error("%s", why);
     }
-    if (!*n) {
-        if (!cfg->quiet)
-            fprintf(diag,
-                    "smcheck: no local GPU (%s); judging against one representative GPU per "
-                    "architecture, for information (--gpu names yours)\n",
-                    d.message[0] ? d.message : "none found");
-        *informational = true;
-        if (smc_targets_representative(table, targets, n) != SMC_OK) {
-            smc_driver_free(&d);
-            return usage_error("%s", "out of memory");
-        }
-    }
+    if (!cfg->local && !cfg->quiet)
+        fprintf(diag,
+                "smcheck: no local GPU (%s); judging against one representative GPU per "
+                "architecture, for information (--gpu names yours)\n",
+                d.message[0] ? d.message : "none found");
     smc_driver_free(&d);
     return -1;
 }
@@ -721,7 +724,7 @@ static int installed_torch(config *cfg, const char *env, smc_torch_installed *no
     *now = (smc_torch_installed){0};
     if (!env) {
         if (smc_default_paths(&found_paths, &n, &why) != SMC_OK)
-            return usage_error("%s", "out of memory");
+            return oom_exit();
         paths = (const char *const *)found_paths;
     }
     int stop = -1;
@@ -848,7 +851,7 @@ int main(int argc, char **argv)
     size_t ndefaults = 0;
     if (npaths <= 0) {
         if (smc_default_paths(&defaults, &ndefaults, &why) != SMC_OK)
-            return usage_error("%s", "out of memory");
+            return oom_exit();
         if (ndefaults == 0) {
             free(defaults);
             free(why);
@@ -875,7 +878,7 @@ int main(int argc, char **argv)
         if (stop < 0) stop = load_builds(&cfg, &builds);
         if (cfg.have_driver) cfg.driver_source = driver_source(&cfg);
     } else if (smc_targets_representative(table, &serving, &nserving) != SMC_OK) {
-        stop = usage_error("%s", "out of memory"); /* scan: what each library serves */
+        stop = oom_exit(); /* scan: what each library serves */
     }
     smc_gpu_table_free(table);
     if (stop >= 0) {

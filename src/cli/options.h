@@ -218,7 +218,8 @@ static const char usage_exit_status[] =
     "  1   some input is 'none', 'cpu-only' or 'compiler' for some target (or worse than\n"
     "      --fail-on allows);\n"
     "      advise: no build runs on the GPUs\n"
-    "  2   some input could not be read, or a library holds malformed device code\n"
+    "  2   some input could not be read, or a library holds malformed device code, or\n"
+    "      memory ran out\n"
     "  64  usage error\n";
 
 #endif

@@ -142,6 +142,17 @@ smcheck_error smcheck_session_set_max_inflate(smcheck_session *s, unsigned long 
     return SMCHECK_OK;
 }
 
+smcheck_error smcheck_session_allow(smcheck_session *s, unsigned allowed)
+{
+    if (!s) return SMCHECK_E_ARG;
+    if (allowed & ~SMCHECK_ALLOW_ALL) return fail(s, SMCHECK_E_ARG, "an unknown SMCHECK_ALLOW_ bit");
+    s->scan.no_network = !(allowed & SMCHECK_ALLOW_NETWORK);
+    s->scan.no_cache = !(allowed & SMCHECK_ALLOW_CACHE);
+    s->scan.no_signals = !(allowed & SMCHECK_ALLOW_SIGBUS);
+    s->scan.no_trim = !(allowed & SMCHECK_ALLOW_TRIM);
+    return SMCHECK_OK;
+}
+
 const char *smcheck_session_message(const smcheck_session *s)
 {
     return s ? s->message : "no session";
@@ -175,20 +186,8 @@ static smc_status choose_targets(const smcheck_session *s, smc_request *q, smc_t
         q->target_count = s->target_count;
         return SMC_OK;
     }
-    smc_driver d;
-    size_t n = 0;
-    smc_status st = smc_driver_probe(&d);
-    if (st == SMC_OK) st = smc_targets_local(s->table, &d, own, &n);
-    if (st == SMC_OK && n && !s->driver_set) {
-        q->driver_cuda = d.cuda_version;
-        q->driver_source = "the local driver";
-    }
-    if (st == SMC_OK && !n) {
-        q->informational = true;
-        st = smc_targets_representative(s->table, own, &n);
-    }
-    q->targets = *own;
-    q->target_count = n;
+    smc_driver d = {0};
+    smc_status st = smc_request_local(q, s->table, own, &d); /* as the command does */
     smc_driver_free(&d);
     return st;
 }

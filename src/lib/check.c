@@ -417,6 +417,31 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
     return SMC_OK;
 }
 
+smc_status smc_request_local(smc_request *req, const smc_gpu_table *table, smc_target **own,
+                             smc_driver *d)
+{
+    extern char **environ;
+    *own = NULL;
+    size_t n = 0;
+    smc_status st = smc_driver_probe(d);
+    if (st == SMC_OK) st = smc_targets_local(table, d, own, &n);
+    if (st != SMC_OK) return st;
+    if (n) {
+        if (!req->driver_source) {
+            req->driver_cuda = d->cuda_version;
+            req->driver_source = "the local driver";
+        }
+        req->one_machine = req->local = true; /* this machine's GPUs, on its platform */
+        req->environment = (const char *const *)environ;
+    } else {
+        req->informational = true;
+        st = smc_targets_representative(table, own, &n);
+    }
+    req->targets = *own;
+    req->target_count = n;
+    return st;
+}
+
 smc_status smc_check(const smc_request *req, smc_result **out)
 {
     *out = NULL;

@@ -240,6 +240,10 @@ bool smc_http_stream(const smc_net *net, smc_fetch *f, const char *url, const ch
                      uint64_t cap, smc_sink sink, void *ctx, char *why, size_t n)
 {
     why[0] = '\0';
+    if (net && net->offline) {
+        snprintf(why, n, "%s", SMC_OFFLINE_WHY);
+        return false;
+    }
     pthread_once(&once, global_init);
     CURL *h = f && f->curl ? f->curl : global_rc == CURLE_OK ? curl_easy_init() : NULL;
     if (!h) {
@@ -712,6 +716,10 @@ bool smc_remote_pread(smc_remote *r, void *buf, size_t n, uint64_t off)
 smc_remote *smc_remote_open(const smc_net *net, const char *url, const char *sha256, char *why,
                             size_t n)
 {
+    if (net && net->offline) {
+        snprintf(why, n, "%s", SMC_OFFLINE_WHY);
+        return NULL;
+    }
     pthread_once(&once, global_init);
     if (global_rc != CURLE_OK) {
         snprintf(why, n, "libcurl could not start");

@@ -25,7 +25,11 @@ bool smc_sha256_fd(int fd, char out[65]);
 typedef struct smc_net {
     unsigned timeout;
     uint64_t speed_limit; /* bytes a second over timeout seconds (0: 1024) */
+    bool offline;         /* nothing is asked of any server: every read fails, saying so */
 } smc_net;
+
+/* Why a read fails when the network is turned off. */
+#define SMC_OFFLINE_WHY "not read: reading over the network is turned off"
 
 /* A handle that one thread's pages reuse, zeroed to start: their connections, TLS sessions and
  * certificate store (loading the CA bundle for each new connection took 60 ms of CPU, most of a

@@ -90,6 +90,14 @@ static smc_status merge(smc_input *in, smc_input *part);
 
 /* Whether a wheel's facts may come from, and go to, the cache: read for every target and
  * driver, with the default limits, without --verify's or --detail's extra facts. */
+/* How the network is used, as the options say (NULL: the defaults). */
+static smc_net net_of(const smc_options *opt)
+{
+    return opt ? (smc_net){.timeout = opt->timeout, .speed_limit = opt->speed_limit,
+                           .offline = opt->no_network}
+               : (smc_net){0};
+}
+
 static bool cacheable(const smc_options *opt)
 {
     return opt && opt->inspect && !opt->no_cache && !opt->verify && !opt->kernel_names &&
@@ -153,7 +161,7 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
     smc_input *own = nw->wheel;
     smc_status st = SMC_OK;
     char why[512];
-    smc_net net = {.timeout = opt->timeout, .speed_limit = opt->speed_limit};
+    smc_net net = net_of(opt);
     bool same = true; /* its bytes are the ones pinned, as far as anything says */
     smc_remote *r = nw->from_cache ? NULL
                                    : smc_remote_open(&net, nw->url,
@@ -209,10 +217,12 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
 }
 
 /* Gives the pages of freed heap memory back to the system. */
-static void heap_back(void)
+static void heap_back(const smc_options *opt)
 {
 #if defined(__GLIBC__) && !SMC_SANITIZED
-    malloc_trim(0);
+    if (!opt || !opt->no_trim) malloc_trim(0);
+#else
+    (void)opt;
 #endif
 }
 
@@ -233,7 +243,7 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     if (it->net) { /* its read-ahead and tail take the room of the buffer it needs less */
         tk.buffer = SMC_REMOTE_BUFFER;
         smc_status st = scan_remote(part, it, p->opt, &tk, zc);
-        heap_back(); /* its directory and libraries' tables were freed between the facts kept
+        heap_back(p->opt); /* its directory and libraries' tables were freed between the facts kept
                         (a cold lock at -j2: heap resident 37 -> 34 MB) */
         return st;
     }
@@ -286,7 +296,7 @@ static void *worker(void *arg)
         }
     }
     smc_zipcache_close(&zc);
-    heap_back(); /* what it freed, before its core helps inflate a long member */
+    heap_back(p->opt); /* what it freed, before its core helps inflate a long member */
     atomic_fetch_add(&p->idle, 1);
     return NULL;
 }
@@ -604,8 +614,7 @@ static smc_status plan_requirement(const char *spec, size_t input, const smc_opt
         smc_pyenv_free(&e);
         return SMC_ERR_NOMEM;
     }
-    smc_net net = {.timeout = opt ? opt->timeout : 0,
-                   .speed_limit = opt ? opt->speed_limit : 0};
+    smc_net net = net_of(opt);
     char *url = NULL, sha[65];
     smc_status st = smc_resolve_pin(&net, NULL, &ix, &e, name, version, NULL, 0, &url, sha, why,
                                     sizeof why)
@@ -808,8 +817,7 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
                               : opt ? opt->extra_index_urls : NULL,
                           own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
         st = SMC_ERR_NOMEM;
-    smc_net net = {.timeout = opt ? opt->timeout : 0,
-                   .speed_limit = opt ? opt->speed_limit : 0};
+    smc_net net = net_of(opt);
     resolving rs = {.lock = &lock,
                     .ix = &ix,
                     .e = &e,
@@ -867,7 +875,7 @@ static smc_status sha256_from_index(const char *url, const smc_options *opt, cha
     sha[0] = '\0';
     if (!smc_indexes_init(&ix, opt->index_url, opt->extra_index_urls, opt->extra_index_count))
         return SMC_ERR_NOMEM;
-    smc_net net = {.timeout = opt->timeout, .speed_limit = opt->speed_limit};
+    smc_net net = net_of(opt);
     smc_resolve_url_sha256(&net, &ix, url, sha);
     smc_indexes_free(&ix);
     return SMC_OK;

@@ -91,7 +91,7 @@ static void install_bus(void)
 smc_status smc_scan_mapped(smc_input *in, const char *path, const uint8_t *map, uint64_t len,
                            const smc_options *opt)
 {
-    pthread_once(&bus_once, install_bus);
+    if (!opt || !opt->no_signals) pthread_once(&bus_once, install_bus);
     guard.start = (uint8_t *)(uintptr_t)map;
     guard.end = guard.start + len;
     guard.hit = 0;

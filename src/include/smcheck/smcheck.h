@@ -590,6 +590,11 @@ typedef struct smc_options {
     const char *cache_dir;
     uint64_t cache_cap;
     bool no_cache;
+    /* What else a check does to the process, each on unless turned off (smcheck_session_allow):
+     * no_network makes every read over HTTP(S) fail, saying so (URLs, requirements, the indexes
+     * locks are resolved on); no_signals installs no SIGBUS handler (source.c), so that a file
+     * cut while mapped raises SIGBUS in the process; no_trim never calls malloc_trim. */
+    bool no_network, no_signals, no_trim;
     /* Called about ten times a second from the scanning threads, one call at a time: bytes done
      * of the total, and the file being read. NULL for none. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *current);
@@ -805,6 +810,14 @@ typedef struct smc_result {
     bool owns_inputs;        /* smc_result_free frees them (smc_check's, not smc_check_inputs') */
 } smc_result;
 
+/* A request's targets when none are named, the one way both front doors (the command and
+ * smcheck_check) choose them: this machine's GPUs, judged as one machine (a loader chooses once
+ * for all of them), on this machine's platform, in this process's environment, with the local
+ * driver's CUDA unless req->driver_source says one was given; with none, one representative GPU
+ * per architecture, for information. *own receives the targets (the caller frees it), *d the
+ * driver as probed (its message says why there is none; the caller frees it). */
+smc_status smc_request_local(smc_request *req, const smc_gpu_table *table, smc_target **own,
+                             smc_driver *d);
 /* Reads the paths with the facts the request needs, judges them, and derives the reasons, roll-
  * ups, serving lists, variant properties and next steps (each next step checked by judging again
  * with it applied). SMC_OK with *out even when inputs could not be read (their errors are in the
