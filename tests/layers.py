@@ -1,34 +1,50 @@
 #!/usr/bin/env python3
-"""The library's layers, checked in the built objects: who calls whom between source files.
+"""The library's wings and layers, checked in the built objects: who calls whom between files.
 
-Usage: layers.py LIBSMCHECK_A [--show]
-Reads the archive with nm: each object's defined functions and the symbols it leaves undefined;
-an object that uses a symbol another defines calls into it. Then checks, following those edges
-transitively:
-  - the printers (report_text, report_json) reach none of the readers, the judge, derive or the
-    advice: they only read a finished result;
-  - the judge (verdict, describe, serves) reaches no reader and nothing of derive or the printers;
-  - the readers reach neither the judge nor the printers;
-  - there is no cycle of calls among the files (readers below the model, the judge below derive,
-    printers on top);
+Usage: layers.py LIBSMCHECK_A SRC_LIB [--show]
+A file's wing is the folder of SRC_LIB it lives in; WINGS gives their order, lowest first, and
+every folder must be one of them. Reads the archive with nm: each object's defined functions and
+the symbols it leaves undefined; an object that uses a symbol another defines calls into it. Then
+checks, following those edges transitively:
+  - every source file of SRC_LIB is in the archive, and every object of the archive comes from
+    one (or is a table generated from data/);
+  - calls go down the wings, never up: a file calls only files of its own wing or of lower ones;
+  - the printers (print) reach no reader (bytes, find, acquire, read), no judge and no derive:
+    they only read a finished result;
+  - the judge reaches no reader, nothing of derive and no printer;
+  - there is no cycle of calls among the files;
   - the judge and the rules do no I/O (no open, read, mmap, fopen ... among their undefined
-    symbols), and one finder reads containers: only finder and fatbin use the container and entry
-    header parsers.
---show prints the graph, one file and what it calls per line. Prints one line per rule, then
-"N passed, M failed".
+    symbols), and one finder reads containers: only the find wing and fatbin use the container
+    and entry header parsers.
+--show prints the graph, one file (wing/name) and what it calls per line. Prints one line per
+rule, then "N passed, M failed".
 """
+import os
 import re
 import subprocess
 import sys
 
 from harness import check, equal, finish
 
-READERS = {"scan", "wheel", "entry", "conda", "image", "walk", "env", "meta", "finder", "fatbin",
-           "elf", "pe", "inflate", "deflate", "pinflate", "source", "containers"}
-JUDGE = {"verdict", "describe", "serves"}
-DERIVE = {"check"}
-ADVICE = {"builds"}
-PRINTERS = {"report_text", "report_json"}
+WINGS = ["base", "rules", "targets", "bytes", "find", "acquire", "read", "judge", "derive",
+         "print", "api"]
+READERS = {"bytes", "find", "acquire", "read"}
+TABLES = {"gpu_table", "builds_table", "cpu_builds", "loaders", "support", "uses"}  # from data/
+
+
+def wings_of(src):
+    """Each source file's wing, by the folder it lives in; and the folders that are no wing."""
+    wing, strays = {}, []
+    for d in sorted(os.listdir(src)):
+        if not os.path.isdir(os.path.join(src, d)):
+            strays.append(d)
+            continue
+        if d not in WINGS:
+            strays.append(d + "/")
+        for f in os.listdir(os.path.join(src, d)):
+            if f.endswith(".c"):
+                wing[f[:-2]] = d
+    return wing, strays
 
 
 def graph(archive):
@@ -124,24 +140,36 @@ def forbid(edges, group, banned, what):
 
 def main():
     edges, used = graph(sys.argv[1])
+    wing, strays = wings_of(sys.argv[2])
     if "--show" in sys.argv:
-        for o in sorted(edges):
-            print(f"{o}: {' '.join(sorted(edges[o]))}")
-    check(PRINTERS <= set(edges) and "verdict" in edges, f"{len(edges)} objects read")
-    forbid(edges, PRINTERS, READERS | JUDGE | DERIVE | ADVICE,
-           "printers reach no reader, judge, derive or advice")
-    forbid(edges, JUDGE, READERS | DERIVE | PRINTERS, "the judge reaches no reader, derive or printer")
-    forbid(edges, READERS, JUDGE | DERIVE | ADVICE | PRINTERS,
-           "readers reach no judge, derive, advice or printer")
+        for o in sorted(edges, key=lambda o: (WINGS.index(wing.get(o, "base")), o)):
+            print(f"{wing.get(o, 'data')}/{o}: {' '.join(sorted(edges[o]))}")
+    check(not strays, f"src/lib holds only the wings' folders ({len(WINGS)})", " ".join(strays))
+    objects = set(used) - TABLES
+    equal(sorted(objects), sorted(wing), f"{len(wing)} source files, each in the archive")
+    level = {o: WINGS.index(w) for o, w in wing.items()}
+    level.update({t: 0 for t in TABLES})
+    up = sorted(f"{wing[a]}/{a} -> {wing[b]}/{b}" for a in sorted(objects & set(wing))
+                for b in edges.get(a, ()) if level.get(b, 0) > level[a])
+    check(not up, "calls go down the wings, never up", "; ".join(up[:5]))
+
+    def files(*names):
+        return {o for o, w in wing.items() if w in names}
+    forbid(edges, files("print"), files(*READERS, "judge", "derive"),
+           "printers reach no reader, judge or derive")
+    forbid(edges, files("judge"), files(*READERS, "derive", "print"),
+           "the judge reaches no reader, derive or printer")
+    forbid(edges, files(*READERS), files("judge", "derive", "print"),
+           "readers reach no judge, derive or printer")
     io = {"open", "openat", "read", "pread", "pread64", "mmap", "mmap64", "fopen", "fopen64",
           "fread", "readdir", "opendir", "dlopen"}
-    bad = {o: sorted(used.get(o, set()) & io) for o in sorted(JUDGE | {"rules", "versions"})}
+    bad = {o: sorted(used.get(o, set()) & io) for o in sorted(files("judge", "rules"))}
     check(not any(bad.values()), "the judge and the rules do no I/O",
           "; ".join(f"{o}: {' '.join(v)}" for o, v in bad.items() if v))
     parsers = {"smc_fatbin_header", "smc_fatbin_entry"}
     readers = sorted(o for o, syms in used.items() if syms & parsers)
-    check(set(readers) <= {"finder", "containers", "fatbin"}, "one finder: only the finder "
-          "(finder, containers) and fatbin parse container and entry headers", " ".join(readers))
+    check(set(readers) <= files("find") | {"fatbin"}, "one finder: only the find wing and fatbin "
+          "parse container and entry headers", " ".join(readers))
     found = cycles(edges)
     check(not found, "no cycle of calls among the files", "; ".join(" ".join(c) for c in found))
     return finish()

@@ -3,8 +3,8 @@
 #ifndef SMCHECK_TESTS_PIECES_H
 #define SMCHECK_TESTS_PIECES_H
 
-#include "../src/lib/finder.h"
-#include "../src/lib/source.h"
+#include "../src/lib/find/finder.h"
+#include "../src/lib/find/source.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* test_cache.c: the cache of facts (src/lib/cache.c). Each file named is read as smc_scan_path
+/* test_cache.c: the cache of facts (src/lib/acquire/cache.c). Each file named is read as smc_scan_path
  * reads it (inspect on), encoded, decoded and compared field by field with what was read, encoded
  * again to the same text, decoded under another prefix (a URL) and compared again, and both judged
  * against several GPUs and drivers into byte-identical detailed JSON reports. A model built here
@@ -7,9 +7,9 @@
  * store, trimming by age, merging; then choices (a pin's wheel): their key, records and merging.
  * Usage: test_cache [--seeds DIR] FILE...   (--seeds: write each file's record as a seed of
  * tests/fuzz/fuzz_cache.c, keyed by FUZZ_KEY, and stop). Prints "N passed, M failed". */
-#include "../src/lib/cache.h"
-#include "../src/lib/model.h"
-#include "../src/lib/resolve.h"
+#include "../src/lib/acquire/cache.h"
+#include "../src/lib/base/model.h"
+#include "../src/lib/acquire/resolve.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

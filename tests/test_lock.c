@@ -1,9 +1,9 @@
-/* test_lock.c: the lock file reader (src/lib/lock.c). The real locks of fixtures/locks (uv.lock,
+/* test_lock.c: the lock file reader (src/lib/acquire/lock.c). The real locks of fixtures/locks (uv.lock,
  * uv's and pip's pylock.toml, uv pip compile's requirements.txt) against what they install: the
  * expected pins below were worked out with Python's tomllib and packaging (markers, wheel tags
  * in pip's order), not with lock.c. Then edge cases built here, one by one, and hostile inputs in
  * bounded time (LOCK_TIME_FACTOR multiplies the budgets: sanitizers). Usage: test_lock FIXTURES */
-#include "../src/lib/lock.h"
+#include "../src/lib/acquire/lock.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

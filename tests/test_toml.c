@@ -1,10 +1,10 @@
-/* test_toml.c: the TOML reader (src/lib/toml.c) on texts built here, each feature to its exact
+/* test_toml.c: the TOML reader (src/lib/acquire/toml.c) on texts built here, each feature to its exact
  * tree and each error TOML requires to its line; inputs built to be slow or deep; and, given the
  * fixtures directory, the real lock files in fixtures/locks. Prints "N passed, M failed".
  * `test_toml --dump FILE...` prints each file's tree instead (for tests/toml_oracle.py): a line of
  * JSON, with inf, -inf and nan as the strings "__inf__", "__-inf__", "__nan__", or "error: why"
  * (then exit status 1). Usage: test_toml [FIXTURES] | test_toml --dump FILE... */
-#include "../src/lib/toml.h"
+#include "../src/lib/acquire/toml.h"
 
 #include <math.h>
 #include <stdbool.h>

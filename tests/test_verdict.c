@@ -1,8 +1,8 @@
 /* test_verdict.c: the compatibility rules, one table row per rule and edge of cuda-compat.md §2
  * (binary compatibility, a/f variants, Tegra) and §4/§5 (PTX ISA, drivers), then containers and
  * library statuses. Prints "N passed, M failed". */
-#include "../src/lib/judge.h"
-#include "../src/lib/runtime.h"
+#include "../src/lib/judge/judge.h"
+#include "../src/lib/derive/derive.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""toml_oracle.py: the TOML reader (src/lib/toml.c) against Python's tomllib, the oracle.
+"""toml_oracle.py: the TOML reader (src/lib/acquire/toml.c) against Python's tomllib, the oracle.
 
 Each TOML file given, then the edge cases below (written here, some generated: every order of
 two and three table-defining statements, and seeded random mutations of a small lock file), is

@@ -4,7 +4,7 @@
  * keep lock.h's promises: one-line messages, pins with a name and version, sha256s of 64
  * lower-case hex digits, and nothing left after a refusal. A requirements.txt lies beside three
  * files its -r and -c lines can name. */
-#include "../../src/lib/lock.h"
+#include "../../src/lib/acquire/lock.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,0 +1,474 @@
+/* check.c: the one pipeline, for the command and the API alike. It reads the paths with the
+ * facts the request needs, judges them, and derives everything a report shows (sentences, roll-
+ * ups, serving lists, variant claims not backed, next steps), so that the printers only read.
+ * Every next step is checked by judging again with it applied: one that would not make the
+ * library run (ok, jit, or partial) is not offered. */
+#include "../acquire/cache.h"
+#include "derive.h"
+
+#include <smcheck/builds.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What a next step must bring a library to: it runs (partial: all but modules built only for
+ * other GPUs, as a vendor library normally is). */
+static bool runs(smc_lib_status s)
+{
+    return s == SMC_STATUS_OK || s == SMC_STATUS_JIT || s == SMC_STATUS_PARTIAL;
+}
+
+/* Whether lib, judged again for t with a driver of CUDA need, runs. */
+static smc_status runs_with_driver(const smc_input *in, const smc_library *lib, const smc_target *t,
+                                   int need, bool *yes)
+{
+    smc_judgement again;
+    smc_status st = smc_judge_library(in, lib, t, need, &again);
+    *yes = st == SMC_OK && runs(again.status);
+    free(again.failing);
+    free(again.support);
+    return st;
+}
+
+/* Whether lib, built again for t (a cubin for it in each container, by the first CUDA that knows
+ * the GPU), runs with the driver, or with the one that CUDA needs where the driver is older. */
+static smc_status runs_when_built(const smc_input *in, const smc_library *lib, const smc_target *t,
+                                  int driver_cuda, bool *yes)
+{
+    *yes = false;
+    unsigned cc = t->cc_major * 10 + t->cc_minor;
+    int cuda = smc_cuda_for_arch(cc);
+    if (!cuda) return SMC_OK; /* a GPU no CUDA of the tables knows */
+    smc_image img = {.kind = SMC_IMAGE_CUBIN, .arch = cc, .version_major = 1, .version_minor = 7,
+                     .release = (unsigned)cuda};
+    smc_container c = {.image_count = 1, .kernels = 1};
+    smc_library built = {.path = lib->path, .containers = &c, .container_count = 1,
+                         .images = &img, .image_count = 1, .machine = lib->machine,
+                         .release = (unsigned)cuda, .distribution = SMC_NONE};
+    return runs_with_driver(in, &built, t, driver_cuda > cuda ? driver_cuda : cuda, yes);
+}
+
+/* The next step for a library that is none for t, checked: the driver its cause asks for when
+ * the GPU can have that driver and it makes the library run, else a build for the GPU when that
+ * runs, else that nothing in the tables is known to. NULL when it is not none or is an unused
+ * alternative. */
+static smc_status next_step(const smc_input *in, const smc_library *lib, const smc_judgement *j,
+                            const smc_target *t, int driver_cuda, char **out)
+{
+    *out = NULL;
+    if (j->status != SMC_STATUS_NONE || j->unused) return SMC_OK;
+    if (j->cause == SMC_CAUSE_NEEDS && j->needs) { /* no driver or GPU makes a loader find it */
+        char wheel[96];
+        smc_soname_wheel(wheel, sizeof wheel, j->needs, lib->cudart_major);
+        *out = smc_asprintf("%s in the environment%s%s%s, or a build of it for the %s installed",
+                            j->needs, wheel[0] ? " (" : "", wheel, wheel[0] ? ")" : "",
+                            j->needs_other ? j->needs_other : "libraries");
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (j->cause == SMC_CAUSE_UNSUPPORTED) { /* no driver or build of ours: a release that is */
+        const smc_distribution *d = lib->distribution < in->distribution_count
+                                        ? &in->distributions[lib->distribution]
+                                        : NULL;
+        char before[64];
+        unsigned cc = t->cc_major * 10 + t->cc_minor;
+        if (d && d->name && smc_support_older(lib->path, d->name, cc, before, sizeof before))
+            *out = smc_asprintf("a release of %s before %s, which NVIDIA supports on compute "
+                                "capability %u.%u (data/support.tsv)",
+                                d->name, before, t->cc_major, t->cc_minor);
+        else
+            *out = smc_asprintf("none: NVIDIA supports no release of it on compute capability "
+                                "%u.%u that smcheck knows (data/support.tsv)",
+                                t->cc_major, t->cc_minor);
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (j->cause == SMC_CAUSE_PLATFORM) { /* no driver or GPU changes what a loader loads */
+        *out = smc_asprintf("a build of it for %s", j->platform ? j->platform : "this platform");
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    bool yes = false;
+    smc_status st = SMC_OK;
+    int need = smc_next_driver(j);
+    int last = smc_last_driver_branch(t->cc_major * 10 + t->cc_minor);
+    if (need && (!last || smc_driver_branch_for_cuda(need) <= last))
+        st = runs_with_driver(in, lib, t, need, &yes);
+    if (st == SMC_OK && yes) {
+        *out = smc_next_step(lib, j, t, driver_cuda, false);
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (st == SMC_OK) st = runs_when_built(in, lib, t, driver_cuda, &yes);
+    if (st != SMC_OK) return st;
+    *out = yes ? smc_next_step(lib, j, t, driver_cuda, true)
+               : smc_asprintf("nothing in smcheck's tables is known to make it run on sm_%u%u",
+                              t->cc_major, t->cc_minor);
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+static smc_status derive_library(const smc_result *r, const smc_input *in, smc_library *lib)
+{
+    if (!lib->summary && !(lib->summary = calloc(1, sizeof *lib->summary))) return SMC_ERR_NOMEM;
+    smc_summary_free(lib->summary);
+    smc_status st = smc_library_summarize(lib, lib->summary);
+    if (st != SMC_OK) {
+        free(lib->summary);
+        lib->summary = NULL;
+        return st;
+    }
+    for (size_t t = 0; t < lib->judgement_count && t < r->target_count; t++) {
+        smc_judgement *j = &lib->judgements[t];
+        const smc_target *g = &r->targets[t];
+        bool ptx;
+        if (!(j->reason = smc_judgement_reason(lib, j, g, r->driver_cuda))) return SMC_ERR_NOMEM;
+        j->warning = smc_judgement_warnings(j, r->driver_cuda);
+        if (j->failing_count &&
+            !(j->failing_tokens = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx)))
+            return SMC_ERR_NOMEM;
+        if ((st = next_step(in, lib, j, g, r->driver_cuda, &j->next)) != SMC_OK) return st;
+    }
+    return SMC_OK;
+}
+
+/* For a distribution that is none for target t because none of its alternatives runs, when the
+ * installed torch does not choose among them: the oldest driver with which one of them runs
+ * (judged again), as a next step; NULL when no driver does. */
+static smc_status alternatives_next(const smc_input *in, size_t dist, const smc_rollup *r,
+                                    const smc_target *t, size_t ti, char **out)
+{
+    *out = NULL;
+    if (r->status != SMC_STATUS_NONE || !r->choices || r->chosen) return SMC_OK;
+    int best = 0;
+    size_t which = SMC_NONE;
+    int last = smc_last_driver_branch(t->cc_major * 10 + t->cc_minor);
+    for (size_t l = 0; l < in->library_count; l++) {
+        const smc_library *lib = &in->libraries[l];
+        if (lib->distribution != dist || lib->role != SMC_ROLE_ALTERNATIVE ||
+            ti >= lib->judgement_count)
+            continue;
+        int need = smc_next_driver(&lib->judgements[ti]);
+        if (!need || (best && need >= best) || (last && smc_driver_branch_for_cuda(need) > last))
+            continue;
+        bool yes;
+        smc_status st = runs_with_driver(in, lib, t, need, &yes);
+        if (st != SMC_OK) return st;
+        if (yes) best = need, which = l;
+    }
+    if (which == SMC_NONE) return SMC_OK;
+    char drv[32];
+    const char *d = smc_driver_for_cuda(best, true, drv, sizeof drv);
+    *out = smc_asprintf("a driver of %s or newer (CUDA %d.%d): %s, one of its alternatives, runs "
+                        "then",
+                        d ? d : "a newer branch", best / 1000, best % 1000 / 10,
+                        smc_base_name(in->libraries[which].path));
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+/* The next step for a distribution whose loader asks for an alternative it does not ship: the
+ * CUDA of the newest alternative that runs on this GPU (a torch built for it, or the override set
+ * to it), or a release that ships the one asked for. NULL when it is not such a roll-up. */
+static smc_status missing_next(const smc_input *in, size_t dist, const smc_rollup *r, size_t ti,
+                               char **out)
+{
+    *out = NULL;
+    if (!r->missing_cuda || r->missing >= in->library_count) return SMC_OK;
+    const char *of = in->libraries[r->missing].path, *name = in->distributions[dist].name;
+    unsigned best = 0;
+    for (size_t l = 0; l < in->library_count; l++) {
+        const smc_library *lib = &in->libraries[l];
+        unsigned cuda = lib->distribution == dist && ti < lib->judgement_count &&
+                                runs(lib->judgements[ti].status)
+                            ? smc_alternative_of(lib->path, of)
+                            : 0;
+        if (cuda > best) best = cuda;
+    }
+    char *want = smc_alternative_for(of, r->missing_cuda);
+    char *runs_here = best ? smc_alternative_for(of, best) : NULL;
+    const char *eq = r->override ? strchr(r->override, '=') : NULL;
+    if (want && runs_here && eq)
+        *out = smc_asprintf("%.*s=%u (%s runs here), or a release of %s that ships %s",
+                            (int)(eq - r->override), r->override, best, runs_here,
+                            name ? name : "it", want);
+    else if (want && runs_here)
+        *out = smc_asprintf("a torch built for CUDA %u.%u, for which it ships %s (it runs here), "
+                            "or a release of %s that ships %s",
+                            best / 10, best % 10, runs_here, name ? name : "it", want);
+    else if (want)
+        *out = smc_asprintf("a release of %s that ships %s", name ? name : "it", want);
+    free(want);
+    free(runs_here);
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+/* The next step for a compiler that does not know the GPU, checked against the tables: the first
+ * Triton release whose ptxas knows it (and the setting that names another ptxas), or an NVRTC of
+ * a CUDA release that does. NULL when it is not such a roll-up. */
+static smc_status compiler_next(const smc_input *in, const smc_rollup *v, const smc_target *t,
+                                char **out)
+{
+    *out = NULL;
+    if (v->status != SMC_STATUS_COMPILER || v->compiler >= in->compiler_count) return SMC_OK;
+    const smc_compiler *c = &in->compilers[v->compiler];
+    smc_compile now = smc_compile_for(in, c->distribution, t);
+    unsigned arch = v->compile_arch;
+    int ptxas = smc_compiler_first(arch, v->compile_a), last = smc_compiler_last(arch);
+    char upto[32] = " or newer"; /* a target a later CUDA dropped: up to that one */
+    if (last) snprintf(upto, sizeof upto, " to %d.%d", last / 1000, last % 1000 / 10);
+    if (c->kind == SMC_COMPILER_TRITON) {
+        int cuda;
+        const char *setting, *until;
+        const char *first = smc_triton_first(arch, &cuda, &setting, &until);
+        if (!ptxas || smc_compiler_knows(ptxas, arch, v->compile_a) != 1) return SMC_OK;
+        char release[128] = "";
+        if (first && smc_compiler_knows(cuda, arch, v->compile_a) == 1) { /* judged again */
+            if (until)
+                snprintf(release, sizeof release, "Triton %s to %s (a torch that requires one: "
+                                                  "torch pins its Triton), or ", first, until);
+            else
+                snprintf(release, sizeof release, "Triton %s or newer (a torch that requires "
+                                                  "it: torch pins its Triton), or ", first);
+        }
+        const char *name = now.setting ? now.setting : "TRITON_PTXAS_PATH";
+        bool hyphen = strchr(name, '-') != NULL; /* Triton 3.3's name, which no shell exports */
+        *out = smc_asprintf("%s%s set to a ptxas of CUDA %d.%d%s (nvidia-cuda-nvcc%s has one)%s%s%s",
+                            release, name, ptxas / 1000, ptxas % 1000 / 10, upto,
+                            ptxas >= 13000 ? "" : "-cu12",
+                            hyphen ? "; a shell cannot export that name: env '" : "",
+                            hyphen ? name : "", hyphen ? "=PATH' python ..." : "");
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    int need = smc_compiler_first(arch, false);
+    if (!need || smc_compiler_knows(need, arch, false) != 1) return SMC_OK;
+    int major = need / 1000;
+    int before = (c->cuda / 1000 - 1) * 1000 + 90; /* the last release of the major before */
+    if (c->cuda > need && smc_compiler_knows(c->cuda, arch, false) == 0 &&
+        smc_compiler_knows(before, arch, false) == 1) { /* a GPU its major dropped */
+        *out = smc_asprintf("an NVRTC of CUDA %d (nvidia-cuda-nvrtc-cu%d): CUDA %d.%d dropped "
+                            "sm_%u", c->cuda / 1000 - 1, c->cuda / 1000 - 1, c->cuda / 1000,
+                            c->cuda % 1000 / 10, arch);
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    char wheel[48];
+    snprintf(wheel, sizeof wheel, major >= 13 ? "nvidia-cuda-nvrtc" : "nvidia-cuda-nvrtc-cu%d",
+             major);
+    *out = smc_asprintf("an NVRTC of CUDA %d.%d%s (%s %d.%d%s)", major, need % 1000 / 10, upto,
+                        wheel, major, need % 1000 / 10, upto);
+    return *out ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+static smc_status derive_rollups(const smc_input *in, smc_rollup *v, size_t n, size_t nt)
+{
+    for (size_t t = 0; v && t < n && t < nt; t++)
+        if (!(v[t].reason = smc_rollup_reason(in, &v[t], t))) return SMC_ERR_NOMEM;
+    return SMC_OK;
+}
+
+static smc_status derive_input(const smc_result *r, smc_input *in, const smc_builds *builds)
+{
+    smc_status st = SMC_OK;
+    for (size_t l = 0; l < in->library_count && st == SMC_OK; l++)
+        st = derive_library(r, in, &in->libraries[l]);
+    for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
+        smc_distribution *d = &in->distributions[k];
+        if (d->variant_claim_count) { /* derived again when checked again */
+            for (size_t i = 0; i < d->unbacked_count; i++)
+                free(d->unbacked[i]);
+            free(d->unbacked);
+            d->unbacked = NULL;
+            d->unbacked_count = 0;
+            st = smc_variant_unbacked(in, d, &d->unbacked, &d->unbacked_count);
+        }
+        if (st == SMC_OK) st = derive_rollups(in, d->verdicts, d->verdict_count, r->target_count);
+        for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++) {
+            smc_rollup *v = &d->verdicts[t];
+            v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
+            if (!v->next) st = missing_next(in, k, v, t, &v->next);
+            if (st == SMC_OK && !v->next)
+                st = alternatives_next(in, k, v, &r->targets[t], t, &v->next);
+            if (st == SMC_OK && !v->next) st = compiler_next(in, v, &r->targets[t], &v->next);
+            smc_cpu_rule rule;
+            if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
+                d->shadowed_by) { /* its files are the CPU build's */
+                if (!(v->next = smc_asprintf("pip uninstall -y %s %s, then pip install %s",
+                                             d->shadowed_by, d->name, d->name)))
+                    st = SMC_ERR_NOMEM;
+            } else if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
+                       smc_cpu_rule_for(d->name, &rule)) {
+                if (!(v->next = smc_strdup(rule.instead))) st = SMC_ERR_NOMEM;
+            }
+        }
+    }
+    if (st == SMC_OK) st = derive_rollups(in, in->verdicts, in->verdict_count, r->target_count);
+    return st;
+}
+
+/* What each library and distribution serves: judged against the serving GPUs with no driver.
+ * Judging against the request's targets (none for a scan) then replaces those judgements. */
+static smc_status derive_serving(smc_result *r)
+{
+    smc_status st = smc_judge(r->inputs, r->input_count, r->serving, r->serving_count, 0, NULL);
+    for (size_t i = 0; i < r->input_count && st == SMC_OK; i++) {
+        smc_input *in = r->inputs[i];
+        for (size_t l = 0; l < in->library_count && st == SMC_OK; l++) {
+            smc_library *lib = &in->libraries[l];
+            if (!lib->container_count) continue;
+            st = (lib->serving = malloc(sizeof *lib->serving))
+                     ? smc_library_serving(lib, r->serving, r->serving_count, lib->serving)
+                     : SMC_ERR_NOMEM;
+        }
+        for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
+            smc_distribution *d = &in->distributions[k];
+            if (!d->library_count) continue;
+            st = (d->serving = malloc(sizeof *d->serving))
+                     ? smc_distribution_serving(in, d, r->serving, r->serving_count, d->serving)
+                     : SMC_ERR_NOMEM;
+        }
+    }
+    return st;
+}
+
+smc_status smc_derive(smc_result *r, const smc_builds *builds)
+{
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < r->input_count && st == SMC_OK; i++)
+        st = derive_input(r, r->inputs[i], builds);
+    r->partial = 0;
+    r->unreadable = false;
+    for (size_t i = 0; i < r->input_count; i++) {
+        const smc_input *in = r->inputs[i];
+        r->unreadable |= in->error_count > 0;
+        for (size_t l = 0; l < in->library_count; l++) {
+            const smc_library *lib = &in->libraries[l];
+            bool partial = false;
+            for (size_t t = 0; t < lib->judgement_count; t++)
+                partial |= lib->judgements[t].status == SMC_STATUS_PARTIAL;
+            r->partial += partial;
+            r->unreadable |= lib->finding_count > 0;
+        }
+    }
+    return st;
+}
+
+void smc_result_free(smc_result *r)
+{
+    if (!r) return;
+    for (size_t i = 0; r->owns_inputs && i < r->input_count; i++)
+        smc_input_free(r->inputs[i]);
+    free(r->inputs);
+    free(r->targets);
+    free(r->serving);
+    free(r->overall);
+    free(r);
+}
+
+static smc_target *copy_targets(const smc_target *t, size_t n)
+{
+    smc_target *out = malloc((n ? n : 1) * sizeof *out);
+    if (out && n) memcpy(out, t, n * sizeof *out);
+    return out;
+}
+
+smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req,
+                            smc_result **out)
+{
+    *out = NULL;
+    smc_result *r = calloc(1, sizeof *r);
+    if (!r) return SMC_ERR_NOMEM;
+    r->inputs = malloc((n ? n : 1) * sizeof *r->inputs);
+    if (r->inputs) {
+        memcpy(r->inputs, inputs, n * sizeof *inputs);
+        r->input_count = n;
+    }
+    r->targets = copy_targets(req->targets, req->target_count);
+    r->target_count = req->target_count;
+    r->serving = req->serving ? copy_targets(req->serving, req->serving_count) : NULL;
+    r->serving_count = req->serving ? req->serving_count : 0;
+    r->overall = calloc(r->target_count ? r->target_count : 1, sizeof *r->overall);
+    r->driver_cuda = req->driver_cuda;
+    r->driver_source = req->driver_source;
+    r->default_reason = req->default_reason;
+    r->informational = req->informational;
+    smc_status st = r->inputs && r->targets && r->overall && (!req->serving || r->serving)
+                        ? SMC_OK
+                        : SMC_ERR_NOMEM;
+    /* The situation: where the libraries must load (--platform, which also chose an image's
+     * platform), and whether the targets are one machine's GPUs. What is served is said of the
+     * code alone, for any platform. */
+    for (size_t i = 0; st == SMC_OK && i < n; i++) {
+        smc_input *in = r->inputs[i];
+        in->platform = req->platform ? smc_platform_name(req->platform) : NULL;
+        in->one_machine = req->one_machine;
+        in->environment = req->environment;
+        in->assume_host = false;
+    }
+    /* The representative matrix and the serving GPUs follow the inputs' platform. */
+    if (st == SMC_OK && r->informational)
+        r->arm_left_out = smc_targets_for_platform(r->inputs, n, r->targets, &r->target_count);
+    if (st == SMC_OK && r->serving)
+        smc_targets_for_platform(r->inputs, n, r->serving, &r->serving_count);
+    if (st == SMC_OK && r->serving) st = derive_serving(r);
+    for (size_t i = 0; st == SMC_OK && i < n; i++)
+        r->inputs[i]->assume_host = req->local;
+    if (st == SMC_OK)
+        st = smc_judge(r->inputs, n, r->targets, r->target_count, r->driver_cuda, r->overall);
+    if (st == SMC_OK) st = smc_derive(r, req->builds);
+    if (st != SMC_OK) {
+        smc_result_free(r);
+        return st;
+    }
+    *out = r;
+    return SMC_OK;
+}
+
+smc_status smc_request_local(smc_request *req, const smc_gpu_table *table, smc_target **own,
+                             smc_driver *d)
+{
+    extern char **environ;
+    *own = NULL;
+    size_t n = 0;
+    smc_status st = smc_driver_probe(d);
+    if (st == SMC_OK) st = smc_targets_local(table, d, own, &n);
+    if (st != SMC_OK) return st;
+    if (n) {
+        if (!req->driver_source) {
+            req->driver_cuda = d->cuda_version;
+            req->driver_source = "the local driver";
+        }
+        req->one_machine = req->local = true; /* this machine's GPUs, on its platform */
+        req->environment = (const char *const *)environ;
+    } else {
+        req->informational = true;
+        st = smc_targets_representative(table, own, &n);
+    }
+    req->targets = *own;
+    req->target_count = n;
+    return st;
+}
+
+smc_status smc_check(const smc_request *req, smc_result **out)
+{
+    *out = NULL;
+    if (!req || (req->path_count && !req->paths) || (req->target_count && !req->targets))
+        return SMC_ERR_ARG;
+    /* What judging needs is read with the bytes: only where it can change a verdict for the
+     * targets; for what is served (scan), all of it, as for every GPU. */
+    smc_options opt = req->scan;
+    opt.inspect = true;
+    opt.kernel_names = req->kernel_names;
+    opt.targets = req->target_count && !req->serving ? req->targets : NULL; /* NULL: every GPU */
+    opt.target_count = opt.targets ? req->target_count : 0;
+    opt.driver_cuda = opt.targets ? req->driver_cuda : 0;
+    /* The cache of wheels' facts: the user's unless told otherwise. */
+    char *cache = opt.cache_dir || opt.no_cache ? NULL : smc_cache_dir();
+    if (cache) opt.cache_dir = cache;
+    smc_input **inputs = calloc(req->path_count ? req->path_count : 1, sizeof *inputs);
+    if (!inputs) {
+        free(cache);
+        return SMC_ERR_NOMEM;
+    }
+    smc_status st = smc_scan_paths(req->paths, req->path_count, &opt, inputs);
+    free(cache);
+    if (st == SMC_OK) st = smc_check_inputs(inputs, req->path_count, req, out);
+    if (st == SMC_OK) (*out)->owns_inputs = true;
+    for (size_t i = 0; st != SMC_OK && i < req->path_count; i++)
+        smc_input_free(inputs[i]);
+    free(inputs);
+    return st;
+}

@@ -1,0 +1,55 @@
+/* report.h: what the printers (report_text.c, report_json.c) share: the view they print from,
+ * which holds only what a result and the display options say. Printers read; they call nothing
+ * that judges, derives or reads inputs (tests/layers.sh checks it in the built objects). */
+#ifndef SMCHECK_REPORT_H
+#define SMCHECK_REPORT_H
+
+#include "../base/util.h"
+
+#include <smcheck/builds.h>
+
+typedef struct smc_view {
+    smc_input *const *inputs;
+    size_t input_count;
+    const smc_target *targets;
+    size_t target_count;
+    int driver_cuda;
+    const char *driver_source;
+    const char *default_reason;
+    const smc_lib_status *overall;
+    const smc_target *serving; /* scan: what each library serves was derived for these */
+    size_t serving_count;
+    bool informational, detail, color;
+    int cell; /* the width of a matrix cell: 8, or 10 where a status name takes 8 */
+} smc_view;
+
+static inline smc_view smc_view_of(const smc_result *r, const smc_display *how)
+{
+    return (smc_view){.inputs = r->inputs,
+                      .input_count = r->input_count,
+                      .targets = r->targets,
+                      .target_count = r->target_count,
+                      .driver_cuda = r->driver_cuda,
+                      .driver_source = r->driver_source,
+                      .default_reason = r->default_reason,
+                      .overall = r->overall,
+                      .serving = r->serving,
+                      .serving_count = r->serving_count,
+                      .informational = r->informational,
+                      .detail = how && how->detail,
+                      .color = how && how->color,
+                      .cell = 8};
+}
+
+static inline smc_view smc_view_of_advice(const smc_advice *a, const smc_display *how)
+{
+    return (smc_view){.targets = a->req.targets,
+                      .target_count = a->req.target_count,
+                      .driver_cuda = a->req.driver_cuda,
+                      .driver_source = a->req.driver_source,
+                      .detail = how && how->detail,
+                      .color = how && how->color,
+                      .cell = 8};
+}
+
+#endif

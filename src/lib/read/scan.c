@@ -1,0 +1,1054 @@
+/* scan.c: the scan of the paths given by the user: it plans their items (files, wheel members,
+ * images, conda packages), and a pool of threads reads them through source.c and the archive
+ * readers (wheel.c, conda.c, image.c), then merges what each found in the report's order. It
+ * judges nothing (verdict.c). */
+#include "../find/source.h"
+#include "walk.h"
+#include "archive.h"
+#include "env.h"
+#include "../acquire/remote.h"
+#include "../acquire/resolve.h"
+#include "../acquire/lock.h"
+#include "../acquire/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+/* Sanitizers bring their own malloc: glibc's malloc_trim would walk an arena nobody set up. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SMC_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define SMC_SANITIZED 1
+#endif
+#endif
+#ifndef SMC_SANITIZED
+#define SMC_SANITIZED 0
+#endif
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct pool {
+    const smc_item *items;
+    size_t *order; /* the order they are taken in */
+    smc_input **parts;
+    size_t n;
+    const smc_options *opt;
+    atomic_size_t next;
+    atomic_bool failed;              /* out of memory: the others stop early */
+    atomic_uint idle;                /* threads that have no item left: a long member's helpers' */
+    _Atomic uint_fast64_t *inflated; /* per input: bytes wheel members inflated to */
+    _Atomic uint_fast64_t *bare;     /* per input: files looked at that gave nothing to merge */
+    _Atomic uint_fast64_t done;      /* bytes, for progress */
+    uint64_t total;
+    unsigned jobs;        /* threads */
+    sem_t zip_slots;      /* threads that may hold an open archive (smc_zipcache) */
+    pthread_mutex_t lock; /* one progress call at a time */
+    struct timespec last;
+} pool;
+
+static void tick(void *ctx, uint64_t n, const char *current)
+{
+    pool *p = ctx;
+    uint64_t done = atomic_fetch_add(&p->done, (uint_fast64_t)n) + n;
+    if (!p->opt || !p->opt->progress || pthread_mutex_trylock(&p->lock) != 0) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double since =
+        (double)(now.tv_sec - p->last.tv_sec) + (double)(now.tv_nsec - p->last.tv_nsec) / 1e9;
+    if (since >= 0.1) {
+        p->last = now;
+        p->opt->progress(p->opt->progress_ctx, done, p->total, current);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Scans a zip archive found by the walk under a name that did not say so, member by member in
+ * this thread; its distribution is part's own (merge renumbers it). */
+static smc_status scan_zip_here(smc_input *part, const smc_item *it, const smc_options *opt,
+                                const smc_ticker *tk)
+{
+    smc_item *members = NULL;
+    size_t n = 0;
+    smc_status st = smc_wheel_plan(part, it->path, it, opt, &members, &n);
+    smc_zipcache zc = {0};
+    for (size_t i = 0; i < n && st == SMC_OK; i++)
+        st = smc_wheel_member(part, &zc, &members[i], opt, tk, NULL);
+    smc_zipcache_close(&zc);
+    smc_items_free(members, n);
+    return st;
+}
+
+static smc_status merge(smc_input *in, smc_input *part);
+
+/* Whether a wheel's facts may come from, and go to, the cache: read for every target and
+ * driver, with the default limits, without --verify's or --detail's extra facts. */
+/* How the network is used, as the options say (NULL: the defaults). */
+static smc_net net_of(const smc_options *opt)
+{
+    return opt ? (smc_net){.timeout = opt->timeout, .speed_limit = opt->speed_limit,
+                           .offline = opt->no_network}
+               : (smc_net){0};
+}
+
+static bool cacheable(const smc_options *opt)
+{
+    return opt && opt->inspect && !opt->no_cache && !opt->verify && !opt->kernel_names &&
+           !opt->max_member_bytes && !opt->max_input_bytes && !opt->max_containers &&
+           !opt->max_images && !opt->max_members;
+}
+
+/* The libraries each distribution of a wheel's own input lists, as smc_distributions_finish
+ * lists them once the input is whole: made for a cache record (which holds them), dropped before
+ * the merge (make false). */
+static smc_status list_libraries(smc_input *own, bool make)
+{
+    for (size_t d = 0; d < own->distribution_count; d++) {
+        free(own->distributions[d].libraries);
+        own->distributions[d].libraries = NULL;
+        own->distributions[d].library_count = 0;
+    }
+    for (size_t i = 0; make && i < own->library_count; i++) {
+        size_t k = own->libraries[i].distribution;
+        if (k >= own->distribution_count) continue;
+        smc_distribution *d = &own->distributions[k];
+        size_t *slot = smc_push(&d->libraries, d->library_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = i;
+        d->library_count++;
+    }
+    return SMC_OK;
+}
+
+/* Makes the distributions of a wheel of a lock file say so. */
+static smc_status mark_lock(smc_input *wheel)
+{
+    for (size_t d = 0; d < wheel->distribution_count; d++) {
+        free(wheel->distributions[d].source);
+        if (!(wheel->distributions[d].source = smc_strdup("lock"))) return SMC_ERR_NOMEM;
+    }
+    return SMC_OK;
+}
+
+/* Only the errors of a wheel whose bytes are not the ones pinned go to part: nothing read from
+ * them is judged. */
+static smc_status errors_of(smc_input *part, const smc_input *own)
+{
+    smc_status st = SMC_OK;
+    part->files += own->files;
+    for (size_t i = 0; i < own->error_count && st == SMC_OK; i++)
+        st = smc_input_add_error(part, own->errors[i].path, "%s", own->errors[i].message);
+    part->errors_more += own->errors_more;
+    return st;
+}
+
+/* Scans a wheel read over the network into its own input, in this thread: it is opened (its
+ * tail read), planned, and its members read in their order, so that its bytes stream by once;
+ * then its sha256 is checked where one was expected, and its facts go to the cache when they
+ * may. Only the wheels the threads are reading are open at once. A wheel whose facts came from
+ * the cache is not read. Then its facts go to part. */
+static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_options *opt,
+                              const smc_ticker *tk, smc_zipcache *zc)
+{
+    const smc_net_wheel *nw = it->net;
+    smc_input *own = nw->wheel;
+    smc_status st = SMC_OK;
+    char why[512];
+    smc_net net = net_of(opt);
+    bool same = true; /* its bytes are the ones pinned, as far as anything says */
+    smc_remote *r = nw->from_cache ? NULL
+                                   : smc_remote_open(&net, nw->url,
+                                                     nw->cache_key[0] ? nw->cache_key : NULL, why,
+                                                     sizeof why);
+    if (!nw->from_cache && !r) st = smc_input_add_error(own, it->path, "%s", why);
+    if (r) {
+        /* Facts for the cache are read for every target and driver. */
+        smc_options all = *opt;
+        bool keep = nw->cache_key[0] && cacheable(opt);
+        if (keep) {
+            all.targets = NULL;
+            all.target_count = 0;
+            all.driver_cuda = 0;
+        }
+        smc_item proto = {.path = it->path, .root = -1, .member = -1, .dist = SMC_NONE,
+                          .input = it->input, .same_as = SMC_NONE, .remote = r};
+        smc_item *members = NULL;
+        size_t count = 0;
+        smc_zipcache_close(zc);
+        st = smc_wheel_plan(own, it->path, &proto, &all, &members, &count);
+        bool unreadable = false;
+        for (size_t i = 0; i < count && st == SMC_OK; i++)
+            st = smc_wheel_member(own, zc, &members[i], &all, tk, &unreadable);
+        smc_zipcache_close(zc); /* its archive reads through the remote file */
+        smc_items_free(members, count);
+        if (st == SMC_OK && !smc_remote_finish(r, why, sizeof why)) {
+            same = false;
+            st = smc_input_add_error(own, it->path, "%s: nothing in it is judged", why);
+        } else if (st == SMC_OK && unreadable) { /* no digest said, or the read broke off */
+            same = false;
+            st = smc_input_add_error(own, it->path,
+                                     "a member could not be read to its end (above): the file "
+                                     "changed while it was read, or is damaged; nothing in it "
+                                     "is judged");
+        }
+        smc_remote_close(r);
+        if (st == SMC_OK && keep && same && opt->cache_dir) {
+            own->inspected = true;
+            st = list_libraries(own, true);
+            char *text = st == SMC_OK ? smc_cache_encode(own, it->path, nw->cache_key, why,
+                                                         sizeof why)
+                                      : NULL;
+            if (text) smc_cache_store(opt->cache_dir, nw->cache_key, text, strlen(text),
+                                      opt->cache_cap, why, sizeof why);
+            free(text); /* a cache that cannot be written is not the input's problem */
+        }
+    }
+    if (st == SMC_OK && !same) return errors_of(part, own);
+    if (st == SMC_OK) st = list_libraries(own, false);
+    if (st == SMC_OK && nw->lock) st = mark_lock(own);
+    return st == SMC_OK ? merge(part, own) : st;
+}
+
+/* Gives the pages of freed heap memory back to the system. */
+static void heap_back(const smc_options *opt)
+{
+#if defined(__GLIBC__) && !SMC_SANITIZED
+    if (!opt || !opt->no_trim) malloc_trim(0);
+#else
+    (void)opt;
+#endif
+}
+
+/* Scans one item into its own input, so that threads share nothing but the item list. */
+static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
+{
+    const smc_item *it = &p->items[i];
+    /* A part is merged into its input, under the input's name: a member's needs no copy of its
+     * wheel's path (500,000 members under a path of 4 KB: 2 GB). */
+    smc_input *part = p->parts[i] = smc_input_new(it->member >= 0 ? "" : it->path, SMC_INPUT_FILE);
+    if (!part) return SMC_ERR_NOMEM;
+    smc_ticker tk = {tick, p, &p->inflated[it->input],
+                     SMC_WHEEL_BUFFERS / (p->jobs < SMC_ZIP_READERS ? p->jobs : SMC_ZIP_READERS),
+                     &p->idle};
+    if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
+    if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
+    if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk, NULL);
+    if (it->net) { /* its read-ahead and tail take the room of the buffer it needs less */
+        tk.buffer = SMC_REMOTE_BUFFER;
+        smc_status st = scan_remote(part, it, p->opt, &tk, zc);
+        heap_back(p->opt); /* its directory and libraries' tables were freed between the facts kept
+                        (a cold lock at -j2: heap resident 37 -> 34 MB) */
+        return st;
+    }
+    if (it->image) {
+        struct stat sb;
+        int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        bool dir = fd >= 0 && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+        smc_status st = fd < 0 ? smc_input_add_error(part, it->path, "%s", strerror(errno))
+                               : smc_image_scan(part, it->path, dir ? fd : -1, dir ? -1 : fd,
+                                                p->opt, &tk);
+        if (fd >= 0) close(fd);
+        return st;
+    }
+    int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return smc_input_add_error(part, it->path, "%s", smc_open_error(errno));
+    uint8_t head[4];
+    smc_status st;
+    if (smc_conda_named(it->path))
+        st = smc_conda_scan(part, it->path, fd, it->root < 0, p->opt, &tk);
+    else if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && smc_zip_at(head, sizeof head))
+        st = scan_zip_here(part, it, p->opt, &tk);
+    else
+        st = smc_scan_fd(part, it->path, fd, p->opt);
+    close(fd);
+    tick(p, it->size, it->path);
+    return st;
+}
+
+/* Whether a part found nothing but files to count (most members of most wheels): it is then
+ * freed at once and only counted, so that a wheel of 500,000 members holds no 500,000 inputs
+ * until the merge. */
+static bool bare(const smc_input *part)
+{
+    return !part->library_count && !part->distribution_count && !part->runtime_count &&
+           !part->error_count && !part->errors_more && !part->note_count && !part->notes_more &&
+           !part->require_cuda && !part->compat_cuda;
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    smc_zipcache zc = {.slots = &p->zip_slots};
+    for (size_t i; !atomic_load(&p->failed) && (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
+        size_t k = p->order[i];
+        if (scan_item(p, k, &zc) != SMC_OK) atomic_store(&p->failed, true);
+        if (p->parts[k] && bare(p->parts[k])) {
+            atomic_fetch_add(&p->bare[p->items[k].input], (uint_fast64_t)p->parts[k]->files);
+            smc_input_free(p->parts[k]);
+            p->parts[k] = NULL;
+        }
+    }
+    smc_zipcache_close(&zc);
+    heap_back(p->opt); /* what it freed, before its core helps inflate a long member */
+    atomic_fetch_add(&p->idle, 1);
+    return NULL;
+}
+
+static unsigned job_count(const smc_options *opt, size_t n)
+{
+    size_t jobs = opt && opt->jobs ? opt->jobs : smc_cpus();
+    if (jobs > n) jobs = n;
+    return jobs > 256 ? 256 : (unsigned)(jobs ? jobs : 1);
+}
+
+/* Moves what part found to the end of in. Distributions part found itself (a zip the walk came
+ * upon) are renumbered; a wheel member's libraries already name their wheel in in. */
+static smc_status merge(smc_input *in, smc_input *part)
+{
+    if (!part) return SMC_OK; /* bare: counted already */
+    size_t base = in->distribution_count;
+    in->files += part->files;
+    for (size_t i = 0; i < part->distribution_count; i++) {
+        smc_distribution *slot = smc_push(&in->distributions, in->distribution_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->distributions[i];
+        in->distribution_count++;
+        part->distributions[i] = (smc_distribution){0};
+    }
+    for (size_t i = 0; i < part->library_count; i++) {
+        smc_library *slot = smc_push(&in->libraries, in->library_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->libraries[i];
+        if (part->distribution_count && slot->distribution != SMC_NONE) slot->distribution += base;
+        in->library_count++;
+        part->libraries[i] = (smc_library){0};
+    }
+    for (size_t i = 0; i < part->runtime_count; i++) {
+        smc_runtime_file *slot = smc_push(&in->runtime, in->runtime_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->runtime[i];
+        if (part->distribution_count && slot->distribution != SMC_NONE) slot->distribution += base;
+        in->runtime_count++;
+        part->runtime[i] = (smc_runtime_file){0};
+    }
+    part->runtime_count = 0;
+    for (size_t i = 0; i < part->error_count; i++) {
+        if (in->error_count >= SMC_ERRORS_KEPT) {
+            in->errors_more++;
+            free(part->errors[i].path);
+            free(part->errors[i].message);
+            part->errors[i] = (smc_error){0};
+            continue;
+        }
+        smc_error *slot = smc_push(&in->errors, in->error_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->errors[i];
+        in->error_count++;
+        part->errors[i] = (smc_error){0};
+    }
+    for (size_t i = 0; i < part->note_count; i++) {
+        if (in->note_count >= SMC_ERRORS_KEPT) {
+            in->notes_more++;
+            free(part->notes[i]);
+            part->notes[i] = NULL;
+            continue;
+        }
+        char **slot = smc_push(&in->notes, in->note_count, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = part->notes[i];
+        in->note_count++;
+        part->notes[i] = NULL;
+    }
+    in->errors_more += part->errors_more;
+    in->notes_more += part->notes_more;
+    if (part->compat_cuda > in->compat_cuda) in->compat_cuda = part->compat_cuda;
+    if (part->require_cuda && !in->require_cuda) { /* an image's */
+        in->require_cuda = part->require_cuda;
+        in->require_cuda_version = part->require_cuda_version;
+        part->require_cuda = NULL;
+    }
+    part->errors_more = part->notes_more = 0;
+    part->distribution_count = part->library_count = part->error_count = part->note_count = 0;
+    return SMC_OK;
+}
+
+/* Items that are the same file (hard links; bind mounts) as an earlier one: by device, inode
+ * and member, in n log n. */
+static int by_file(const void *a, const void *b, void *ctx)
+{
+    const smc_item *items = ctx, *x = &items[*(const size_t *)a], *y = &items[*(const size_t *)b];
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+    if (x->member != y->member) return x->member < y->member ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static smc_status mark_links(smc_item *items, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order), k = 0;
+    if (!order) return SMC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (items[i].ino && !items[i].error) order[k++] = i;
+    if (k > 1) qsort_r(order, k, sizeof *order, by_file, items);
+    for (size_t i = 1; i < k; i++) {
+        const smc_item *a = &items[order[i - 1]], *b = &items[order[i]];
+        if (a->dev == b->dev && a->ino == b->ino && a->member == b->member)
+            items[order[i]].same_as = a->same_as != SMC_NONE ? a->same_as : order[i - 1];
+    }
+    free(order);
+    return SMC_OK;
+}
+
+/* Item k is the file item j was (j < k, merged before): its libraries, at lib_first[j] in
+ * input[j]'s, name k's path as a link when both are in one input, and are copied into k's input
+ * under k's path when not. */
+static smc_status merge_link(smc_input *in, const smc_input *from, const smc_item *items,
+                             size_t j, size_t k, size_t first, size_t count)
+{
+    smc_status st = SMC_OK;
+    in->files++;
+    for (size_t i = first; i < first + count && st == SMC_OK; i++) {
+        const smc_library *lib = &from->libraries[i];
+        /* "a.whl!pkg/x.so": the part after the item's own path is the same for both. */
+        size_t own = strlen(items[j].path);
+        const char *rest = strlen(lib->path) >= own ? lib->path + own : "";
+        char *path = smc_asprintf("%s%s", items[k].path, rest);
+        if (!path) return SMC_ERR_NOMEM;
+        if (from == in) {
+            smc_library *l = &in->libraries[i];
+            char **slot = smc_push(&l->links, l->link_count, sizeof *slot);
+            if (!slot || !(*slot = smc_sanitize(path))) {
+                free(path);
+                return SMC_ERR_NOMEM;
+            }
+            l->link_count++;
+            continue;
+        }
+        smc_library *slot = smc_push(&in->libraries, in->library_count, sizeof *slot);
+        st = slot ? smc_library_copy(slot, lib, path) : SMC_ERR_NOMEM;
+        if (st == SMC_OK) {
+            slot->distribution = items[k].dist; /* a wheel member's, in its input */
+            in->library_count++;
+        }
+        free(path);
+    }
+    return st;
+}
+
+/* The order the pool takes items in: the huge ones first, largest first, so that the longest
+ * work starts at once (and gets the threads that inflate one member in parallel); the rest as
+ * listed, which keeps a wheel's members together for the archive each thread holds open. */
+#define HUGE_ITEM (64ull << 20)
+static size_t *take_order(const smc_item *items, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order), huge = 0;
+    if (!order) return NULL;
+    for (size_t i = 0; i < n; i++) { /* insertion: the huge ones are few */
+        if (items[i].size < HUGE_ITEM) continue;
+        size_t k = huge++;
+        for (; k > 0 && items[order[k - 1]].size < items[i].size; k--)
+            order[k] = order[k - 1];
+        order[k] = i;
+    }
+    for (size_t i = 0, k = huge; i < n; i++)
+        if (items[i].size < HUGE_ITEM) order[k++] = i;
+    return order;
+}
+
+/* Scans the items with a pool of threads; parts[i] receives item i's result. */
+static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, const smc_options *opt,
+                             smc_input **parts, _Atomic uint_fast64_t *bare_files)
+{
+    pool p = {.items = items, .n = n, .opt = opt, .parts = parts, .bare = bare_files};
+    p.inflated = calloc(inputs ? inputs : 1, sizeof *p.inflated);
+    p.order = take_order(items, n);
+    if (!p.inflated || !p.order) {
+        free(p.inflated);
+        free(p.order);
+        return SMC_ERR_NOMEM;
+    }
+    atomic_init(&p.next, 0);
+    atomic_init(&p.failed, false);
+    atomic_init(&p.idle, 0);
+    atomic_init(&p.done, 0);
+    for (size_t i = 0; i < n; i++)
+        p.total += items[i].size;
+    pthread_mutex_init(&p.lock, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &p.last);
+    unsigned jobs = job_count(opt, n), started = 0;
+    p.jobs = jobs;
+    atomic_store(&p.idle, job_count(opt, SIZE_MAX) - jobs); /* -j asked for more than items */
+    sem_init(&p.zip_slots, 0, SMC_ZIP_READERS);
+    pthread_t threads[256];
+    for (; started + 1 < jobs; started++)
+        if (pthread_create(&threads[started], NULL, worker, &p) != 0) break;
+    worker(&p); /* the calling thread works too */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    pthread_mutex_destroy(&p.lock);
+    sem_destroy(&p.zip_slots);
+    free(p.inflated);
+    free(p.order);
+    return atomic_load(&p.failed) ? SMC_ERR_NOMEM : SMC_OK;
+}
+
+static bool zip_named(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 &&
+           (strcasecmp(path + n - 4, ".whl") == 0 || strcasecmp(path + n - 4, ".zip") == 0);
+}
+
+static bool zip_file(const smc_item *it)
+{
+    uint8_t head[4];
+    int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    bool zip = fd >= 0 && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+               smc_zip_at(head, sizeof head);
+    if (fd >= 0) close(fd);
+    return zip;
+}
+
+/* Adds an item, expanding a wheel into its members so that the pool shares them out; a zip under
+ * another name found by the walk is read whole by the thread that meets it. */
+static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_options *opt,
+                           smc_item **items, size_t *n)
+{
+    bool named = zip_named(it->path);
+    if (!it->error && (direct || named) && !smc_conda_named(it->path) && zip_file(it)) {
+        smc_status st = smc_wheel_plan(in, it->path, it, opt, items, n);
+        if (direct && st == SMC_OK) in->kind = SMC_INPUT_WHEEL;
+        free(it->path);
+        free(it->error);
+        return st;
+    }
+    /* A wheel that is no zip archive is a broken input, not a file without device code. */
+    if (!it->error && named && !(it->error = smc_strdup("named like a wheel, but not a zip archive"))) {
+        free(it->path);
+        return SMC_ERR_NOMEM;
+    }
+    smc_item *slot = smc_push(items, *n, sizeof *slot);
+    if (!slot) {
+        free(it->path);
+        free(it->error);
+        return SMC_ERR_NOMEM;
+    }
+    *slot = *it;
+    (*n)++;
+    return SMC_OK;
+}
+
+/* A wheel named by its URL, as an item with an input of its own that a thread reads it into
+ * (scan_remote); its facts from the cache instead, where its sha256 is known and they are there.
+ * sha256, when known, is checked as its bytes stream by. lock: a wheel a lock file installs. */
+static smc_status plan_remote(const char *url, const char *sha256, bool lock, size_t input,
+                              const smc_options *opt, smc_input *in, smc_item **items, size_t *n)
+{
+    smc_item *slot = smc_push(items, *n, sizeof *slot);
+    if (!slot) return SMC_ERR_NOMEM;
+    /* Named by the URL without its credentials (every name and message made from it), fetched
+     * from the URL. */
+    smc_net_wheel *nw = calloc(1, sizeof *nw);
+    *slot = (smc_item){.path = smc_redact(smc_strdup(url)), .root = -1, .member = -1,
+                       .dist = SMC_NONE, .input = input, .same_as = SMC_NONE, .net = nw};
+    if (!slot->path || !nw || !(nw->url = smc_strdup(url))) {
+        free(slot->path);
+        free(nw);
+        return SMC_ERR_NOMEM;
+    }
+    nw->lock = lock;
+    (*n)++;
+    const char *name = slot->path;
+    bool keyed = sha256 && smc_cache_key_ok(sha256);
+    if (keyed) snprintf(nw->cache_key, sizeof nw->cache_key, "%s", sha256);
+    if (keyed && cacheable(opt) && opt->cache_dir) {
+        char why[512];
+        size_t len = 0;
+        char *text = smc_cache_load(opt->cache_dir, sha256, &len, why, sizeof why);
+        if (text) {
+            nw->wheel = smc_cache_decode(text, len, name, name, sha256, why, sizeof why);
+            free(text);
+            if (nw->wheel) {
+                nw->wheel->kind = SMC_INPUT_WHEEL;
+                nw->from_cache = true;
+                return SMC_OK;
+            }
+        }
+        if (why[0]) { /* damaged: said, and read again (which replaces it) */
+            smc_status st = smc_input_add_error(in, name, "its facts in the cache (%s) cannot be "
+                                                "used: %s; read from the network again",
+                                                opt->cache_dir, why);
+            if (st != SMC_OK) return st;
+        }
+    }
+    return (nw->wheel = smc_input_new(name, SMC_INPUT_WHEEL)) ? SMC_OK : SMC_ERR_NOMEM;
+}
+
+/* The environment wheels are chosen for: --platform and --python-version. */
+static bool pyenv_of(const smc_options *opt, smc_pyenv *e, char *why, size_t n)
+{
+    const char *platform = opt && opt->wheel_platform   ? opt->wheel_platform
+                           : opt && opt->image_platform ? opt->image_platform
+                                                        : smc_host_platform();
+    return smc_pyenv_init(e, platform, opt ? opt->python_version : NULL, why, n);
+}
+
+/* A requirement pinned to one version: the wheel pip would install, read over the network. */
+static smc_status plan_requirement(const char *spec, size_t input, const smc_options *opt,
+                                   smc_input *in, smc_item **items, size_t *n)
+{
+    char name[128], version[128], why[512];
+    smc_requirement_split(spec, name, sizeof name, version, sizeof version);
+    smc_pyenv e;
+    if (!pyenv_of(opt, &e, why, sizeof why)) return smc_input_add_error(in, spec, "%s", why);
+    smc_indexes ix;
+    if (!smc_indexes_init(&ix, opt ? opt->index_url : NULL, opt ? opt->extra_index_urls : NULL,
+                          opt ? opt->extra_index_count : 0)) {
+        smc_pyenv_free(&e);
+        return SMC_ERR_NOMEM;
+    }
+    smc_net net = net_of(opt);
+    char *url = NULL, sha[65];
+    smc_status st = smc_resolve_pin(&net, NULL, &ix, &e, name, version, NULL, 0, &url, sha, why,
+                                    sizeof why)
+                        ? plan_remote(url, sha, false, input, opt, in, items, n)
+                        : smc_input_add_error(in, spec, "%s", why);
+    in->kind = SMC_INPUT_WHEEL;
+    free(url);
+    smc_indexes_free(&ix);
+    smc_pyenv_free(&e);
+    return st;
+}
+
+/* The pins of a lock that name no wheel (requirements.txt), looked up on the indexes by this
+ * thread and RESOLVERS more at once, each reusing its connection: a lookup is a page or two, and
+ * each new connection loads the CA bundle (about 60 ms of CPU). A warm requirements.txt of 27
+ * pins: 2.0 s one after another on new connections, 0.9 s with 8 more threads, 0.6 s with 3.
+ * A pin with --hash lines is looked up in the cache first (smc_choice_encode): then a second
+ * check of the lock asks no index (27 pins: 0.12 s instead of 0.68 s). */
+#define RESOLVERS 3
+typedef struct resolving {
+    const smc_lock *lock;
+    const smc_indexes *ix;
+    const smc_pyenv *e;
+    const smc_net *net;
+    const char *cache_dir; /* NULL: no cache */
+    uint64_t cache_cap;
+    char **urls;      /* per pin: the wheel chosen, or NULL (why[i]) */
+    char (*sha)[65];
+    char (*why)[512];
+    char (*cache_why)[1024]; /* per pin: why its choice in the cache could not be used, or "" */
+    atomic_size_t next;
+} resolving;
+
+/* Pin i's choice from the cache: true when it was there and whole. A damaged record is said
+ * (cache_why) and the pin looked up again, which replaces it. */
+static bool choice_cached(resolving *rs, size_t i, const char *key)
+{
+    char why[512];
+    size_t len = 0;
+    const smc_pin *pin = &rs->lock->pins[i];
+    char *text = smc_cache_load(rs->cache_dir, key, &len, why, sizeof why);
+    bool ok = text && smc_choice_decode(text, len, key, &rs->urls[i], rs->sha[i], why, sizeof why);
+    free(text);
+    bool pinned = false; /* a record is only a record: its file must be one the pins allow */
+    for (size_t h = 0; ok && h < pin->hash_count && !pinned; h++)
+        pinned = strcmp(rs->sha[i], pin->hashes[h]) == 0;
+    if (ok && !pinned) {
+        snprintf(why, sizeof why, "the sha256 it names, %s, is not among the requirement's "
+                 "--hash values", rs->sha[i]);
+        free(rs->urls[i]);
+        rs->urls[i] = NULL;
+        rs->sha[i][0] = '\0';
+        ok = false;
+    }
+    if (!ok && why[0])
+        snprintf(rs->cache_why[i], sizeof rs->cache_why[i],
+                 "its choice of wheel in the cache (%s) cannot be used: %s; "
+                 "asked of the index again",
+                 rs->cache_dir, why);
+    return ok;
+}
+
+static void *resolver(void *arg)
+{
+    resolving *rs = arg;
+    smc_fetch f = {0};
+    for (size_t i; (i = atomic_fetch_add(&rs->next, 1)) < rs->lock->pin_count;) {
+        const smc_pin *pin = &rs->lock->pins[i];
+        if (pin->url) continue;
+        const char *const *hashes = (const char *const *)pin->hashes;
+        char key[65];
+        bool keyed = rs->cache_dir && smc_resolve_choice_key(rs->ix, rs->e, pin->name, pin->version,
+                                                             hashes, pin->hash_count, key);
+        if (keyed && choice_cached(rs, i, key)) continue;
+        if (!smc_resolve_pin(rs->net, &f, rs->ix, rs->e, pin->name, pin->version, hashes,
+                             pin->hash_count, &rs->urls[i], rs->sha[i], rs->why[i],
+                             sizeof rs->why[i])) {
+            rs->urls[i] = NULL;
+            continue;
+        }
+        char *text = keyed ? smc_choice_encode(key, rs->urls[i], rs->sha[i]) : NULL;
+        if (text) {
+            char ignored[512]; /* a cache that cannot be written is not the lock's problem */
+            smc_cache_store(rs->cache_dir, key, text, strlen(text), rs->cache_cap, ignored,
+                            sizeof ignored);
+        }
+        free(text);
+    }
+    smc_fetch_done(&f);
+    return NULL;
+}
+
+static smc_status resolve_pins(resolving *rs)
+{
+    size_t n = rs->lock->pin_count, want = 0;
+    rs->urls = calloc(n ? n : 1, sizeof *rs->urls);
+    rs->sha = calloc(n ? n : 1, sizeof *rs->sha);
+    rs->why = calloc(n ? n : 1, sizeof *rs->why);
+    rs->cache_why = calloc(n ? n : 1, sizeof *rs->cache_why);
+    if (!rs->urls || !rs->sha || !rs->why || !rs->cache_why) return SMC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        want += rs->lock->pins[i].url == NULL;
+    atomic_init(&rs->next, 0);
+    pthread_t t[RESOLVERS];
+    size_t started = 0;
+    while (started < RESOLVERS && started < want &&
+           pthread_create(&t[started], NULL, resolver, rs) == 0)
+        started++;
+    resolver(rs); /* this thread too, and alone where no thread could start */
+    for (size_t k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    return SMC_OK;
+}
+
+static void resolving_free(resolving *rs)
+{
+    for (size_t i = 0; rs->urls && i < rs->lock->pin_count; i++)
+        free(rs->urls[i]);
+    free(rs->urls);
+    free(rs->sha);
+    free(rs->why);
+    free(rs->cache_why);
+}
+
+/* Whether a lock's local wheel is one, and the one it pins: a regular file whose name ends in
+ * .whl (a lock naming /etc/passwd or /proc/self/environ gets nothing read), whose sha256 is the
+ * lock's or one its --hash values allow. why says what is wrong. */
+static bool local_wheel_ok(const smc_pin *pin, const char *path, char *why, size_t n)
+{
+    if (!smc_ends_with(path, ".whl")) {
+        snprintf(why, n, "not a wheel file (its name does not end in .whl): not read");
+        return false;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        snprintf(why, n, "%s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        snprintf(why, n, "not a regular file: not read");
+        return false;
+    }
+    bool pinned = pin->sha256[0] || pin->hash_count;
+    char hex[65] = "";
+    bool hashed = pinned && smc_sha256_fd(fd, hex);
+    int err = errno;
+    close(fd);
+    if (!pinned) return true;
+    if (!hashed) {
+        snprintf(why, n, "cannot check its sha256: %s",
+                 err ? strerror(err) : "this smcheck was built without libcrypto");
+        return false;
+    }
+    bool same = strcmp(hex, pin->sha256) == 0;
+    for (size_t i = 0; i < pin->hash_count && !same; i++)
+        same = strcmp(hex, pin->hashes[i]) == 0;
+    if (!same)
+        snprintf(why, n, "its sha256 is %s, not %.64s as the lock says: not the file expected; "
+                 "nothing in it is judged", hex, pin->sha256[0] ? pin->sha256 : pin->hashes[0]);
+    return same;
+}
+
+/* A lock file: every wheel it would install on the platform judged, read over the network (or
+ * from beside it, where it names a path) into one input judged as the environment it makes. */
+static smc_status plan_lock(const char *path, size_t input, const smc_options *opt,
+                            smc_input *in, smc_item **items, size_t *n)
+{
+    char why[512], *text = NULL;
+    size_t len = 0;
+    int r = smc_read_small_file(path, 64u << 20, &text, &len, why, sizeof why);
+    if (r < 0) return SMC_ERR_NOMEM;
+    if (r == 0) return smc_input_add_error(in, path, "%s", why);
+    smc_pyenv e;
+    if (!pyenv_of(opt, &e, why, sizeof why)) {
+        free(text);
+        return smc_input_add_error(in, path, "%s", why);
+    }
+    smc_lock lock;
+    bool read = smc_lock_read(path, text, len, &e, opt ? opt->lock_extras : NULL,
+                              opt ? opt->lock_extra_count : 0, &lock, why, sizeof why);
+    free(text);
+    if (!read) {
+        smc_pyenv_free(&e);
+        return smc_input_add_error(in, path, "%s", why);
+    }
+    in->kind = SMC_INPUT_ENVIRONMENT;
+    smc_status st = SMC_OK;
+    for (size_t i = 0; i < lock.problem_count && st == SMC_OK; i++)
+        st = smc_input_add_error(in, path, "%s", lock.problems[i]);
+    for (size_t i = 0; i < lock.note_count && st == SMC_OK; i++)
+        st = smc_input_add_note(in, "%s: %s", path, lock.notes[i]);
+    smc_indexes ix = {0};
+    bool own = lock.index_count > 0; /* requirements.txt's own --index-url lines */
+    if (st == SMC_OK &&
+        !smc_indexes_init(&ix, own && lock.index_given ? lock.indexes[0] : opt ? opt->index_url : NULL,
+                          own ? (const char *const *)lock.indexes + lock.index_given
+                              : opt ? opt->extra_index_urls : NULL,
+                          own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
+        st = SMC_ERR_NOMEM;
+    smc_net net = net_of(opt);
+    resolving rs = {.lock = &lock,
+                    .ix = &ix,
+                    .e = &e,
+                    .net = &net,
+                    .cache_dir = cacheable(opt) ? opt->cache_dir : NULL,
+                    .cache_cap = opt ? opt->cache_cap : 0};
+    if (st == SMC_OK) st = resolve_pins(&rs);
+    for (size_t i = 0; i < lock.pin_count && st == SMC_OK; i++) {
+        const smc_pin *pin = &lock.pins[i];
+        if (rs.cache_why[i][0])
+            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version,
+                                     rs.cache_why[i]);
+        if (st != SMC_OK) break;
+        char *url = rs.urls[i], sha[65];
+        rs.urls[i] = NULL;
+        snprintf(sha, sizeof sha, "%s", pin->url ? pin->sha256 : rs.sha[i]);
+        if (!pin->url && !url) {
+            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version, rs.why[i]);
+            continue;
+        }
+        size_t first = in->distribution_count;
+        const char *where = pin->url ? pin->url : url;
+        if (smc_url_is(where)) {
+            st = plan_remote(where, sha[0] ? sha : NULL, true, input, opt, in, items, n);
+        } else { /* a local wheel: one that is not one, or not the one pinned, is said so */
+            char problem[256];
+            smc_item it = {.path = smc_strdup(where), .root = -1, .member = -1,
+                           .dist = SMC_NONE, .input = input, .same_as = SMC_NONE};
+            if (it.path && !local_wheel_ok(pin, where, problem, sizeof problem) &&
+                !(it.error = smc_strdup(problem))) {
+                free(it.path);
+                it.path = NULL;
+            }
+            st = it.path ? add_item(in, &it, true, opt, items, n) : SMC_ERR_NOMEM;
+        }
+        for (size_t d = first; d < in->distribution_count && st == SMC_OK; d++) {
+            free(in->distributions[d].source);
+            if (!(in->distributions[d].source = smc_strdup("lock"))) st = SMC_ERR_NOMEM;
+        }
+        free(url);
+    }
+    in->kind = SMC_INPUT_ENVIRONMENT;
+    resolving_free(&rs);
+    smc_indexes_free(&ix);
+    smc_lock_free(&lock);
+    smc_pyenv_free(&e);
+    return st;
+}
+
+/* A wheel URL without #sha256=: the sha256 an index that serves it gives (resolve.h), so that it
+ * is checked and its facts are cached under it as for a URL that names it; "" when none does. */
+static smc_status sha256_from_index(const char *url, const smc_options *opt, char sha[65])
+{
+    smc_indexes ix;
+    sha[0] = '\0';
+    if (!smc_indexes_init(&ix, opt->index_url, opt->extra_index_urls, opt->extra_index_count))
+        return SMC_ERR_NOMEM;
+    smc_net net = net_of(opt);
+    smc_resolve_url_sha256(&net, &ix, url, sha);
+    smc_indexes_free(&ix);
+    return SMC_OK;
+}
+
+/* Lists the items of one path given by the user into *items (growing *n); creates its input and
+ * reads the metadata of the distributions a directory holds. */
+static smc_status plan(const char *path, size_t input, const smc_options *opt, smc_input **in,
+                       smc_env **env, int *root, smc_item **items, size_t *n)
+{
+    if (smc_url_is(path)) { /* URL#sha256=HEX, as pip takes it: checked, and the cache's key */
+        char sha[65];
+        bool sha_ok = smc_url_sha256(path, sha);
+        char *name = smc_redact(smc_strdup(path));
+        *in = name ? smc_input_new(name, SMC_INPUT_WHEEL) : NULL;
+        free(name);
+        if (!*in) return SMC_ERR_NOMEM;
+        if (!sha_ok) /* a digest mistyped would check nothing: pip fails it too */
+            return smc_input_add_error(*in, path,
+                                       "its #sha256= is not 64 hex digits: there is "
+                                       "nothing to check the file against");
+        if (!sha[0] && cacheable(opt) && opt->cache_dir) {
+            smc_status st = sha256_from_index(path, opt, sha);
+            if (st != SMC_OK) return st;
+        }
+        return plan_remote(path, sha[0] ? sha : NULL, false, input, opt, *in, items, n);
+    }
+    struct stat sb;
+    /* A path the user named is followed if it is a link; links inside a directory are not. */
+    bool have = stat(path, &sb) == 0;
+    if (!have && smc_requirement_is(path)) { /* torch==2.8.0, no file of that name */
+        if (!(*in = smc_input_new(path, SMC_INPUT_WHEEL))) return SMC_ERR_NOMEM;
+        return plan_requirement(path, input, opt, *in, items, n);
+    }
+    if (have && S_ISREG(sb.st_mode) && smc_lock_named(path)) {
+        if (!(*in = smc_input_new(path, SMC_INPUT_ENVIRONMENT))) return SMC_ERR_NOMEM;
+        return plan_lock(path, input, opt, *in, items, n);
+    }
+    const char *problem = !have ? strerror(errno)
+                          : S_ISDIR(sb.st_mode) || S_ISREG(sb.st_mode)
+                              ? NULL
+                              : "not a regular file or directory";
+    /* A container image (an OCI layout directory, a tarball) is one item, read by one thread. */
+    bool image = false;
+    if (have) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (S_ISDIR(sb.st_mode) ? O_DIRECTORY : 0));
+        image = fd >= 0 && (S_ISDIR(sb.st_mode) ? smc_image_dir(fd)
+                                                : !smc_conda_named(path) && smc_image_tar(fd, path));
+        if (fd >= 0) close(fd);
+    }
+    *in = smc_input_new(path, image                               ? SMC_INPUT_IMAGE
+                              : have && S_ISDIR(sb.st_mode) ? SMC_INPUT_DIRECTORY
+                                                            : SMC_INPUT_FILE);
+    if (!*in) return SMC_ERR_NOMEM;
+    (*in)->root = image;
+    if (image) {
+        smc_item *slot = smc_push(items, *n, sizeof *slot);
+        if (!slot) return SMC_ERR_NOMEM;
+        *slot = (smc_item){.path = smc_strdup(path), .root = -1, .member = -1, .dist = SMC_NONE,
+                           .size = (uint64_t)sb.st_size, .input = input, .same_as = SMC_NONE,
+                           .image = true};
+        if (!slot->path) return SMC_ERR_NOMEM;
+        (*n)++;
+        return SMC_OK;
+    }
+    if (have && S_ISDIR(sb.st_mode)) {
+        smc_item *found;
+        size_t k, first = *n;
+        smc_status st = smc_walk_dir(*in, path, opt, &found, &k, root);
+        for (size_t i = 0; i < k && st == SMC_OK; i++) {
+            found[i].input = input;
+            st = add_item(*in, &found[i], false, opt, items, n);
+            if (st != SMC_OK) smc_items_free(found + i + 1, k - i - 1);
+        }
+        free(found);
+        if (st == SMC_OK) /* no item yet at all: nothing to offset */
+            st = smc_env_collect(*in, *items ? *items + first : NULL, *n - first, env);
+        /* An environment has something installed; a directory of wheel and package files (a
+         * wheelhouse, dist/) is a set of separate distributions, none installed. */
+        for (size_t d = 0; st == SMC_OK && d < (*in)->distribution_count; d++)
+            if (smc_distribution_installed(&(*in)->distributions[d]))
+                (*in)->kind = SMC_INPUT_ENVIRONMENT;
+        return st;
+    }
+    smc_item it = {.path = smc_strdup(path),
+                   .root = -1,
+                   .error = problem ? smc_strdup(problem) : NULL,
+                   .member = -1,
+                   .dist = SMC_NONE,
+                   .size = have ? (uint64_t)sb.st_size : 0,
+                   .input = input,
+                   .dev = have ? (uint64_t)sb.st_dev : 0,
+                   .ino = have && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_ino : 0,
+                   .same_as = SMC_NONE};
+    if (!it.path || (problem && !it.error)) {
+        free(it.path);
+        free(it.error);
+        return SMC_ERR_NOMEM;
+    }
+    return add_item(*in, &it, true, opt, items, n);
+}
+
+smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_options *opt,
+                          smc_input **out)
+{
+    if (!paths || !out) return SMC_ERR_ARG;
+    for (size_t i = 0; i < count; i++)
+        out[i] = NULL;
+    /* All files of all paths go through one pool; first[i] is where path i's items start. */
+    smc_item *items = NULL;
+    size_t n = 0, *first = calloc(count + 1, sizeof *first);
+    smc_env **envs = calloc(count ? count : 1, sizeof *envs);
+    int *roots = malloc((count ? count : 1) * sizeof *roots); /* the walks' directories */
+    smc_status st = first && envs && roots ? SMC_OK : SMC_ERR_NOMEM;
+    for (size_t i = 0; roots && i < count; i++)
+        roots[i] = -1;
+    for (size_t i = 0; first && i < count && st == SMC_OK; i++) {
+        first[i] = n;
+        st = plan(paths[i], i, opt, &out[i], &envs[i], &roots[i], &items, &n);
+    }
+    if (st == SMC_OK) st = mark_links(items, n);
+    smc_input **parts = st == SMC_OK ? calloc(n ? n : 1, sizeof *parts) : NULL;
+    /* Where each item's libraries went, for its links. */
+    size_t *lib_first = st == SMC_OK ? calloc(n ? n : 1, sizeof *lib_first) : NULL;
+    size_t *lib_count = lib_first ? calloc(n ? n : 1, sizeof *lib_count) : NULL;
+    if (st == SMC_OK && !lib_count) st = SMC_ERR_NOMEM;
+    _Atomic uint_fast64_t *bare_files = calloc(count ? count : 1, sizeof *bare_files);
+    if (st == SMC_OK)
+        st = parts && bare_files ? scan_items(items, n, count, opt, parts, bare_files)
+                                 : SMC_ERR_NOMEM;
+    if (st == SMC_OK) first[count] = n;
+    for (size_t i = 0; i < count && st == SMC_OK; i++) {
+        for (size_t k = first[i]; k < first[i + 1] && st == SMC_OK; k++) {
+            size_t j = items[k].same_as;
+            lib_first[k] = out[i]->library_count;
+            if (j != SMC_NONE)
+                st = merge_link(out[i], out[items[j].input], items, j, k, lib_first[j],
+                                lib_count[j]);
+            else
+                st = merge(out[i], parts[k]);
+            lib_count[k] = out[i]->library_count - lib_first[k];
+        }
+        if (st == SMC_OK) {
+            out[i]->files += atomic_load(&bare_files[i]);
+            st = smc_env_attribute(out[i], envs[i]);
+        }
+        if (st == SMC_OK) st = smc_distributions_finish(out[i]);
+        if (st == SMC_OK) out[i]->inspected = opt->inspect;
+    }
+    for (size_t k = 0; parts && k < n; k++)
+        smc_input_free(parts[k]);
+    for (size_t i = 0; envs && i < count; i++)
+        smc_env_free(envs[i]);
+    for (size_t i = 0; roots && i < count; i++)
+        if (roots[i] >= 0) close(roots[i]);
+    free(roots);
+    free(lib_first);
+    free(lib_count);
+    free((void *)bare_files);
+    free(envs);
+    free(parts);
+    free(first);
+    smc_items_free(items, n);
+    if (st != SMC_OK)
+        for (size_t i = 0; i < count; i++) {
+            smc_input_free(out[i]);
+            out[i] = NULL;
+        }
+    return st;
+}
+
+smc_status smc_scan_path(const char *path, const smc_options *opt, smc_input **out)
+{
+    if (out) *out = NULL;
+    return path ? smc_scan_paths(&path, 1, opt, out) : SMC_ERR_ARG;
+}
