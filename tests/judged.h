@@ -3,7 +3,7 @@
 #ifndef SMCHECK_TESTS_JUDGED_H
 #define SMCHECK_TESTS_JUDGED_H
 
-#include <smcheck/smcheck.h>
+#include <smcheck/model.h>
 
 #include <stdio.h>
 #include <stdlib.h>

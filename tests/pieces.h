@@ -3,8 +3,7 @@
 #ifndef SMCHECK_TESTS_PIECES_H
 #define SMCHECK_TESTS_PIECES_H
 
-#include "../src/lib/find/finder.h"
-#include "../src/lib/find/source.h"
+#include "../src/lib/find/find.h"
 
 #include <stdlib.h>
 

@@ -7,9 +7,8 @@
  * store, trimming by age, merging; then choices (a pin's wheel): their key, records and merging.
  * Usage: test_cache [--seeds DIR] FILE...   (--seeds: write each file's record as a seed of
  * tests/fuzz/fuzz_cache.c, keyed by FUZZ_KEY, and stop). Prints "N passed, M failed". */
-#include "../src/lib/acquire/cache.h"
-#include "../src/lib/base/model.h"
-#include "../src/lib/acquire/resolve.h"
+#include "../src/lib/acquire/acquire.h"
+#include "../src/lib/base/base.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

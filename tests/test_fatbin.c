@@ -1,7 +1,7 @@
 /* test_fatbin.c: unit tests of the fatbin parser and the finder on byte buffers built here, one
  * per malformed case, plus payload decompression, PTX facts and --verify checks. Prints "N
  * passed, M failed". */
-#include "../src/lib/bytes/fatbin.h"
+#include "../src/lib/bytes/bytes.h"
 
 #include <lz4.h>
 #include <stdio.h>

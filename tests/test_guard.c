@@ -4,7 +4,7 @@
  * with smc_scan_memory, inspected for and judged against three targets, and reported as JSON.
  * Usage: test_guard FILE...; prints "N passed, M failed". */
 #include "check.h"
-#include "smcheck/smcheck.h"
+#include "smcheck/model.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  *   test_inflate FILE [PIECE]  FILE holds one raw deflate stream (a wheel member's bytes):
  *                              inflated in order by zlib, and by pinflate with 1, 2 and 3
  *                              helpers; prints the times, checks the bytes agree */
-#include "../src/lib/bytes/inflate.h"
+#include "../src/lib/bytes/bytes.h"
 
 #include "check.h"
 

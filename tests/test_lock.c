@@ -3,7 +3,7 @@
  * expected pins below were worked out with Python's tomllib and packaging (markers, wheel tags
  * in pip's order), not with lock.c. Then edge cases built here, one by one, and hostile inputs in
  * bounded time (LOCK_TIME_FACTOR multiplies the budgets: sanitizers). Usage: test_lock FIXTURES */
-#include "../src/lib/acquire/lock.h"
+#include "../src/lib/acquire/acquire.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

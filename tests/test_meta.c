@@ -2,7 +2,7 @@
  * annotated form, quotes, words that only look like it) and WHEEL's tags, including inputs built
  * to be slow for a parser that rescans (many "cuda" words, many Tag lines). Prints "N passed, M
  * failed". */
-#include "../src/lib/read/env.h"
+#include "../src/lib/read/read.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * the tree (and then a file) is replaced by a symbolic link to a tree outside, whose file a plain
  * open by path would read. Opening the item must fail, with openat2 and component by component.
  * Then paths of PATH_MAX bytes and longer: they are walked and scanned. Usage: test_open LIBRARY */
-#include "../src/lib/read/walk.h"
+#include "../src/lib/read/read.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * pip's tag order against `pip debug`'s, and the wheel chosen from the index pages in
  * fixtures/index, then hostile pages. argv[1]: the fixtures directory. Prints "N passed, M
  * failed". */
-#include "../src/lib/acquire/pypkg.h"
+#include "../src/lib/acquire/acquire.h"
 #include "check.h"
 
 #include <stdlib.h>

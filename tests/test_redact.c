@@ -3,7 +3,7 @@
  * however the writes split it (byte by byte too), the last '@' of the authority ending it, an
  * authority too long to hold hidden whole; nothing else changes, and the text stream still
  * escapes what is not UTF-8. Prints "N passed, M failed". */
-#include "../src/lib/base/util.h"
+#include "../src/lib/base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

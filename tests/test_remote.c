@@ -4,7 +4,7 @@
  * jump past the gap that is read through, a jump back, the tail; then, with a sha256, the hash
  * of the bytes never read. Run by remote.py against tests/httpd.py; an alarm turns a hang into
  * a failure. Prints "N passed, M failed". */
-#include "../src/lib/acquire/remote.h"
+#include "../src/lib/acquire/acquire.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * library padded to 1 MiB, truncates the file to 8 KiB under the mapping, and scans the mapping:
  * every page past 8 KiB now raises SIGBUS. The scan must finish, report the file as changed, and
  * a second file scanned afterwards must come out whole. Usage: test_sigbus LIBRARY */
-#include "../src/lib/find/source.h"
+#include "../src/lib/find/find.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -7,7 +7,7 @@
  * read of them, the runtime needed, findings (their text) and verdicts with their reasons. Archives
  * are compared cut short at several places too.
  * Usage: test_stream FILE...   Prints one line per file and "N passed, M failed". */
-#include "../src/lib/find/finder.h"
+#include "../src/lib/find/find.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * `test_toml --dump FILE...` prints each file's tree instead (for tests/toml_oracle.py): a line of
  * JSON, with inf, -inf and nan as the strings "__inf__", "__-inf__", "__nan__", or "error: why"
  * (then exit status 1). Usage: test_toml [FIXTURES] | test_toml --dump FILE... */
-#include "../src/lib/acquire/toml.h"
+#include "../src/lib/acquire/acquire.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -3,7 +3,7 @@
  * library over each path and prints the report; diagnostics go to stderr as "smcheck: PATH:
  * message". It decides only which targets to use and the exit status. */
 #include "smcheck/builds.h"
-#include "smcheck/smcheck.h"
+#include "smcheck/model.h"
 #include "options.h"
 
 #include <errno.h>

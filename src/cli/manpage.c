@@ -1,7 +1,7 @@
 /* manpage.c: writes smcheck.1, the man page, from the command line's table (options.h), so that
  * --help and the man page say the same. Usage: smcheck-manpage > smcheck.1 */
 #include "options.h"
-#include "smcheck/smcheck.h"
+#include "smcheck/model.h"
 
 #include <stdio.h>
 #include <string.h>

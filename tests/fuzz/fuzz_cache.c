@@ -4,7 +4,7 @@
  * smc_choice_decode takes is written back to the same choice. Seeds are records under the key
  * below (tests/fuzz/seeds/cache, a choice among them; test_cache --seeds DIR FILE... makes more).
  */
-#include "../../src/lib/acquire/cache.h"
+#include "../../src/lib/acquire/acquire.h"
 
 #include <stdio.h>
 #include <stdlib.h>

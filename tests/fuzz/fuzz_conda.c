@@ -2,7 +2,7 @@
  * libarchive reads, under any of its filters) when the first byte is even, as a .conda (a zip of
  * tar.zst members) when odd; members copied out and scanned, the package's metadata read,
  * judged. Caps keep bombs short. */
-#include "../../src/lib/read/archive.h"
+#include "../../src/lib/read/read.h"
 #include "pipeline.h"
 
 #include <stdio.h>

@@ -5,8 +5,7 @@
  * a wheel is opened at it (its tail), read at a few places and finished against a sha256, and
  * a page is read as it comes into the index reader. Nothing may crash, hang past the timeouts
  * or leak. */
-#include "../../src/lib/acquire/pypkg.h"
-#include "../../src/lib/acquire/remote.h"
+#include "../../src/lib/acquire/acquire.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

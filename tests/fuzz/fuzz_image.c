@@ -1,7 +1,7 @@
 /* fuzz_image.c: the image reader on an in-memory tarball (a memfd): its index or manifest.json,
  * nested indexes, configs, and the layers it names, applied with whiteouts; the flattened
  * filesystem as an environment; judged. Caps keep layer bombs short. */
-#include "../../src/lib/read/archive.h"
+#include "../../src/lib/read/read.h"
 #include "pipeline.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * version against a specifier, a wheel's name; the first byte chooses which. A page is read
  * whole and again as it comes over the network, in pieces whose sizes its bytes choose: the two
  * must read the same files (it aborts where they do not). */
-#include "../../src/lib/acquire/pypkg.h"
+#include "../../src/lib/acquire/acquire.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * of a whole stream the same bytes, and the same answer to whether the stream is whole (a
  * stream ISA-L inflates whole, pinflate must too, and the other way round); else abort. What
  * comes out is capped at 8 MiB (zeros deflate a thousandfold). */
-#include "../../src/lib/bytes/inflate.h"
+#include "../../src/lib/bytes/bytes.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>

@@ -4,7 +4,7 @@
  * picks index.json, oci-layout, manifest.json, or one of five blobs whose digests are
  * sha256:000...0 to sha256:444...4, so that the fuzzer can name them. The files are written
  * into a directory of this process's, emptied before each input. */
-#include "../../src/lib/read/archive.h"
+#include "../../src/lib/read/read.h"
 #include "pipeline.h"
 
 #include <fcntl.h>

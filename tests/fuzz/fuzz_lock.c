@@ -1,10 +1,10 @@
 /* fuzz_lock.c: the lock file reader on any bytes, the first byte choosing the kind (its value mod
  * 3: pylock.toml, uv.lock, requirements.txt; seeds start with '0', '1', '2') and the environment
  * (cp311 on manylinux_2_28_x86_64, or on win_amd64); the rest is the file. What it returns must
- * keep lock.h's promises: one-line messages, pins with a name and version, sha256s of 64
+ * keep acquire.h's promises for lock files: one-line messages, pins with a name and version, sha256s of 64
  * lower-case hex digits, and nothing left after a refusal. A requirements.txt lies beside three
  * files its -r and -c lines can name. */
-#include "../../src/lib/acquire/lock.h"
+#include "../../src/lib/acquire/acquire.h"
 
 #include <stdint.h>
 #include <stdio.h>

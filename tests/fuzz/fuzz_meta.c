@@ -1,7 +1,7 @@
 /* fuzz_meta.c: the packaging metadata parsers (METADATA, WHEEL tags, RECORD, installed-files.txt,
  * version.py, conda-meta JSON through the splitter of JSON members), the first byte choosing
  * which. */
-#include "../../src/lib/read/env.h"
+#include "../../src/lib/read/read.h"
 
 #include <stdlib.h>
 

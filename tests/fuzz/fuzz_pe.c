@@ -1,6 +1,6 @@
 /* fuzz_pe.c: the PE header reader on arbitrary bytes (its section table, import directory and
  * RVA mapping), then the finder on them as one window, inspected, judged and reported. */
-#include "../../src/lib/bytes/elf.h"
+#include "../../src/lib/bytes/bytes.h"
 #include "pipeline.h"
 
 #include <stdio.h>

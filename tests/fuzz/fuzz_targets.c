@@ -2,7 +2,7 @@
  * loader, --driver, and the table of PyTorch builds with advice from it; the first byte choosing
  * which. */
 #include "smcheck/builds.h"
-#include "smcheck/smcheck.h"
+#include "smcheck/model.h"
 
 #include <stdlib.h>
 #include <string.h>

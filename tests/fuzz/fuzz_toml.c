@@ -1,6 +1,6 @@
 /* fuzz_toml.c: the TOML reader (lock files) on any bytes: a tree is walked and freed, a refusal
  * must say why in the room given. */
-#include "../../src/lib/acquire/toml.h"
+#include "../../src/lib/acquire/acquire.h"
 
 #include <stdint.h>
 #include <stdlib.h>

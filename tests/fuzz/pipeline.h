@@ -3,7 +3,7 @@
 #ifndef FUZZ_PIPELINE_H
 #define FUZZ_PIPELINE_H
 
-#include "../../src/lib/base/util.h"
+#include "../../src/lib/base/base.h"
 
 #include <stdio.h>
 

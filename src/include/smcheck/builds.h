@@ -8,7 +8,7 @@
 #ifndef SMCHECK_BUILDS_H
 #define SMCHECK_BUILDS_H
 
-#include "smcheck/smcheck.h"
+#include "smcheck/model.h"
 
 #ifdef __cplusplus
 extern "C" {

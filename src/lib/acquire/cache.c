@@ -1,10 +1,9 @@
-/* cache.c: the facts read from a file, kept by its sha256 (cache.h): a writer of the model as a
+/* cache.c: the facts read from a file, kept by its sha256 (acquire.h): a writer of the model as a
  * JSON record, a reader that trusts nothing in the text it is given, and the directory that holds
  * the records (atomic stores, least-recently-used trimming, merging the caches of parallel jobs).
  * It trusts its callers' models; records, and every file under a cache directory, are untrusted. */
-#include "cache.h"
-#include "../base/util.h"
-#include "../base/model.h"
+#include "acquire.h"
+#include "../base/base.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -6,8 +6,7 @@
  * checked for its type, lookups go through sorted indexes (a lock of 20,000 packages is read in
  * linear-logarithmic time), the graph walk visits each package and extra once, and a package that
  * cannot be installed is a problem of the lock, not the end of reading it. */
-#include "lock.h"
-#include "toml.h"
+#include "acquire.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* pypkg.c: PEP 440 versions and specifiers, PEP 508 markers, wheel file names and pip's tag order
  * for a target environment; every string it reads (markers from lock files, names and versions
  * from index pages) is untrusted, so each parse is one bounded pass with no unbounded recursion. */
-#include "pypkg.h"
-#include "../base/util.h"
+#include "acquire.h"
+#include "../base/base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * trusted: a range answered from another offset is an error, a range ignored (200) is read from
  * the start, pages are capped, redirects are followed ten times at most and only to http and
  * https. */
-#include "remote.h"
+#include "acquire.h"
 
 #include <errno.h>
 #include <stdlib.h>

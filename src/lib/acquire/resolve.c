@@ -3,8 +3,7 @@
  * taken as PEP 503 HTML where that is what comes; the files of all indexes pooled and chosen
  * among as pip does (smc_index_choose). Pages are capped; a 404 is an index without the
  * project, any other failure an error that names the index. */
-#include "resolve.h"
-#include "remote.h"
+#include "acquire.h"
 
 #include <ctype.h>
 #include <stdio.h>

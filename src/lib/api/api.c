@@ -1,7 +1,7 @@
 /* api.c: the API of include/smcheck.h over the model. A session holds the targets and limits; a
  * check runs the command's own pipeline (smc_check) and indexes its result, so that the
  * accessors are plain reads of what the command prints. */
-#include "../base/util.h"
+#include "../base/base.h"
 
 #include <smcheck.h>
 #include <smcheck/builds.h>

@@ -1,7 +1,6 @@
 /* model.c: building and freeing the model (inputs, libraries, findings, errors) and the names
  * its enums print as. Trusts only its callers. */
-#include "util.h"
-#include "model.h"
+#include "base.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * pypi-AgE@host/simple/ (a space added here) is written with ***@host, so that a token given in an
  * index URL or a lock reaches no log, report or SARIF upload. The text stream also keeps control
  * sequences from terminals. The rule is one state machine, for streams and for strings alike. */
-#include "util.h"
+#include "base.h"
 
 #include <stdlib.h>
 

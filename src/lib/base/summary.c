@@ -1,7 +1,6 @@
 /* summary.c: counts what a library carries, by token and by per-container token set, in the order
  * the reports print. Works on the model only. */
-#include "util.h"
-#include "model.h"
+#include "base.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
  * may begin (smc_spec_find), so that one stream can be cut into pieces decoded at once.
  * Only correctness of the bytes matters here, and bounds: the caller checks every guess by
  * decoding up to it (pinflate.c), so a wrong guess costs time, never a wrong byte. */
-#include "inflate.h"
+#include "bytes.h"
 
 #include <stdlib.h>
 

@@ -2,8 +2,7 @@
  * finder kept of it (whatever their place in the file), and the headers and sections of cubins.
  * The bytes are untrusted: every libelf call is checked, and a section table that cannot be read
  * leaves the finder's whole-file search to do its work. */
-#include "fatbin.h"
-#include "elf.h"
+#include "bytes.h"
 
 #include <gelf.h>
 #include <pthread.h>

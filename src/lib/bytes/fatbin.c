@@ -3,8 +3,7 @@
  * through smc_in_range, sizes are uint64_t, and loops advance by sizes already checked. Which
  * bytes are headers is the finder's to say (finder.c). The layout is in
  * shared/reference/fatbin-format.md (cited below as §N); it does no I/O. */
-#include "fatbin.h"
-#include "elf.h"
+#include "bytes.h"
 
 #include <limits.h>
 #include <lz4.h>

@@ -3,7 +3,7 @@
  * with the CRC-32 the central directory gives checked at the stream's end, as libzip checks it;
  * anything else (stored members, other methods, encryption, a build without ISA-L, or
  * SMCHECK_INFLATE=zlib) goes through libzip and zlib. */
-#include "inflate.h"
+#include "bytes.h"
 
 #include <stdio.h>
 #include <stdlib.h>

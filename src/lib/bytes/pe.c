@@ -4,7 +4,7 @@
  * the file, within (pointer, length), each field checked before it is used (Microsoft's PE
  * format: DOS header e_lfanew at 0x3C; "PE\0\0"; a 20-byte COFF header; the optional header,
  * PE32 or PE32+, with its data directories; 40-byte section headers). */
-#include "elf.h"
+#include "bytes.h"
 
 #include <stdio.h>
 #include <stdlib.h>

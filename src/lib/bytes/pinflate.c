@@ -14,7 +14,7 @@
  * wrong guess, the reader inflates the rest in order. The CRC-32 of all served bytes is the
  * caller's to check. Memory: the compressed bytes between the reader and the furthest piece, in
  * a mapping whose pages behind the reader go back; limit pieces' outputs. */
-#include "inflate.h"
+#include "bytes.h"
 
 #ifdef SMC_HAVE_ISAL
 

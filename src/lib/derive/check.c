@@ -3,7 +3,7 @@
  * ups, serving lists, variant claims not backed, next steps), so that the printers only read.
  * Every next step is checked by judging again with it applied: one that would not make the
  * library run (ok, jit, or partial) is not offered. */
-#include "../acquire/cache.h"
+#include "../acquire/acquire.h"
 #include "derive.h"
 
 #include <smcheck/builds.h>

@@ -5,10 +5,8 @@
 #ifndef SMCHECK_FINDER_PRIVATE_H
 #define SMCHECK_FINDER_PRIVATE_H
 
-#include "../bytes/elf.h"
-#include "../bytes/fatbin.h"
-#include "finder.h"
-#include "../rules/rules.h"
+#include "../bytes/bytes.h"
+#include "find.h"
 #include "../rules/rules.h"
 
 #define PE_HEADERS_MAX (256u << 10) /* a PE file's headers through its section table, at most */

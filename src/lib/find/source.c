@@ -3,8 +3,7 @@
  * window by window as a stream. It recognises a file by its first bytes, never by its name, and
  * maps it only when those bytes say it can hold device code. Below it is only the finder; the
  * scan (scan.c) and the archive readers call it. */
-#include "finder.h"
-#include "source.h"
+#include "find.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 #ifndef SMCHECK_REPORT_H
 #define SMCHECK_REPORT_H
 
-#include "../base/util.h"
+#include "../base/base.h"
 
 #include <smcheck/builds.h>
 

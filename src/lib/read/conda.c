@@ -5,9 +5,8 @@
  * installs. Every regular member whose first bytes are device code's is copied out and read as
  * the same file on disk would be (entry.c). Member names are untrusted: one that would land
  * outside the package's root is an error, never a path; links are not followed. */
-#include "../find/finder.h"
-#include "archive.h"
-#include "env.h"
+#include "../find/find.h"
+#include "read.h"
 
 #include <archive.h>
 #include <archive_entry.h>

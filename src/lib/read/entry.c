@@ -2,8 +2,8 @@
  * archive and scanned as the same file on disk would be: to memory when small, else to an
  * unlinked temporary file that is then read window by window, so that memory stays bounded
  * whatever the member's size. */
-#include "../find/source.h"
-#include "archive.h"
+#include "../find/find.h"
+#include "read.h"
 
 #include <archive.h>
 #include <errno.h>

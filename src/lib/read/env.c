@@ -4,8 +4,7 @@
  * lists it. It also finds the default environment when the user names none, without running
  * Python. Metadata is untrusted: files are read with a cap, paths are only compared, never
  * opened, and what a RECORD gets wrong about a library is reported. */
-#include "walk.h"
-#include "env.h"
+#include "read.h"
 #include "../rules/rules.h"
 
 #include <smcheck/builds.h>

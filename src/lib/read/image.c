@@ -12,11 +12,9 @@
  * is an error, links are never followed. A tarball, plain or gzip-compressed, is indexed in one
  * pass (its small members kept, where each other one starts, and for gzip a place to start
  * inflating near it), so that no member is looked for by reading it again from the start. */
-#include "../find/finder.h"
+#include "../find/find.h"
 #include "../rules/rules.h"
-#include "walk.h"
-#include "archive.h"
-#include "env.h"
+#include "read.h"
 
 #include <smcheck/builds.h>
 

@@ -2,7 +2,7 @@
  * headers, WHEEL's tags, RECORD's rows, installed-files.txt, a version.py's cuda string, and
  * conda-meta JSON. The text comes from archives and environments made by others: nothing is
  * assumed terminated, every line is bounded, and what cannot be read is left out, not guessed. */
-#include "env.h"
+#include "read.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -2,14 +2,9 @@
  * images, conda packages), and a pool of threads reads them through source.c and the archive
  * readers (wheel.c, conda.c, image.c), then merges what each found in the report's order. It
  * judges nothing (verdict.c). */
-#include "../find/source.h"
-#include "walk.h"
-#include "archive.h"
-#include "env.h"
-#include "../acquire/remote.h"
-#include "../acquire/resolve.h"
-#include "../acquire/lock.h"
-#include "../acquire/cache.h"
+#include "../find/find.h"
+#include "read.h"
+#include "../acquire/acquire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -867,7 +862,7 @@ static smc_status plan_lock(const char *path, size_t input, const smc_options *o
     return st;
 }
 
-/* A wheel URL without #sha256=: the sha256 an index that serves it gives (resolve.h), so that it
+/* A wheel URL without #sha256=: the sha256 an index that serves it gives (resolve.c), so that it
  * is checked and its facts are cached under it as for a URL that names it; "" when none does. */
 static smc_status sha256_from_index(const char *url, const smc_options *opt, char sha[65])
 {

@@ -3,7 +3,7 @@
  * a FIFO, socket or device, and records what it cannot read in its place and goes on. What it
  * lists is opened later relative to the directory it started from, never through a link, so a
  * directory swapped for a link between the walk and the scan leads nowhere outside. */
-#include "walk.h"
+#include "read.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,14 +5,10 @@
  * member claims or holds (a second inflation only when the finder asks for one). Archives are
  * untrusted: names are only reported (nothing is written), encrypted members are not read, and
  * inflation stops at a cap. */
-#include "../find/finder.h"
-#include "../find/source.h"
-#include "walk.h"
-#include "archive.h"
-#include "../bytes/inflate.h"
-#include "env.h"
-#include "../acquire/remote.h"
-#include "../acquire/pypkg.h"
+#include "../find/find.h"
+#include "read.h"
+#include "../bytes/bytes.h"
+#include "../acquire/acquire.h"
 
 #include <smcheck/builds.h>
 

@@ -6,8 +6,8 @@
  * 32-bit one), and only one that lists, index by index, the compressed sizes and CRCs libzip
  * lists is taken for libzip's. Where several do, a member is refused if any of them says so;
  * where none does, the archive is not read. */
-#include "archive.h"
-#include "../acquire/remote.h"
+#include "read.h"
+#include "../acquire/acquire.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 #ifndef SMCHECK_RULES_H
 #define SMCHECK_RULES_H
 
-#include "../base/model.h"
+#include "../base/base.h"
 
 /* versions.c ------------------------------------------------------------------------------------
  */

@@ -2,7 +2,7 @@
  * capabilities, product names) into targets. It trusts neither the table text nor what the user
  * typed: every field is length- and range-checked, lines are read within (pointer, length), and a
  * bad line or item is reported with a one-line message. Facts: reference/cuda-compat.md §1. */
-#include "../base/util.h"
+#include "../base/base.h"
 #include "../rules/rules.h"
 
 #include <smcheck/targets.h>

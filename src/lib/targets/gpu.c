@@ -2,7 +2,7 @@
  * at run time (never linked, no CUDA headers needed), so smcheck runs where there is no driver;
  * each way the driver can be absent or unusable gets its own message. SMCHECK_LIBCUDA names
  * another library to load (the tests' stub). */
-#include "../base/util.h"
+#include "../base/base.h"
 
 #include <smcheck/builds.h>
 

@@ -1,11 +1,13 @@
-/* smcheck.h: the public API of libsmcheck, which lists the CUDA device code (cubins, PTX, LTO IR)
- * held in ELF files, static archives, raw fat binaries and directories of them.
+/* smcheck/model.h: the model, private to libsmcheck, the command and the tests (the public API is
+ * include/smcheck.h): what was read of the CUDA device code (cubins, PTX, LTO IR) in ELF files,
+ * static archives, raw fat binaries, wheels, images and environments, the request a check makes and
+ * its result, and the pipeline's entry points (docs/internals.md says which wing defines each).
  *
  * The library only reads. It never prints and never exits: every call returns an smc_status, and
  * what went wrong with an input is kept in the model (smc_input.errors, smc_library.findings) so
  * that one bad file never stops a scan of many. The model is plain data; printers live apart. */
-#ifndef SMCHECK_SMCHECK_H
-#define SMCHECK_SMCHECK_H
+#ifndef SMCHECK_MODEL_PUBLIC_H
+#define SMCHECK_MODEL_PUBLIC_H
 
 #include <stdbool.h>
 #include <stddef.h>
