@@ -1,6 +1,7 @@
-/* fuzz_index.c: what a package index and a lock hand over untrusted (pypkg.c, pyindex.c): a
- * project page as PEP 691 JSON or PEP 503 HTML and the choice of a file from it, a marker, a
- * version against a specifier, a wheel's name; the first byte chooses which. A page is read
+/* fuzz_index.c: what a package index and a lock hand over untrusted (pyindex.c, index_html.c,
+ * markers.c, pep440.c, pyenv.c): a project page as PEP 691 JSON or PEP 503 HTML and the choice of
+ * a file from it, a marker, a version against a specifier, a wheel's name; the first byte chooses
+ * which. A page is read
  * whole and again as it comes over the network, in pieces whose sizes its bytes choose: the two
  * must read the same files (it aborts where they do not). */
 #include "../../src/lib/acquire/acquire.h"

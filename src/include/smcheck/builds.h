@@ -162,8 +162,8 @@ int smc_last_driver_branch(unsigned cc);
 char *smc_driver_note(const smc_target *t, int driver_cuda);
 
 /* The oldest Linux driver that runs what CUDA version cuda built, by minor-version compatibility
- * (cuda-compat.md §5.2: 11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06), or that supports cuda
- * itself when exact (§5.1), into buf ("570.26"). NULL when the table does not know. */
+ * (11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06), or that supports cuda itself when exact,
+ * into buf ("570.26"); docs/compatibility.md §2.1. NULL when the table does not know. */
 const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len);
 
 #ifdef __cplusplus

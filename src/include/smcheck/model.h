@@ -33,7 +33,7 @@ typedef enum smc_status {
 
 const char *smc_status_str(smc_status st);
 
-/* Kinds of image, with the values of the fatbin entry's kind field (fatbin-format.md §3.1). */
+/* Kinds of image, with the values of the fatbin entry's kind field (docs/fatbin-format.md §3.1). */
 typedef enum smc_image_kind {
     SMC_IMAGE_PTX = 1,
     SMC_IMAGE_CUBIN = 2,

@@ -1,6 +1,7 @@
 /* acquire.h: the acquire wing: what is read over HTTP(S) (remote.c), package indexes
- * (pyindex.c), requirements resolved to wheels (resolve.c), lock files (lock.c, toml.c), Python
- * packaging without I/O (pypkg.c), and the facts cache (cache.c) */
+ * (pyindex.c, index_url.c, index_html.c), requirements resolved to wheels (resolve.c), lock files
+ * (lock.c and a file per format, toml*.c), Python packaging without I/O (pep440.c versions,
+ * pyenv.c environments and tags, markers.c markers), and the facts cache (cache*.c) */
 #ifndef SMCHECK_ACQUIRE_H
 #define SMCHECK_ACQUIRE_H
 
@@ -12,8 +13,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
-/* pypkg --------------------------------------------------------------------------------------
- */
+/* Python packaging: pep440.c, pyenv.c, markers.c ------------------------------------------ */
 
 /* Python packaging without I/O: the environment wheels are chosen for (PEP 508 markers,
  * pip's tag order), PEP 440 versions and specifiers, wheel file names (PEP 427), and the files of

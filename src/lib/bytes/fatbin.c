@@ -2,7 +2,7 @@
  * decompression and checking of entry payloads. It trusts no byte it reads: every read goes
  * through smc_in_range, sizes are uint64_t, and loops advance by sizes already checked. Which
  * bytes are headers is the finder's to say (finder.c). The layout is in
- * shared/reference/fatbin-format.md (cited below as §N); it does no I/O. */
+ * docs/fatbin-format.md (cited below as §N); it does no I/O. */
 #include "bytes.h"
 
 #include <limits.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-/* Entry flags (§3.2). */
+/* Entry flags (§4). */
 #define FLAG_LZ4 0x2000u
 #define FLAG_ZSTD 0x8000u
 #define FLAG_ARCH_SPECIFIC 0x100000u /* the "a" variant */
@@ -235,7 +235,7 @@ smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_ima
         img->stored_size = csize;
         img->size = usize;
     }
-    *next = e + hsize + padded; /* paddedSize, not the compressed size, leads on (§3.4) */
+    *next = e + hsize + padded; /* paddedSize, not the compressed size, leads on (§3) */
     return SMC_OK;
 }
 

@@ -1,5 +1,6 @@
-/* find.h: the find wing: the one container finder over windows of bytes (finder.c,
- * containers.c), and where a file's bytes come from (source.c) */
+/* find.h: the find wing: the one container finder over windows of bytes (finder.c, with
+ * finder_rules.c, finder_resolve.c, stream_headers.c and containers.c below it), and where a
+ * file's bytes come from (source.c) */
 #ifndef SMCHECK_FIND_H
 #define SMCHECK_FIND_H
 

@@ -12,7 +12,7 @@
  *   and dynamic section) are kept as they pass; section names that went by before the table said
  *   where they were make the finder ask for the bytes once more (smc_finder_again).
  *
- * The rules (cuda-compat/fatbin-format §1, §9): in .nv_fatbin and __nv_relfatbin sections,
+ * The rules (docs/fatbin-format.md §1): in .nv_fatbin and __nv_relfatbin sections,
  * containers back to back with zero padding between them, garbage reported and skipped to the next
  * header 8-aligned from the section's start; elsewhere, whole containers at 8-aligned offsets from
  * the file's (or archive member's) start whose every entry has version 0x0101. While a container
@@ -245,17 +245,6 @@ static void ar_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
 
 /* Feeding ------------------------------------------------------------------------------------- */
 
-/* A PE file's headers through its section table: the sections, and the import descriptors'
- * bytes asked for. */
-static void pe_headers(smc_finder *f, const uint8_t *h, size_t n)
-{
-    f->pe_pending = false;
-    f->pe_ok = smc_pe_parse(h, n, &f->pe, f->pe_error, sizeof f->pe_error);
-    if (f->pe_ok == -2) fnd_nomem(f);
-    if (f->pe_ok == 1 && f->pe.import_offset != SMC_PE_NOWHERE)
-        fnd_want(f, &f->dynamic, f->pe.import_offset,
-                 f->pe.import_size < DYNAMIC_MAX ? f->pe.import_size : DYNAMIC_MAX);
-}
 
 static void decide_kind(smc_finder *f)
 {
@@ -278,9 +267,9 @@ static void decide_kind(smc_finder *f)
         if (need > n && need <= PE_HEADERS_MAX) {
             fnd_want(f, &f->phdrs, 0, need);
             f->pe_pending = !fnd_captured(&f->phdrs);
-            if (!f->pe_pending) pe_headers(f, f->phdrs.bytes, f->phdrs.len);
+            if (!f->pe_pending) fnd_pe_headers(f, f->phdrs.bytes, f->phdrs.len);
         } else {
-            pe_headers(f, h, n);
+            fnd_pe_headers(f, h, n);
         }
     } else {
         f->kind = K_NONE;
@@ -359,14 +348,16 @@ static void dispatch(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
         f->file.have = base + n;
     } else if (f->kind == K_ELF || f->kind == K_RAW || f->kind == K_PE) {
         fnd_keep(f, &f->phdrs, base, p, n);
-        if (f->pe_pending && fnd_captured(&f->phdrs)) pe_headers(f, f->phdrs.bytes, f->phdrs.len);
+        if (f->pe_pending && fnd_captured(&f->phdrs))
+            fnd_pe_headers(f, f->phdrs.bytes, f->phdrs.len);
         if (f->kind != K_PE && !f->dyn_known && fnd_captured(&f->phdrs)) want_dynamic(f);
         fnd_keep(f, &f->dynamic, base, p, n);
         fnd_keep(f, &f->table, base, p, n);
         fnd_keep(f, &f->names, base, p, n);
         fnd_keep(f, &f->needed, base, p, n);
         if (f->pass == 1) fnd_stream_window(f, base, p, n);
-        if (f->pass == 1 && f->runtime && f->runtime_kind == SMC_RUNTIME_PTXAS) ptxas_window(f, p, n);
+        if (f->pass == 1 && f->runtime && f->runtime_kind == SMC_RUNTIME_PTXAS)
+            ptxas_window(f, p, n);
     }
 }
 
@@ -402,679 +393,6 @@ smc_status smc_finder_feed(smc_finder *f, const uint8_t *p, size_t n)
     }
     if (!f->whole && f->kind != K_NONE) dispatch(f, base, p, n);
     return f->failed;
-}
-
-/* The layout ------------------------------------------------------------------------------------
- */
-
-static smc_status finding(smc_library *lib, uint64_t at, const char *fmt, ...) SMC_PRINTF(3, 4);
-
-static smc_status finding(smc_library *lib, uint64_t at, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = smc_vasprintf(fmt, ap);
-    va_end(ap);
-    if (!msg) return SMC_ERR_NOMEM;
-    smc_status st = smc_library_add_finding(lib, at, "%s", msg);
-    free(msg);
-    return st;
-}
-
-/* The section table: where it lies in what was kept. */
-static bool table_range(const smc_finder *f, uint64_t *off, uint64_t *len)
-{
-    const smc_elf_header *e = &f->eh;
-    uint64_t entsize = e->shentsize, count = e->shnum;
-    if (!fnd_captured(&f->table) && !(f->whole && f->table.have)) return false;
-    const capture *t = &f->table;
-    uint64_t at = e->shoff - t->from;
-    if (count == 0 && entsize >= (e->is64 ? 64u : 40u) && smc_in_range(t->have, at, entsize))
-        count = smc_elf_word(e, t->bytes + at + (e->is64 ? 0x20 : 0x14), e->is64 ? 8 : 4);
-    if (count == 0) count = 1;
-    *off = e->shoff;
-    *len = count > UINT64_MAX / (entsize ? entsize : 1) ? UINT64_MAX : count * entsize;
-    return true;
-}
-
-/* Asks for the section names once the table says where they are; false when the bytes must
- * come again. */
-static void want_names(smc_finder *f)
-{
-    uint64_t off, len;
-    const smc_elf_header *e = &f->eh;
-    if (!table_range(f, &off, &len) || len > TABLE_MAX) return;
-    const capture *t = &f->table;
-    if (!smc_in_range(t->have, off - t->from, len)) return;
-    const uint8_t *tab = t->bytes + (off - t->from);
-    /* Entries of their full size first: SHN_XINDEX's index is read from the first one's sh_link. */
-    if (e->shentsize < (e->is64 ? 64u : 40u)) return;
-    uint64_t idx = e->shstrndx;
-    if (idx == 0xffff) idx = smc_elf_word(e, tab + (e->is64 ? 0x28 : 0x18), 4);
-    if (idx >= len / e->shentsize) return;
-    const uint8_t *sh = tab + idx * e->shentsize;
-    int w = e->is64 ? 8 : 4;
-    uint64_t noff = smc_elf_word(e, sh + (e->is64 ? 0x18 : 0x10), w);
-    uint64_t nlen = smc_elf_word(e, sh + (e->is64 ? 0x20 : 0x14), w);
-    if (!nlen || nlen > NAMES_MAX || !smc_in_range(f->len, noff, nlen)) return;
-    if (t->from <= noff && smc_in_range(t->have, noff - t->from, nlen)) { /* kept already */
-        f->names = (capture){.bytes = t->bytes + (noff - t->from), .from = noff, .len = nlen,
-                             .have = nlen};
-        return;
-    }
-    for (size_t i = 0; i < f->guess_count; i++) {
-        const capture *g = &f->guesses[i];
-        if (g->from <= noff && smc_in_range(g->have, noff - g->from, nlen)) {
-            f->names = (capture){.bytes = g->bytes + (noff - g->from), .from = noff, .len = nlen,
-                                 .have = nlen};
-            return;
-        }
-    }
-    fnd_want(f, &f->names, noff, nlen);
-}
-
-/* The rules ---------------------------------------------------------------------------------- */
-
-typedef struct rules {
-    smc_finder *f;
-    smc_library *lib;
-    const smc_section *secs;
-    size_t nsecs;
-    bool overlapping; /* some sections overlap: then */
-    uint64_t *reach;  /* reach[i]: the furthest end of sections 0..i */
-    size_t *taken; /* hits taken, in order */
-    size_t taken_count;
-    bool over; /* one window: a container taken is past --max-images; no more are parsed */
-} rules;
-
-static uint64_t align8(uint64_t base, uint64_t p)
-{
-    uint64_t r = (p - base) % 8;
-    return r ? p + (8 - r) : p;
-}
-
-/* The first hit starting at or after off (streams: every header is one). */
-static size_t first_hit_from(const smc_finder *f, uint64_t off)
-{
-    size_t lo = 0, hi = f->hit_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->hits[mid].start < off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static hit *hit_at(rules *r, uint64_t off)
-{
-    smc_finder *f = r->f;
-    if (f->whole) return smc_fatbin_at(f->window, f->len, off) ? fnd_probe_at(f, off) : NULL;
-    size_t i = first_hit_from(f, off);
-    return i < f->hit_count && f->hits[i].start == off ? &f->hits[i] : NULL;
-}
-
-/* The first container header in [from, to) at from + 8k, from aligned to base; or to. */
-static uint64_t next_header(rules *r, uint64_t from, uint64_t to, uint64_t base)
-{
-    smc_finder *f = r->f;
-    uint64_t p = align8(base, from);
-    if (p >= to) return to;
-    if (f->whole) return smc_fatbin_find(f->window, p, to);
-    for (size_t i = first_hit_from(f, p); i < f->hit_count && f->hits[i].start < to; i++)
-        if ((f->hits[i].start - base) % 8 == 0) return f->hits[i].start;
-    return to;
-}
-
-/* What follows the zero bytes from cursor on, in a section ending at end: a container header
- * (*h), garbage (1), or nothing but zeros (0). after: the container whose end is cursor. */
-static int after_zeros(rules *r, uint64_t cursor, uint64_t end, size_t after, hit **h)
-{
-    smc_finder *f = r->f;
-    *h = NULL;
-    if (f->whole) {
-        uint64_t q = cursor;
-        while (q < end && f->window[q] == 0)
-            q++;
-        if (q == end) return 0;
-        return (*h = hit_at(r, q)) ? 2 : 1;
-    }
-    size_t i = first_hit_from(f, cursor);
-    if (i < f->hit_count && f->hits[i].start < end) {
-        hit *n = &f->hits[i];
-        if (n->prev_nonzero == NOWHERE || n->prev_nonzero < cursor) {
-            *h = n;
-            return 2;
-        }
-        return 1;
-    }
-    return after != SIZE_MAX && f->hits[after].next_nonzero >= end ? 0 : 1;
-}
-
-/* Takes the container h is (one window: parsed now, whole). */
-static smc_status take(rules *r, const hit *h)
-{
-    smc_finder *f = r->f;
-    size_t k;
-    if (f->whole) {
-        /* One more than the caps allow is parsed: build says what was left. */
-        if (r->taken_count > f->max_containers || r->over) return SMC_OK;
-        const hit *whole = fnd_parse_at(f, h->start);
-        if (!whole) return f->failed ? f->failed : SMC_ERR_NOMEM;
-        r->over = whole->over;
-        k = (size_t)(whole - f->hits);
-    } else {
-        k = (size_t)(h - f->hits);
-    }
-    size_t *t = smc_push(&r->taken, r->taken_count, sizeof *t);
-    if (!t) return SMC_ERR_NOMEM;
-    *t = k;
-    r->taken_count++;
-    return SMC_OK;
-}
-
-/* Walks a fatbin section (or a raw fatbin, name NULL) over [s, e). */
-static smc_status walk(rules *r, uint64_t s, uint64_t e, const char *name)
-{
-    const char *where = name ? name : "the fat binary";
-    uint64_t cursor = s;
-    size_t last = SIZE_MAX; /* the container that ends at cursor */
-    bool any = false;
-    smc_status st = SMC_OK;
-    while (cursor < e && st == SMC_OK) {
-        hit *h;
-        int what = after_zeros(r, cursor, e, last, &h);
-        if (r->f->failed) return r->f->failed;
-        last = SIZE_MAX;
-        if (what == 0) break;
-        if (what == 1) { /* garbage: on to the next header 8-aligned from the start */
-            uint64_t next = next_header(r, cursor, e, s);
-            if (!any && next == e) break; /* reported below */
-            st = finding(r->lib, cursor, "%llu bytes in %s at +0x%llx are no container",
-                         (unsigned long long)(next - cursor), where,
-                         (unsigned long long)(cursor - s));
-            cursor = next;
-            continue;
-        }
-        any = true;
-        uint64_t at = h->start;
-        if (h->header_ok && h->end > e) {
-            st = finding(r->lib, at,
-                         "container in %s at +0x%llx: container of %llu bytes runs past the "
-                         "end (%llu bytes left)",
-                         where, (unsigned long long)(at - s), (unsigned long long)h->fatsize,
-                         (unsigned long long)(e - at > h->hsize ? e - at - h->hsize : 0));
-            cursor = next_header(r, at + 1, e, s);
-        } else if (!h->header_ok) {
-            st = finding(r->lib, h->err_offset, "container in %s at +0x%llx: %s", where,
-                         (unsigned long long)(at - s), h->err ? h->err : "unreadable");
-            cursor = next_header(r, at + 1, e, s);
-        } else {
-            if (h->ok)
-                st = take(r, h);
-            else
-                st = finding(r->lib, h->err_offset, "container in %s at +0x%llx: %s", where,
-                             (unsigned long long)(at - s), h->err ? h->err : "unreadable");
-            cursor = h->end;
-            last = r->f->whole ? SIZE_MAX : (size_t)(h - r->f->hits);
-        }
-    }
-    if (st == SMC_OK && !any)
-        st = finding(r->lib, s, "%s (%llu bytes) holds no container", where,
-                     (unsigned long long)(e - s));
-    return st;
-}
-
-/* Looks for whole, strict containers in [from, to) outside the fatbin sections: real libraries
- * keep thousands there (cuFFT's .ldata, §1). One that does not parse is bytes that looked like a
- * header. */
-static smc_status search(rules *r, uint64_t from, uint64_t to)
-{
-    smc_status st = SMC_OK;
-    /* 8-aligned from the file's start: an archive member is a file of its own finder. */
-    for (uint64_t p = next_header(r, from, to, 0); p < to && st == SMC_OK;
-         p = next_header(r, p, to, 0)) {
-        const hit *h = hit_at(r, p);
-        if (r->f->failed) return r->f->failed;
-        if (h && h->ok && h->strict && h->end <= to) {
-            st = take(r, h);
-            p = align8(0, h->end);
-        } else {
-            p += 8;
-        }
-    }
-    return st;
-}
-
-/* The first section (in offset order) whose bytes hold off. Sections do not overlap in real
- * files: the one that starts last at or before off is then the answer; with overlaps, every
- * section before it is asked too. */
-static const smc_section *section_at(const rules *r, uint64_t off)
-{
-    size_t lo = 0, hi = r->nsecs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->secs[mid].offset <= off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0) return NULL;
-    if (r->overlapping && r->reach) { /* the first whose end is past off: where reach passes it */
-        size_t a = 0, b = lo;
-        while (a < b) {
-            size_t mid = a + (b - a) / 2;
-            if (r->reach[mid] > off)
-                b = mid;
-            else
-                a = mid + 1;
-        }
-        return a < lo ? &r->secs[a] : NULL;
-    }
-    const smc_section *s = &r->secs[lo - 1];
-    return off - s->offset < s->size ? s : NULL;
-}
-
-/* Moves the taken hits into the library, in offset order. */
-static int by_start(const void *a, const void *b, void *ctx)
-{
-    const hit *hits = ctx;
-    uint64_t x = hits[*(const size_t *)a].start, y = hits[*(const size_t *)b].start;
-    return x < y ? -1 : x > y;
-}
-
-static smc_status build(rules *r)
-{
-    smc_finder *f = r->f;
-    smc_library *lib = r->lib;
-    bool sorted = true; /* the rules take containers in file order, but for overlapping sections */
-    for (size_t i = 1; i < r->taken_count && sorted; i++)
-        sorted = f->hits[r->taken[i - 1]].start < f->hits[r->taken[i]].start;
-    if (!sorted) qsort_r(r->taken, r->taken_count, sizeof *r->taken, by_start, f->hits);
-    smc_status st = SMC_OK;
-    for (size_t i = 0; i < r->taken_count && st == SMC_OK; i++) {
-        hit *h = &f->hits[r->taken[i]];
-        if (lib->container_count >= f->max_containers) {
-            st = finding(lib, h->start,
-                         "more than %llu containers in one file: the rest are not read "
-                         "(--max-containers)",
-                         (unsigned long long)f->max_containers);
-            break;
-        }
-        if (h->over || lib->image_count + h->image_count > f->max_images) {
-            st = finding(lib, h->start,
-                         "more than %llu images in one file: the rest are not read "
-                         "(--max-images)",
-                         (unsigned long long)f->max_images);
-            break;
-        }
-        smc_container *c = smc_push(&lib->containers, lib->container_count, sizeof *c);
-        if (!c) return SMC_ERR_NOMEM;
-        const smc_section *sec = section_at(r, h->start);
-        *c = (smc_container){.offset = h->start,
-                             .size = h->end - h->start,
-                             .relocatable = sec && strcmp(sec->name, RELFATBIN) == 0,
-                             .first_image = lib->image_count,
-                             .image_count = h->image_count,
-                             .kernels = h->kernels,
-                             .kernel_names = h->kernel_names};
-        h->kernel_names = NULL;
-        lib->container_count++;
-        if (sec && !(c->section = smc_strdup(sec->name))) return SMC_ERR_NOMEM;
-        for (size_t k = 0; k < h->image_count; k++) {
-            smc_image *img = smc_push(&lib->images, lib->image_count, sizeof *img);
-            if (!img) return SMC_ERR_NOMEM;
-            *img = h->images[k];
-            lib->image_count++;
-            if (img->release > lib->release) lib->release = img->release;
-        }
-        for (size_t k = 0; k < h->note_count && st == SMC_OK; k++)
-            st = smc_library_add_finding(lib, h->notes[k].offset, "%s", h->notes[k].message);
-    }
-    return st;
-}
-
-/* The bytes of a capture, or NULL. */
-static const uint8_t *bytes_of(const capture *c)
-{
-    return fnd_captured(c) ? c->bytes : NULL;
-}
-
-/* DT_NEEDED libcudart.so.N (cuda-compat.md §11): the runtime a library needs, from the dynamic
- * section and the string table it points into (through the program headers' PT_LOAD). */
-static size_t needed_offsets(const smc_finder *f, uint64_t *out, size_t max)
-{
-    const smc_elf_header *e = &f->eh;
-    const uint8_t *dyn = bytes_of(&f->dynamic), *ph = bytes_of(&f->phdrs);
-    if (!dyn || !ph) return 0;
-    int w = e->is64 ? 8 : 4;
-    uint64_t strtab = NOWHERE;
-    for (uint64_t i = 0; (i + 2) * (uint64_t)w <= f->dynamic.len; i += 2) {
-        uint64_t tag = smc_elf_word(e, dyn + i * (uint64_t)w, w);
-        if (tag == 0) break; /* DT_NULL */
-        if (tag == 5) strtab = smc_elf_word(e, dyn + (i + 1) * (uint64_t)w, w); /* DT_STRTAB */
-    }
-    uint64_t stroff = NOWHERE; /* the file offset of that address */
-    for (uint64_t i = 0; strtab != NOWHERE && i < e->phnum; i++) {
-        const uint8_t *p = ph + i * e->phentsize;
-        if (smc_elf_word(e, p, 4) != 1) continue; /* PT_LOAD */
-        uint64_t off = smc_elf_word(e, p + (e->is64 ? 8 : 4), w);
-        uint64_t vaddr = smc_elf_word(e, p + (e->is64 ? 16 : 8), w);
-        uint64_t filesz = smc_elf_word(e, p + (e->is64 ? 32 : 16), w);
-        if (strtab >= vaddr && strtab - vaddr < filesz) {
-            stroff = off + (strtab - vaddr);
-            break;
-        }
-    }
-    size_t n = 0;
-    for (uint64_t i = 0; stroff != NOWHERE && (i + 2) * (uint64_t)w <= f->dynamic.len; i += 2) {
-        uint64_t tag = smc_elf_word(e, dyn + i * (uint64_t)w, w);
-        if (tag == 0 || n == max) break;
-        if (tag != 1) continue; /* DT_NEEDED */
-        uint64_t at = stroff + smc_elf_word(e, dyn + (i + 1) * (uint64_t)w, w);
-        if (at >= stroff && at < f->len) out[n++] = at;
-    }
-    return n;
-}
-
-#define NEEDED_MAX 256 /* DT_NEEDED entries looked at */
-
-/* A stream that saw more libcudart strings than it remembers reads the DT_NEEDED strings in the
- * second pass instead (when they lie within 1 MiB of each other). */
-static void want_needed(smc_finder *f)
-{
-    uint64_t at[NEEDED_MAX];
-    size_t n = needed_offsets(f, at, NEEDED_MAX);
-    uint64_t lo = NOWHERE, hi = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (at[i] < lo) lo = at[i];
-        if (at[i] > hi) hi = at[i];
-    }
-    if (!n || hi - lo > (1u << 20)) return;
-    uint64_t end = hi + 64 < f->len ? hi + 64 : f->len;
-    fnd_want(f, &f->needed, lo, end - lo);
-}
-
-/* DT_NEEDED libcudart.so.N (cuda-compat.md §11): the runtime a library needs, from the dynamic
- * section and the string table it points into (through the program headers' PT_LOAD); *c10
- * whether it needs PyTorch's libc10 too. */
-static unsigned needed_cudart(smc_finder *f, bool *unknown, bool *c10)
-{
-    uint64_t at[NEEDED_MAX];
-    size_t n = needed_offsets(f, at, NEEDED_MAX);
-    unsigned major = 0;
-    *unknown = *c10 = false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned m = 0;
-        const capture *c = &f->needed;
-        if (f->whole) {
-            m = fnd_cudart_version(f->window + at[i],
-                             (size_t)(f->len - at[i] < 64 ? f->len - at[i] : 64));
-        } else if (fnd_captured(c) && at[i] >= c->from && at[i] - c->from < c->len) {
-            m = fnd_cudart_version(c->bytes + (at[i] - c->from), (size_t)(c->len - (at[i] - c->from)));
-        } else {
-            for (size_t k = 0; k < f->cudart_count; k++)
-                if (f->cudart[k].offset == at[i]) m = f->cudart[k].major;
-            *unknown |= f->cudart_over && !m;
-        }
-        if (m == NEEDED_C10)
-            *c10 = true;
-        else if (m > major)
-            major = m;
-    }
-    return major;
-}
-
-/* The CUDA libraries DT_NEEDED names (runtime.c), in its order, into lib->needed: read where
- * the bytes are at hand, else among the names a stream remembered. */
-static smc_status needed_names(smc_finder *f, smc_library *lib)
-{
-    uint64_t at[NEEDED_MAX];
-    size_t n = needed_offsets(f, at, NEEDED_MAX);
-    for (size_t i = 0; i < n; i++) {
-        const capture *c = &f->needed;
-        const uint8_t *p = NULL;
-        size_t len = 0;
-        if (f->whole) {
-            p = f->window + at[i];
-            len = smc_cuda_soname(p, (size_t)(f->len - at[i] < SMC_SONAME_MAX ? f->len - at[i]
-                                                                               : SMC_SONAME_MAX));
-        } else if (fnd_captured(c) && at[i] >= c->from && at[i] - c->from < c->len) {
-            p = c->bytes + (at[i] - c->from);
-            uint64_t left = c->len - (at[i] - c->from);
-            len = smc_cuda_soname(p, (size_t)(left < SMC_SONAME_MAX ? left : SMC_SONAME_MAX));
-        } else {
-            for (size_t k = 0; k < f->cudart_count && !len; k++)
-                if (f->cudart[k].offset == at[i] && f->cudart[k].name[0]) {
-                    p = (const uint8_t *)f->cudart[k].name;
-                    len = strlen(f->cudart[k].name);
-                }
-        }
-        if (!len) continue;
-        char **slot = smc_push(&lib->needed, lib->needed_count, sizeof *slot);
-        if (!slot || !(*slot = malloc(len + 1))) return SMC_ERR_NOMEM;
-        memcpy(*slot, p, len);
-        (*slot)[len] = '\0';
-        lib->needed_count++;
-    }
-    return SMC_OK;
-}
-
-/* With the sections known (sorted by offset): the fatbin ones walked, the rest of the file
- * searched, the containers built. st: what reading the sections came to so far. */
-static smc_status resolve_sections(smc_finder *f, smc_library *lib, smc_section *secs,
-                                   size_t nsecs, smc_status st)
-{
-    /* Sections that run past the end: a fatbin one is reported; what is there is searched. */
-    for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
-        smc_section *s = &secs[i];
-        if (smc_in_range(f->len, s->offset, s->size)) continue;
-        if (s->fatbin)
-            st = finding(lib, s->offset,
-                         "section %s (offset 0x%llx, %llu bytes) runs past the end of the file "
-                         "(%llu bytes)",
-                         s->name, (unsigned long long)s->offset, (unsigned long long)s->size,
-                         (unsigned long long)f->len);
-        s->fatbin = false;
-        s->size = s->offset < f->len ? f->len - s->offset : 0;
-    }
-    rules r = {.f = f, .lib = lib, .secs = secs, .nsecs = nsecs};
-    for (size_t i = 1; i < nsecs; i++)
-        r.overlapping |= secs[i].offset - secs[i - 1].offset < secs[i - 1].size;
-    if (r.overlapping && st == SMC_OK && !(r.reach = malloc(nsecs * sizeof *r.reach)))
-        st = SMC_ERR_NOMEM;
-    for (size_t i = 0; r.reach && i < nsecs; i++) {
-        uint64_t end = secs[i].offset + secs[i].size; /* sizes were cut to the file */
-        r.reach[i] = i && r.reach[i - 1] > end ? r.reach[i - 1] : end;
-    }
-    uint64_t covered = 0;
-    for (size_t i = 0; i < nsecs && st == SMC_OK; i++) {
-        if (!secs[i].fatbin || secs[i].offset < covered) continue;
-        st = search(&r, covered, secs[i].offset);
-        if (st == SMC_OK) st = walk(&r, secs[i].offset, secs[i].offset + secs[i].size, secs[i].name);
-        covered = secs[i].offset + secs[i].size;
-    }
-    if (st == SMC_OK) st = search(&r, covered, f->len);
-    if (st == SMC_OK) st = f->failed ? f->failed : build(&r);
-    free(r.taken);
-    free(r.reach);
-    return st;
-}
-
-/* An ELF file: the section table, then the fatbin sections walked and the rest searched. */
-static smc_status resolve_elf(smc_finder *f, smc_library *lib)
-{
-    const smc_elf_header *e = &f->eh;
-    smc_section *secs = NULL;
-    size_t nsecs = 0;
-    smc_status st = SMC_OK;
-    if (!f->elf_ok) return finding(lib, 0, "ELF header truncated");
-    uint64_t toff, tlen;
-    if (e->shoff && table_range(f, &toff, &tlen)) {
-        if (!smc_in_range(f->len, toff, tlen)) {
-            st = finding(lib, toff,
-                         "section header table (offset 0x%llx, %llu bytes) runs past the end of "
-                         "the file (%llu bytes)",
-                         (unsigned long long)toff, (unsigned long long)tlen,
-                         (unsigned long long)f->len);
-        } else if (tlen > TABLE_MAX) {
-            st = finding(lib, toff, "section header table of %llu bytes is not read (over 4 MiB)",
-                         (unsigned long long)tlen);
-        } else {
-            const capture *t = &f->table;
-            if (f->names.len && !fnd_captured(&f->names))
-                st = finding(lib, SMC_NO_OFFSET,
-                             "the section names (offset 0x%llx) went by before the section "
-                             "table said where they were, and were not read again",
-                             (unsigned long long)f->names.from);
-            if (st == SMC_OK)
-                st = smc_elf_sections(f->head, f->head_len, t->bytes + (toff - t->from),
-                                      (size_t)tlen, bytes_of(&f->names),
-                                      (size_t)(fnd_captured(&f->names) ? f->names.len : 0), &secs,
-                                      &nsecs);
-        }
-    } else if (e->shoff) { /* its size as the header gives it */
-        st = finding(lib, e->shoff,
-                     "section header table (offset 0x%llx, %llu bytes) runs past the end of the "
-                     "file (%llu bytes)",
-                     (unsigned long long)e->shoff,
-                     (unsigned long long)((e->shnum ? e->shnum : 1u) * (uint64_t)e->shentsize),
-                     (unsigned long long)f->len);
-    }
-    st = resolve_sections(f, lib, secs, nsecs, st);
-    if (st == SMC_OK && lib->container_count) {
-        bool unknown, c10;
-        unsigned v = needed_cudart(f, &unknown, &c10);
-        lib->cudart_major = v / 100;
-        lib->cudart_minor = v % 100;
-        lib->links_torch = c10;
-        if (f->elf_ok) lib->machine = f->eh.machine;
-        st = needed_names(f, lib);
-        if (unknown && st == SMC_OK)
-            st = finding(lib, SMC_NO_OFFSET,
-                         "more than %u libcudart strings went by: the runtime it needs was not "
-                         "read",
-                         CUDART_MAX);
-    }
-    smc_sections_free(secs, nsecs);
-    return st;
-}
-
-/* The CUDA runtime a DLL imports (cudart64_12.dll): the import descriptors' names, each read
- * where its RVA lies in the file (a stream: among the cudart64_ strings that went by). */
-static unsigned imported_cudart(smc_finder *f)
-{
-    const uint8_t *d = NULL;
-    uint64_t dlen = 0, at = f->pe.import_offset;
-    if (f->whole && at != SMC_PE_NOWHERE && at < f->len) {
-        d = f->window + at;
-        dlen = f->len - at < f->pe.import_size ? f->len - at : f->pe.import_size;
-    } else if (!f->whole && fnd_captured(&f->dynamic)) {
-        d = f->dynamic.bytes;
-        dlen = f->dynamic.len;
-    }
-    unsigned major = 0;
-    static const uint8_t zero[20];
-    for (uint64_t i = 0; d && (i + 1) * 20 <= dlen && i < NEEDED_MAX; i++) {
-        const uint8_t *desc = d + i * 20;
-        if (memcmp(desc, zero, 20) == 0) break; /* the terminating descriptor */
-        uint64_t name = smc_pe_offset(&f->pe, smc_le32(desc + 12));
-        if (name == SMC_PE_NOWHERE || name >= f->len) continue;
-        unsigned m = 0;
-        if (f->whole)
-            m = fnd_cudart_version(f->window + name, (size_t)(f->len - name < 64 ? f->len - name : 64));
-        for (size_t k = 0; !f->whole && k < f->cudart_count; k++)
-            if (f->cudart[k].offset == name) m = f->cudart[k].major;
-        if (m != NEEDED_C10 && m > major) major = m;
-    }
-    return major;
-}
-
-static int by_offset(const void *a, const void *b)
-{
-    const smc_section *x = a, *y = b;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* A PE image (Windows DLL): its sections from the headers, .nv_fatb walked, the rest searched;
- * broken headers are a finding, and then the whole file is searched. */
-static smc_status resolve_pe(smc_finder *f, smc_library *lib)
-{
-    smc_status st = SMC_OK;
-    smc_section *secs = NULL;
-    size_t nsecs = 0;
-    if (f->pe_pending) /* the file ended inside its headers */
-        pe_headers(f, f->head, f->head_len);
-    if (f->pe_ok != 1) {
-        st = finding(lib, 0, "%s: its sections were not read; the whole file is searched",
-                     f->pe_error[0] ? f->pe_error : "PE headers not read");
-    } else if (f->pe.section_count) {
-        nsecs = f->pe.section_count;
-        if (!(secs = calloc(nsecs, sizeof *secs))) return SMC_ERR_NOMEM;
-        for (size_t i = 0; i < nsecs; i++) {
-            secs[i] = f->pe.sections[i];
-            if (!(secs[i].name = smc_strdup(f->pe.sections[i].name))) {
-                smc_sections_free(secs, i);
-                return SMC_ERR_NOMEM;
-            }
-        }
-        qsort(secs, nsecs, sizeof *secs, by_offset);
-    }
-    st = resolve_sections(f, lib, secs, nsecs, st);
-    if (st == SMC_OK && lib->container_count) lib->windows = true; /* loads where DLLs do */
-    if (st == SMC_OK && lib->container_count && f->pe_ok == 1) {
-        unsigned v = imported_cudart(f);
-        lib->cudart_major = v / 100;
-        lib->cudart_minor = v % 100;
-        lib->machine = f->pe.machine == 0x8664 ? 62 : f->pe.machine == 0xAA64 ? 183 : 0;
-    }
-    smc_sections_free(secs, nsecs);
-    return st;
-}
-
-static smc_status resolve_raw(smc_finder *f, smc_library *lib)
-{
-    rules r = {.f = f, .lib = lib};
-    smc_status st = walk(&r, 0, f->len, NULL);
-    if (st == SMC_OK) st = f->failed ? f->failed : build(&r);
-    free(r.taken);
-    return st;
-}
-
-static smc_status resolve_cubin(smc_finder *f, smc_library *lib)
-{
-    if (f->len > CUBIN_FILE_MAX)
-        return finding(lib, 0, "a cubin of %llu bytes: over 64 MiB, not read",
-                       (unsigned long long)f->len);
-    const uint8_t *bytes = f->whole ? f->window : f->file.bytes;
-    smc_cubin_info info;
-    smc_fatbin_error err;
-    smc_status st = smc_cubin_inspect(bytes, f->len, &info, &err);
-    if (st != SMC_OK)
-        return st == SMC_ERR_FORMAT ? smc_library_add_finding(lib, 0, "%s", err.message) : st;
-    smc_image *img = smc_push(&lib->images, 0, sizeof *img);
-    smc_container *c = img ? smc_push(&lib->containers, 0, sizeof *c) : NULL;
-    if (!c) return SMC_ERR_NOMEM;
-    *img = (smc_image){.kind = SMC_IMAGE_CUBIN,
-                       .variant = info.variant,
-                       .arch = info.arch,
-                       .version_major = 1,
-                       .version_minor = info.abi,
-                       .stored_size = f->len,
-                       .size = f->len,
-                       .release = f->inspect ? info.release : 0};
-    *c = (smc_container){.size = f->len, .bare_cubin = true, .image_count = 1, .kernels = -1};
-    if (f->inspect) {
-        c->kernels = info.kernels > 0;
-        if (info.kernels)
-            c->kernel_names = info.kernels <= 3
-                                  ? smc_strdup(info.names)
-                                  : smc_asprintf("%s (+%zu more)", info.names, info.kernels - 3);
-        lib->release = img->release;
-    }
-    lib->image_count = lib->container_count = 1;
-    return SMC_OK;
 }
 
 /* One window of an archive: its members are found now, each read as a file of its own. */
@@ -1153,10 +471,10 @@ static void first_pass_done(smc_finder *f)
     }
     if (f->kind == K_PE && f->pe_pending && f->whole) { /* one window: all of it is here */
         fnd_want(f, &f->phdrs, 0, f->phdrs.len);
-        if (fnd_captured(&f->phdrs)) pe_headers(f, f->phdrs.bytes, f->phdrs.len);
+        if (fnd_captured(&f->phdrs)) fnd_pe_headers(f, f->phdrs.bytes, f->phdrs.len);
     }
-    if (f->kind == K_ELF && f->elf_ok) want_names(f);
-    if (f->kind == K_ELF && f->elf_ok && !f->whole && f->cudart_over) want_needed(f);
+    if (f->kind == K_ELF && f->elf_ok) fnd_want_names(f);
+    if (f->kind == K_ELF && f->elf_ok && !f->whole && f->cudart_over) fnd_want_needed(f);
 }
 
 bool smc_finder_again(smc_finder *f)
@@ -1173,7 +491,8 @@ bool smc_finder_again(smc_finder *f)
         for (size_t i = 0; i < f->member_count; i++)
             again |= smc_finder_again(f->members[i].f);
     else if (f->kind == K_ELF)
-        again = (f->names.len && !fnd_captured(&f->names)) || (f->needed.len && !fnd_captured(&f->needed));
+        again = (f->names.len && !fnd_captured(&f->names)) ||
+                (f->needed.len && !fnd_captured(&f->needed));
     if (!again) return false;
     f->pass = 2;
     f->pos = 0;
@@ -1214,16 +533,16 @@ smc_status smc_finder_finish(smc_finder *f, smc_input *in)
     smc_status st;
     switch (f->kind) {
     case K_ELF:
-        st = resolve_elf(f, lib);
+        st = fnd_resolve_elf(f, lib);
         break;
     case K_RAW:
-        st = resolve_raw(f, lib);
+        st = fnd_resolve_raw(f, lib);
         break;
     case K_PE:
-        st = resolve_pe(f, lib);
+        st = fnd_resolve_pe(f, lib);
         break;
     case K_CUBIN:
-        st = resolve_cubin(f, lib);
+        st = fnd_resolve_cubin(f, lib);
         break;
     default:
         st = resolve_ar(f, lib);
@@ -1231,10 +550,11 @@ smc_status smc_finder_finish(smc_finder *f, smc_input *in)
     }
     if (st == SMC_OK && f->failed) st = f->failed;
     if (st == SMC_OK && f->over_budget)
-        st = finding(lib, SMC_NO_OFFSET,
-                     "past the budget of %llu decompressed bytes for one file: the payloads "
-                     "after it were not decompressed (cubins not read count as holding kernels)",
-                     (unsigned long long)(DECODE_BASE + DECODE_PER_BYTE * f->len));
+        st =
+            fnd_finding(lib, SMC_NO_OFFSET,
+                        "past the budget of %llu decompressed bytes for one file: the payloads "
+                        "after it were not decompressed (cubins not read count as holding kernels)",
+                        (unsigned long long)(DECODE_BASE + DECODE_PER_BYTE * f->len));
     if (st != SMC_OK) {
         smc_library_free(lib);
         return st;

@@ -1,7 +1,8 @@
-/* finder_private.h: what the finder's two files share: containers.c (the finder's state, the
- * bytes it keeps, the container parser, entry chains over one window, headers followed through
- * a stream), below finder.c (the API, feeding, the layout, the rules, ar archives). Nothing else
- * includes it. */
+/* finder_private.h: what the finder's files share: containers.c (the finder's state, the bytes
+ * it keeps, the container parser, entry chains over one window), stream_headers.c (headers
+ * followed through a stream), finder_rules.c (the layout and the rules), finder_resolve.c (a
+ * layout resolved into containers by file kind), below finder.c (the API, feeding, ar archives,
+ * the end of a file). Nothing else includes it. */
 #ifndef SMCHECK_FINDER_PRIVATE_H
 #define SMCHECK_FINDER_PRIVATE_H
 
@@ -235,10 +236,14 @@ struct member {
     smc_finder *f;
 };
 
-/* containers.c, for finder.c. */
+/* containers.c, for the finder's other files. */
 
 /* Out of memory: the finder fails with SMC_ERR_NOMEM (returned too). */
 smc_status fnd_nomem(smc_finder *f);
+
+/* A stream holds more than it may: it stops, and its reader reads the bytes again as one window
+ * (smc_finder_spilled). */
+void fnd_spill(smc_finder *f);
 
 /* Frees what a hit holds (its messages, notes, images, kernel names). */
 void fnd_hit_clear(hit *h);
@@ -261,6 +266,18 @@ void fnd_keep(smc_finder *f, capture *c, uint64_t base, const uint8_t *p, size_t
  * read (then only its size tells, which the rules compare with the file). */
 void fnd_settle(smc_finder *f, cparse *cp);
 
+/* A parse of the container whose header is at at, hit hit_index. */
+static inline cparse fnd_start_parse(size_t hit_index, uint64_t at)
+{
+    return (cparse){.hit = hit_index, .next = at, .want = 16, .all_read = true};
+}
+
+/* Feeds the window [base, base+n) to a parse; true when the parse has ended. */
+bool fnd_advance(smc_finder *f, cparse *cp, uint64_t base, const uint8_t *p, size_t n);
+
+/* A stream: a new hit for the container header at at; its index. */
+size_t fnd_new_hit(smc_finder *f, uint64_t at);
+
 /* One window: the container at off, parsed now. */
 hit *fnd_parse_at(smc_finder *f, uint64_t off);
 
@@ -268,11 +285,42 @@ hit *fnd_parse_at(smc_finder *f, uint64_t off);
  * (images, facts) only by take_whole. */
 hit *fnd_probe_at(smc_finder *f, uint64_t off);
 
+/* stream_headers.c, for finder.c and finder_resolve.c ------------------------------------ */
+
 /* The runtime version a DT_NEEDED libcudart.so.N[.M] or a DLL's cudart64_NN.dll names, as
- * N*100 + M; NEEDED_C10 for PyTorch's libc10; 0 for any other name (containers.c). */
+ * N*100 + M; NEEDED_C10 for PyTorch's libc10; 0 for any other name. */
 unsigned fnd_cudart_version(const uint8_t *p, size_t n);
 
 /* A stream: the window [base, base+n), every container header in it followed as it passes. */
 void fnd_stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t n);
+
+/* finder_rules.c and finder_resolve.c, called by finder.c --------------------------------- */
+
+/* The rules applied to one library's sections: to the bytes of one window, or to the records a
+ * stream kept. */
+typedef struct rules {
+    smc_finder *f;
+    smc_library *lib;
+    const smc_section *secs;
+    size_t nsecs;
+    bool overlapping; /* some sections overlap: then */
+    uint64_t *reach;  /* reach[i]: the furthest end of sections 0..i */
+    size_t *taken; /* hits taken, in order */
+    size_t taken_count;
+    bool over; /* one window: a container taken is past --max-images; no more are parsed */
+} rules;
+
+smc_status fnd_finding(smc_library *lib, uint64_t at, const char *fmt, ...) SMC_PRINTF(3, 4);
+bool fnd_table_range(const smc_finder *f, uint64_t *off, uint64_t *len);
+void fnd_want_names(smc_finder *f);
+smc_status fnd_walk(rules *r, uint64_t s, uint64_t e, const char *name);
+smc_status fnd_search(rules *r, uint64_t from, uint64_t to);
+smc_status fnd_build(rules *r);
+void fnd_want_needed(smc_finder *f);
+smc_status fnd_resolve_elf(smc_finder *f, smc_library *lib);
+smc_status fnd_resolve_pe(smc_finder *f, smc_library *lib);
+smc_status fnd_resolve_raw(smc_finder *f, smc_library *lib);
+smc_status fnd_resolve_cubin(smc_finder *f, smc_library *lib);
+void fnd_pe_headers(smc_finder *f, const uint8_t *h, size_t n);
 
 #endif

@@ -1,13 +1,11 @@
 /* verdict.c: the judge. A pure pass over the finished model: given the images of each library
  * and what reading found out about them (kernels, toolkit, PTX text), a GPU's compute capability
- * and what is known of the driver, it says which containers will load, the status of each
- * library, then of each distribution and input, and overall. It reads no bytes and writes no
- * sentences: causes are codes and numbers (describe.c words them). Rules and their sources:
- * shared/reference/cuda-compat.md §2 (binary compatibility, a/f variants, Tegra), §4 (PTX ISA),
- * §5 and §11 (drivers). */
-#include "judge.h"
+ * and what is known of the driver, it says which containers will load and the status of each
+ * library (rollup.c rolls them up into distributions, inputs and overall). It reads no bytes and
+ * writes no sentences: causes are codes and numbers (describe.c words them). Rules and their
+ * sources: docs/compatibility.md §1 to §5. */
+#include "judge_private.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -46,7 +44,8 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
             here.blocked_isa = smc_image_isa(img);
         here.thor |= why == SMC_WHY_THOR_RENAMED && v != SMC_VERDICT_NONE;
         here.sbsa |= why == SMC_WHY_TEGRA_SBSA && v != SMC_VERDICT_NONE;
-        if (v == SMC_VERDICT_JIT && smc_image_isa(img) > here.jit_isa) here.jit_isa = smc_image_isa(img);
+        if (v == SMC_VERDICT_JIT && smc_image_isa(img) > here.jit_isa)
+            here.jit_isa = smc_image_isa(img);
         /* The PTX the driver compiles: the newest it can for the GPU, one a container. */
         if (v == SMC_VERDICT_JIT && (!jit || smc_image_arch(img) > smc_image_arch(jit))) jit = img;
         if (v < best) best = v;
@@ -82,7 +81,8 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
 static uint64_t token_key(const smc_image *img)
 {
     unsigned kind = img->kind == SMC_IMAGE_CUBIN ? 0 : img->kind == SMC_IMAGE_PTX ? 1 : 2;
-    return (uint64_t)kind << 40 | (uint64_t)smc_image_arch(img) << 8 | (uint64_t)smc_image_variant(img);
+    return (uint64_t)kind << 40 | (uint64_t)smc_image_arch(img) << 8 |
+           (uint64_t)smc_image_variant(img);
 }
 
 static int by_key(const void *a, const void *b)
@@ -161,9 +161,9 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
     return out;
 }
 
-/* The CUDA that built a library, from the best evidence (cuda-compat.md §5.2): the ptxas release
- * in its cubins' .note.nv.tkinfo; CUDA 13 for cubins in its format (ABI v2 below sm_100) or PTX
- * ISA 9.x; DT_NEEDED libcudart.so.N for CUDA N; what its distribution says; where none of them
+/* The CUDA that built a library, from the best evidence (docs/compatibility.md §3): the ptxas
+ * release in its cubins' .note.nv.tkinfo; CUDA 13 for cubins in its format (ABI v2 below sm_100) or
+ * PTX ISA 9.x; DT_NEEDED libcudart.so.N for CUDA N; what its distribution says; where none of them
  * does, the release of its newest PTX ISA. The newest major any of them names wins; *cuda is the
  * full version when known (else major.0, or from the PTX ISA). */
 static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *why, int *cuda,
@@ -218,7 +218,7 @@ static unsigned built_by(const smc_library *lib, int wheel_cuda, smc_evidence *w
     return major;
 }
 
-/* Cautions that do not change the status (cuda-compat.md §5.2, §5.4, §11). built: the toolkit
+/* Cautions that do not change the status (docs/compatibility.md §2.6). built: the toolkit
  * that built the library, 0 unknown: compression is a caution only where it is newer than the
  * driver and than that toolkit (a driver reads what the toolkits it supports wrote). */
 static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen *s, int built,
@@ -245,17 +245,6 @@ static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen 
         w |= SMC_WARN_LZ4;
     return w;
 }
-
-/* The architecture lists of a library's containers (token sets, LTO IR left out), as group
- * numbers: group[i] for container i, SMC_NONE for a relocatable or empty one. main: the group of
- * its main list, the build's list: of the lists with kernels that are not all 'a'/'f' variants,
- * the one with the most cubin architectures, then the one most containers share (SMC_NONE when
- * none has two: a store of per-architecture modules, as cuFFT 12's). */
-typedef struct lists {
-    size_t *group;
-    size_t count;
-    size_t main, main_count;
-} lists;
 
 /* A container's architecture list as lists_of compares it: what smc_failing_tokens prints of it,
  * as numbers (its first 12 distinct tokens, LTO IR left out, in token order, and whether there
@@ -310,7 +299,7 @@ static int by_set(const void *a, const void *b, void *ctx)
     return 0;
 }
 
-static smc_status lists_of(const smc_library *lib, lists *m)
+smc_status judge_lists_of(const smc_library *lib, lists *m)
 {
     size_t n = lib->container_count;
     *m = (lists){.main = SMC_NONE};
@@ -355,11 +344,11 @@ static smc_status lists_of(const smc_library *lib, lists *m)
 }
 
 /* The driver a target runs an input's code with: an image's forward-compatibility package stands
- * in for an older driver on the GPUs it works on (cuda-compat.md §5.3). */
-static int effective_driver(const smc_input *in, const smc_target *t, int driver_cuda)
+ * in for an older driver on the GPUs it works on (docs/compatibility.md §2.7). */
+int judge_effective_driver(const smc_input *in, const smc_target *t, int driver_cuda)
 {
     return driver_cuda > 0 && t->compat && in->compat_cuda > driver_cuda ? in->compat_cuda
-                                                                          : driver_cuda;
+                                                                         : driver_cuda;
 }
 
 /* Whether a library can load on platform (NULL: not known). A platform only assumed (the host's,
@@ -394,28 +383,17 @@ static int old_runtime(const smc_library *lib, int wheel_cuda)
  * on a GB10 7 MiB. */
 #define JIT_LARGE_BYTES (32ull << 20)
 
-/* Where a library is judged: the platform it must load on (NULL: not known; machine_only: only
- * assumed, the host's, compared by machine), a CUDA library it needs that cannot be found
- * (needs, with the other major that is there, or NULL: it loads), and the distribution that
- * installed it (name and version, NULL when none: for data/support.tsv). */
-typedef struct place {
-    const char *platform;
-    bool machine_only;
-    const char *needs, *needs_other;
-    const char *dist, *version;
-} place;
-
-static smc_status judge_one(const smc_library *lib, const smc_target *t, int driver_cuda,
-                            int wheel_cuda, const place *at, const lists *sets, smc_judgement *r)
+smc_status judge_one_library(const smc_library *lib, const smc_target *t, int driver_cuda,
+                             int wheel_cuda, const place *at, const lists *sets, smc_judgement *r)
 {
     unsigned cc = t->cc_major * 10 + t->cc_minor;
     seen s = {0};
     *r = (smc_judgement){.main_example = SMC_NONE, .used_by = SMC_NONE};
     /* Built by a newer CUDA major than the driver supports: its runtime stops before any kernel
-     * loads, even with cudart linked statically (cuda-compat.md §5.2, §11). No driver older than
-     * the first CUDA for the GPU runs it at all (§3.1, §5.1). Before CUDA 11.1 a runtime newer
-     * than the driver stops at start-up, minor versions too (error 35, "CUDA driver version is
-     * insufficient for CUDA runtime version"). A library for another machine never loads. */
+     * loads, even with cudart linked statically (docs/compatibility.md §2.4). No driver older than
+     * the first CUDA for the GPU runs it at all (§2.9). Before CUDA 11.1 a runtime newer than the
+     * driver stops at start-up, minor versions too (error 35, "CUDA driver version is insufficient
+     * for CUDA runtime version"; §2.8). A library for another machine never loads. */
     unsigned built = built_by(lib, wheel_cuda, &r->built_by, &r->built_cuda, &r->built_cuda_by);
     r->built_major = built;
     bool too_new = built && driver_cuda > 0 && (int)built * 1000 > driver_cuda;
@@ -444,8 +422,8 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
     }
     bool unsupported = !stops && documents == 0;
     r->documented = !stops && documents == 1;
-    smc_verdict *verdicts = malloc((lib->container_count ? lib->container_count : 1) *
-                                   sizeof *verdicts);
+    smc_verdict *verdicts =
+        malloc((lib->container_count ? lib->container_count : 1) * sizeof *verdicts);
     bool *by_arch = malloc((lib->container_count ? lib->container_count : 1) * sizeof *by_arch);
     if (!verdicts || !by_arch) {
         free(verdicts);
@@ -556,7 +534,7 @@ static smc_status judge_one(const smc_library *lib, const smc_target *t, int dri
 
 /* The CUDA a distribution says its libraries were built for ("12.8" is 12080, "13" 13000), or
  * 0. What its metadata says; the runtimes its libraries need say nothing of the others. */
-static int distribution_cuda(const smc_input *in, const smc_library *lib)
+int judge_distribution_cuda(const smc_input *in, const smc_library *lib)
 {
     if (lib->distribution >= in->distribution_count) return 0;
     const smc_distribution *d = &in->distributions[lib->distribution];
@@ -571,8 +549,8 @@ static int distribution_cuda(const smc_input *in, const smc_library *lib)
 /* The platform a library of in must load on for target t: its wheel's tag, else the input's
  * (--platform, an image's), else the host's (*assumed: compared by machine only), except for a
  * GPU only Arm machines have, where an assumed host says nothing. NULL: not known. */
-static const char *load_platform(const smc_input *in, const smc_library *lib, const smc_target *t,
-                                 bool *assumed)
+const char *judge_load_platform(const smc_input *in, const smc_library *lib, const smc_target *t,
+                                bool *assumed)
 {
     *assumed = false;
     const char *tag = lib->distribution < in->distribution_count
@@ -584,711 +562,3 @@ static const char *load_platform(const smc_input *in, const smc_library *lib, co
     *assumed = true;
     return smc_platform_here();
 }
-
-/* Roll-up ------------------------------------------------------------------------------------ */
-
-/* How bad a status is for a roll-up: no device code is least, gated is not counted at all. */
-static int rank(smc_lib_status s)
-{
-    switch (s) {
-    case SMC_STATUS_NO_CODE:
-        return 0;
-    case SMC_STATUS_OK:
-        return 1;
-    case SMC_STATUS_JIT:
-        return 2;
-    case SMC_STATUS_PARTIAL:
-        return 3;
-    case SMC_STATUS_COMPILER:
-        return 4;
-    case SMC_STATUS_GATED:
-        return 5;
-    case SMC_STATUS_CPU_ONLY:
-        return 6;
-    case SMC_STATUS_NONE:
-        return 7;
-    }
-    return 0;
-}
-
-/* Libraries other projects make, which a distribution ships beside its own code (torch/lib's
- * libcusparseLt, libnccl): what they cannot do is a warning about the distribution. */
-static bool vendor_name(const char *name)
-{
-    static const char *const stems[] = {
-        "libcublas",  "libcudnn", "libcufft",    "libcurand", "libcusolver", "libcusparse",
-        "libnccl",    "libnvjpeg", "libnvrtc",   "libcupti",  "libcudart",   "libnvJitLink",
-        "libnvToolsExt", "libcufile", "libnpp",  "libnvblas", "libmagma",    "libcutensor",
-        "libcheckpoint", "libpcsamplingutil", "libnvperf", "libnvshmem", /* CUPTI's, NVSHMEM */
-    };
-    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
-        if (strncmp(name, stems[i], strlen(stems[i])) == 0) return true;
-    return false;
-}
-
-/* "dir/libx_cuda118.so" -> 118, with *key_len the length of "dir/libx_cuda" (alternatives share
- * it and what follows the digits); 0 when the name is no alternative. */
-static unsigned alternative_cuda(const char *path, size_t *key_len, const char **rest)
-{
-    const char *name = smc_base_name(path);
-    const char *at = strstr(name, "_cuda");
-    if (!at || at[5] < '1' || at[5] > '9') return 0;
-    unsigned v = 0;
-    const char *p = at + 5;
-    while (*p >= '0' && *p <= '9' && v < 10000)
-        v = v * 10 + (unsigned)(*p++ - '0');
-    if (strstr(p, ".so") == NULL && strstr(p, ".dll") == NULL) return 0;
-    *key_len = (size_t)(at + 5 - path);
-    *rest = p;
-    return v;
-}
-
-char *smc_alternative_for(const char *path, unsigned cuda)
-{
-    size_t k;
-    const char *rest;
-    if (!alternative_cuda(path, &k, &rest)) return NULL;
-    const char *name = smc_base_name(path);
-    return smc_asprintf("%.*s%u%s", (int)(path + k - name), name, cuda, rest);
-}
-
-static bool same_choice(const char *a, const char *b)
-{
-    size_t ka, kb;
-    const char *ra, *rb;
-    return alternative_cuda(a, &ka, &ra) && alternative_cuda(b, &kb, &rb) && ka == kb &&
-           strncmp(a, b, ka) == 0 && strcmp(ra, rb) == 0;
-}
-
-unsigned smc_alternative_of(const char *path, const char *of)
-{
-    size_t k;
-    const char *rest;
-    unsigned v = alternative_cuda(path, &k, &rest);
-    return v && same_choice(path, of) ? v : 0;
-}
-
-/* A library that is one cubin file. */
-static bool bare_cubin(const smc_library *lib)
-{
-    return lib->container_count == 1 && lib->containers[0].bare_cubin;
-}
-
-/* The roles of an input's libraries in their distributions. */
-static void assign_roles(smc_input *in)
-{
-    for (size_t l = 0; l < in->library_count; l++) {
-        smc_library *lib = &in->libraries[l];
-        size_t k;
-        const char *rest;
-        lib->role = SMC_ROLE_MAIN;
-        if (lib->distribution == SMC_NONE) continue;
-        if (alternative_cuda(lib->path, &k, &rest)) {
-            /* Another file of the same name up to its CUDA digits: one of them is loaded (a
-             * _nocublaslt twin included, which the loader's rule picks or not). */
-            for (size_t o = 0; o < in->library_count; o++) {
-                size_t ko;
-                const char *ro;
-                const char *other = in->libraries[o].path;
-                if (o != l && in->libraries[o].distribution == lib->distribution &&
-                    alternative_cuda(other, &ko, &ro) && ko == k && strncmp(other, lib->path, k) == 0)
-                    lib->role = SMC_ROLE_ALTERNATIVE;
-            }
-            if (lib->role == SMC_ROLE_ALTERNATIVE) continue;
-        }
-        smc_use use;
-        const smc_distribution *d = &in->distributions[lib->distribution];
-        if (d->name && smc_use_for(d->name, lib->path, &use) && use.how == SMC_USE_ON_DEMAND)
-            lib->role = SMC_ROLE_ON_DEMAND;
-        else if (strstr(lib->path, ".libs/") || vendor_name(smc_base_name(lib->path)))
-            lib->role = SMC_ROLE_VENDORED;
-    }
-    /* Loose cubin files, two or more in one named distribution, are a store its loader picks
-     * from by GPU (flashinfer-cubin), not libraries loaded together (a zip without metadata is
-     * no package with a loader). */
-    for (size_t d = 0; d < in->distribution_count; d++) {
-        if (!in->distributions[d].name) continue;
-        size_t loose = 0;
-        for (size_t l = 0; l < in->library_count; l++)
-            loose += in->libraries[l].distribution == d && bare_cubin(&in->libraries[l]);
-        for (size_t l = 0; loose >= 2 && l < in->library_count; l++)
-            if (in->libraries[l].distribution == d && bare_cubin(&in->libraries[l]))
-                in->libraries[l].role = SMC_ROLE_STORE;
-    }
-    /* A distribution made only of "vendored" libraries ships them as its own (nvidia-cublas),
-     * unless its own part is a compiler (Triton 3.2 ships CUPTI for its profiler). */
-    for (size_t d = 0; d < in->distribution_count; d++) {
-        bool own = false;
-        for (size_t c = 0; c < in->compiler_count; c++)
-            own |= in->compilers[c].distribution == d;
-        for (size_t l = 0; l < in->library_count; l++)
-            own |= in->libraries[l].distribution == d && in->libraries[l].role != SMC_ROLE_VENDORED &&
-                   in->libraries[l].container_count;
-        for (size_t l = 0; !own && l < in->library_count; l++)
-            if (in->libraries[l].distribution == d) in->libraries[l].role = SMC_ROLE_MAIN;
-    }
-}
-
-/* The site-packages a distribution is installed in: its metadata's directory, as a length of
- * its location; 0 when it has none. */
-static size_t site_of(const smc_distribution *d)
-{
-    const char *slash = d->location ? strrchr(d->location, '/') : NULL;
-    return slash ? (size_t)(slash - d->location) : 0;
-}
-
-/* The installed torch whose CUDA picks among dist's alternatives: the one installed beside it
- * (in the same site-packages, which the same Python imports), else the only one installed;
- * SMC_NONE when there is none, or several and none beside it. A torch wheel beside the others in
- * a wheelhouse is installed nowhere: it chooses nothing. *count: the torches installed. */
-static size_t torch_for(const smc_input *in, size_t dist, size_t *count)
-{
-    size_t only = SMC_NONE, beside = SMC_NONE, site = dist < in->distribution_count
-                                                         ? site_of(&in->distributions[dist])
-                                                         : 0;
-    *count = 0;
-    for (size_t d = 0; d < in->distribution_count; d++) {
-        const smc_distribution *t = &in->distributions[d];
-        if (!t->name || strcmp(t->name, "torch") != 0 || !smc_distribution_installed(t)) continue;
-        (*count)++;
-        only = d;
-        const smc_distribution *mine = &in->distributions[dist];
-        if (site && site_of(t) == site && strncmp(t->location, mine->location, site) == 0)
-            beside = d;
-    }
-    return beside != SMC_NONE ? beside : *count == 1 ? only : SMC_NONE;
-}
-
-/* The CUDA of a torch (version.py, or the local version "cu121"), as the _cudaNNN digits name
- * it (121), or 0. */
-static unsigned torch_cuda(const smc_input *in, size_t torch)
-{
-    if (torch == SMC_NONE) return 0;
-    const smc_distribution *dist = &in->distributions[torch];
-    unsigned major = 0, minor = 0;
-    if (dist->cuda && sscanf(dist->cuda, "%u.%u", &major, &minor) == 2) return major * 10 + minor;
-    if (dist->local_version && sscanf(dist->local_version, "cu%u", &major) == 1) return major;
-    return 0;
-}
-
-/* The package that uses lib as data/uses.tsv says (how): its own distribution
- * (torch/lib/libcusparseLt-*.so.0), or the torch that chooses for dist (nvidia-cusparselt-cu12
- * beside torch); else SMC_NONE. */
-static size_t used_as(const smc_input *in, size_t dist, const smc_library *lib, size_t torch,
-                      smc_use_how how)
-{
-    size_t users[2] = {dist, torch};
-    for (size_t k = 0; k < 2; k++) {
-        smc_use use;
-        const smc_distribution *u =
-            users[k] < in->distribution_count ? &in->distributions[users[k]] : NULL;
-        if (u && u->name && smc_use_for(u->name, lib->path, &use) && use.how == how)
-            return users[k];
-    }
-    return SMC_NONE;
-}
-
-/* The package that does not call lib on target g (index t), where lib is none there: one that
- * calls it only where NVIDIA supports it (the cause unsupported), or only from a compute capability
- * above the GPU's (its own check: vllm's FlashAttention from 8.0); else SMC_NONE. */
-static size_t not_used_on(const smc_input *in, size_t dist, const smc_library *lib,
-                          const smc_target *g, size_t t, size_t torch)
-{
-    if (t >= lib->judgement_count || lib->judgements[t].status != SMC_STATUS_NONE) return SMC_NONE;
-    if (lib->judgements[t].cause == SMC_CAUSE_UNSUPPORTED) {
-        size_t user = used_as(in, dist, lib, torch, SMC_USE_SUPPORTED);
-        if (user != SMC_NONE) return user;
-    }
-    smc_use use;
-    const smc_distribution *d = dist < in->distribution_count ? &in->distributions[dist] : NULL;
-    if (d && d->name && smc_use_for(d->name, lib->path, &use) && use.how == SMC_USE_FROM &&
-        g->cc_major * 10 + g->cc_minor < use.from)
-        return dist;
-    return SMC_NONE;
-}
-
-/* Folds one library's status for target t into a roll-up: a vendored library, or one used only
- * by one feature (on demand: its own role, or a package beside it says so), worse than partial
- * counts as partial. */
-static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *any, bool *gated,
-                 bool on_demand)
-{
-    const smc_library *lib = &in->libraries[l];
-    if (t >= lib->judgement_count) return;
-    smc_lib_status s = lib->judgements[t].status;
-    *any = true;
-    if (s == SMC_STATUS_GATED) return;
-    *gated = false;
-    if (lib->judgements[t].unused) s = SMC_STATUS_OK; /* not used on this GPU: fails nothing */
-    on_demand |= lib->role == SMC_ROLE_ON_DEMAND;
-    bool capped = (lib->role == SMC_ROLE_VENDORED || on_demand) &&
-                  rank(s) > rank(SMC_STATUS_PARTIAL);
-    if (capped) s = SMC_STATUS_PARTIAL;
-    if (rank(s) > rank(r->status) || (r->library == SMC_NONE && rank(s) == rank(r->status))) {
-        r->status = s;
-        r->library = l;
-        r->vendored = capped && lib->role == SMC_ROLE_VENDORED;
-        r->on_demand = capped && on_demand;
-    }
-}
-
-/* Whether an alternative is a _nocublaslt twin (libbitsandbytes_cuda118_nocublaslt.so). */
-static bool nocublaslt(const char *path)
-{
-    size_t k;
-    const char *rest;
-    return alternative_cuda(path, &k, &rest) && strncmp(rest, "_nocublaslt", 11) == 0;
-}
-
-/* A group of libraries (a distribution's, or one unowned library) for target t of n: the worst
- * of its own code and of each choice of alternatives, vendored libraries counting as partial at
- * worst, gated ones not at all, unless every library is gated: then it cannot run (none). The
- * choice among alternatives is the loader's (data/loaders.tsv), made once for the machine when
- * the targets are one machine's GPUs. */
-static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_target *targets,
-                       size_t n, size_t t)
-{
-    smc_rollup r = {.status = SMC_STATUS_OK, .library = SMC_NONE, .torch = SMC_NONE,
-                    .compiler = SMC_NONE};
-    size_t chooser = only == SMC_NONE ? torch_for(in, dist, &r.torches) : SMC_NONE;
-    unsigned torch = torch_cuda(in, chooser);
-    smc_loader_rule rule;
-    const smc_distribution *dd = dist < in->distribution_count ? &in->distributions[dist] : NULL;
-    bool loader = dd && dd->name && smc_loader_rule_for(dd->name, dd->version, &rule);
-    unsigned by = loader ? smc_loader_chooser(&rule, targets, n, t, in->one_machine) : 0;
-    bool want_twin = loader && rule.nocublaslt_below && by < rule.nocublaslt_below;
-    if (loader && !rule.torch_cuda) torch = 0; /* the system's libcudart names the file */
-    /* An override set where the package runs names the file's CUDA instead ("122"). */
-    const char *override = NULL;
-    size_t klen = loader ? strlen(rule.override) : 0;
-    for (const char *const *e = in->environment; klen && e && *e; e++)
-        if (strncmp(*e, rule.override, klen) == 0 && (*e)[klen] == '=' &&
-            (*e)[klen + 1] >= '1' && (*e)[klen + 1] <= '9') {
-            override = *e;
-            torch = (unsigned)strtoul(*e + klen + 1, NULL, 10);
-        }
-    bool any = false, gated = true;
-    size_t wanted = 0, alternatives = 0; /* of the set the loader's rule picks, and in all */
-    for (size_t l = 0; loader && rule.nocublaslt_below && l < in->library_count; l++)
-        if (in->libraries[l].distribution == dist && in->libraries[l].role == SMC_ROLE_ALTERNATIVE) {
-            alternatives++;
-            wanted += nocublaslt(in->libraries[l].path) == want_twin;
-        }
-    bool *done = calloc(in->library_count ? in->library_count : 1, sizeof *done);
-    /* A store of loose cubins: its loader takes the file for the GPU; the others are not loaded
-     * (unused). The store serves the GPU through its best file, or, where none does, holds only
-     * code for other GPUs (gated). */
-    size_t store_best = SMC_NONE;
-    r.store = SMC_STATUS_GATED;
-    for (size_t l = 0; done && only == SMC_NONE && l < in->library_count; l++) {
-        smc_library *lib = &in->libraries[l];
-        if (lib->distribution != dist || lib->role != SMC_ROLE_STORE) continue;
-        done[l] = true;
-        if (t >= lib->judgement_count) continue;
-        r.store_files++;
-        smc_judgement *j = &lib->judgements[t];
-        bool serves = rank(j->status) <= rank(SMC_STATUS_JIT);
-        r.store_serving += serves;
-        j->unused = !serves;
-        if (serves && (store_best == SMC_NONE ||
-                       rank(j->status) < rank(in->libraries[store_best].judgements[t].status)))
-            store_best = l;
-    }
-    if (store_best != SMC_NONE) {
-        r.store = in->libraries[store_best].judgements[t].status;
-        fold(&r, in, store_best, t, &any, &gated, false);
-    } else if (r.store_files) {
-        any = true; /* gated: code for other GPUs only */
-    }
-    for (size_t l = 0; done && l < in->library_count; l++) {
-        const smc_library *lib = &in->libraries[l];
-        if (done[l] || (only != SMC_NONE ? l != only : lib->distribution != dist)) continue;
-        done[l] = true;
-        if (lib->role != SMC_ROLE_ALTERNATIVE || only != SMC_NONE) {
-            size_t user =
-                only == SMC_NONE ? not_used_on(in, dist, lib, &targets[t], t, chooser) : SMC_NONE;
-            if (user != SMC_NONE) {
-                in->libraries[l].judgements[t].unused = true;
-                in->libraries[l].judgements[t].used_by = user;
-            }
-            bool feature = only == SMC_NONE &&
-                           used_as(in, dist, lib, chooser, SMC_USE_ON_DEMAND) != SMC_NONE;
-            fold(&r, in, l, t, &any, &gated, feature);
-            continue;
-        }
-        /* The loader's rule picks the _nocublaslt twins or the others, by one GPU of the
-         * machine: the set it does not pick is never loaded. */
-        if (loader && rule.nocublaslt_below && nocublaslt(lib->path) != want_twin) {
-            for (size_t o = l; o < in->library_count; o++) {
-                smc_library *alt = &in->libraries[o];
-                if (alt->distribution != dist || (o != l && !same_choice(lib->path, alt->path)))
-                    continue;
-                done[o] = true;
-                if (t < alt->judgement_count) alt->judgements[t].unused = true;
-            }
-            continue;
-        }
-        /* One choice: the alternative torch's CUDA picks, else the best of them. */
-        size_t pick = SMC_NONE, best = SMC_NONE, serving = 0, choices = 0;
-        size_t below = SMC_NONE, above = SMC_NONE; /* the nearest of torch's major each side */
-        unsigned below_v = 0, above_v = 0;
-        for (size_t o = l; o < in->library_count; o++) {
-            const smc_library *alt = &in->libraries[o];
-            if (alt->distribution != dist || (o != l && !same_choice(lib->path, alt->path))) continue;
-            done[o] = true;
-            if (t >= alt->judgement_count) continue;
-            choices++;
-            int s = rank(alt->judgements[t].status);
-            serving += s <= rank(SMC_STATUS_JIT);
-            if (best == SMC_NONE || s < rank(in->libraries[best].judgements[t].status)) best = o;
-            size_t k;
-            const char *rest;
-            unsigned v = alternative_cuda(alt->path, &k, &rest);
-            if (torch && v == torch) pick = o;
-            if (!torch || v / 10 != torch / 10) continue;
-            if (v < torch && (below == SMC_NONE || v > below_v)) below = o, below_v = v;
-            if (v > torch && (above == SMC_NONE || v < above_v)) above = o, above_v = v;
-        }
-        if (best == SMC_NONE) continue;
-        /* A loader that falls back within torch's major (and not for an override's file). */
-        bool nearest = false;
-        if (pick == SMC_NONE && loader && rule.same_major && !override) {
-            pick = below != SMC_NONE ? below : above;
-            nearest = pick != SMC_NONE;
-        }
-        /* The file its loader asks for may not be there: then it loads none of them (bitsandbytes
-         * fails at import, loads its CPU library, or fails at the first call: loaders.md). */
-        bool missing = loader && torch && pick == SMC_NONE;
-        size_t loaded = missing ? SMC_NONE : pick != SMC_NONE ? pick : best;
-        for (size_t o = l; o < in->library_count; o++) { /* the others fail nothing */
-            const smc_library *alt = &in->libraries[o];
-            if (alt->distribution == dist && t < alt->judgement_count &&
-                (o == l || same_choice(lib->path, alt->path)))
-                alt->judgements[t].unused = o != loaded;
-        }
-        if (missing) {
-            if (!r.missing_cuda) {
-                r.missing_cuda = torch;
-                r.missing = l;
-                r.serving = serving;
-                r.choices = choices;
-                r.chosen = !override;
-                r.torch = override ? SMC_NONE : chooser;
-                r.override = override;
-            }
-            continue;
-        }
-        smc_rollup before = r;
-        fold(&r, in, loaded, t, &any, &gated, false);
-        if (r.library != before.library) {
-            r.serving = serving;
-            r.choices = choices;
-            r.chosen = pick != SMC_NONE;
-            r.torch = r.chosen && !override ? chooser : SMC_NONE;
-            r.override = r.chosen ? override : NULL;
-            r.nearest = nearest;
-            r.machine_choice = loader && rule.nocublaslt_below &&
-                               by != targets[t].cc_major * 10 + targets[t].cc_minor;
-            r.chooser_cc = loader && rule.nocublaslt_below ? by : 0;
-        }
-    }
-    free(done);
-    if (alternatives && !wanted) { /* the file the loader asks for is not there */
-        r.status = SMC_STATUS_NONE;
-        r.library = SMC_NONE;
-        r.twin_missing = want_twin;
-        r.chooser_cc = by;
-        r.machine_choice = by != targets[t].cc_major * 10 + targets[t].cc_minor;
-        return r;
-    }
-    if (r.missing_cuda) {
-        r.status = SMC_STATUS_NONE;
-        r.library = SMC_NONE;
-        r.vendored = false;
-        return r;
-    }
-    if (!any) r.status = SMC_STATUS_NO_CODE;
-    else if (gated && r.store_files && store_best == SMC_NONE)
-        r.status = SMC_STATUS_GATED; /* a store for other GPUs: its loader takes none here */
-    else if (gated) {
-        r.status = SMC_STATUS_NONE;
-        r.all_gated = true;
-    }
-    return r;
-}
-
-/* Whether distribution k of in holds device code, or brings it by a companion of rule's. */
-static bool has_device_code(const smc_input *in, size_t k, const smc_cpu_rule *rule)
-{
-    for (size_t l = 0; l < in->library_count; l++) {
-        size_t d = in->libraries[l].distribution;
-        if (d == SMC_NONE || !in->libraries[l].container_count) continue;
-        if (d == k || (rule && in->distributions[d].name &&
-                       smc_cpu_companion(rule, in->distributions[d].name)))
-            return true;
-    }
-    return false;
-}
-
-/* What makes distribution k a CPU-only build of a package that exists to use the GPU
- * (data/cpu-builds.tsv), in new memory; NULL when it is none (or memory ran out: *st). */
-static char *cpu_only_of(const smc_input *in, size_t k, smc_status *st)
-{
-    const smc_distribution *d = &in->distributions[k];
-    smc_cpu_rule rule;
-    char *out = NULL;
-    /* Installed with another build of the package that wrote the files last: a CPU build that
-     * did makes this GPU one CPU-only; a GPU build that did makes this CPU one's files not
-     * there. */
-    if (d->shadowed_by && d->name) {
-        bool by_cpu = smc_cpu_rule_for(d->shadowed_by, &rule) && smc_cpu_shadows(&rule, d->name);
-        if (!by_cpu) return NULL;
-        if (!(out = smc_asprintf("%s, the CPU build, is installed too and the files both install "
-                                 "are its (%s): only its CPU code loads",
-                                 d->shadowed_by, d->shadow_evidence ? d->shadow_evidence : "")))
-            *st = SMC_ERR_NOMEM;
-        return out;
-    }
-    if (!d->name || !smc_cpu_rule_for(d->name, &rule) || has_device_code(in, k, NULL)) return NULL;
-    if (d->cpu_build)
-        out = smc_strdup(d->cpu_build);
-    else if (rule.how == SMC_CPU_NAMED)
-        out = smc_asprintf("%s is the name of the CPU-only build", d->name);
-    else if (rule.how == SMC_CPU_NO_CODE && !has_device_code(in, k, &rule))
-        out = smc_asprintf("no device code in it%s%s", rule.companions[0] ? ", nor beside it in " : "",
-                           rule.companions);
-    else
-        return NULL;
-    if (!out) *st = SMC_ERR_NOMEM;
-    return out;
-}
-
-/* Where lib of in is judged for target t. A library that needs a CUDA library its input has only
- * in another major cannot load wherever it is judged; one its input lacks altogether cannot in a
- * complete root (an image, a root filesystem), and relies on the host elsewhere (*host, a
- * caution). nd: what its needs resolved to (smc_resolve_needed). */
-static void place_of(const smc_input *in, const smc_library *lib, const smc_target *t,
-                     const smc_needs *nd, place *at, const char **host)
-{
-    bool assumed;
-    const char *platform = load_platform(in, lib, t, &assumed);
-    const smc_distribution *d =
-        lib->distribution < in->distribution_count ? &in->distributions[lib->distribution] : NULL;
-    *at = (place){.platform = platform,
-                  .machine_only = assumed,
-                  .dist = d ? d->name : NULL,
-                  .version = d ? d->version : NULL,
-                  .needs = nd->other  ? nd->soname
-                           : in->root ? nd->missing
-                                      : NULL,
-                  .needs_other = nd->other};
-    *host = !at->needs && nd->missing && in->kind == SMC_INPUT_ENVIRONMENT ? nd->missing : NULL;
-}
-
-/* A distribution's (or, for SMC_NONE, the unclaimed files') compiler for target t: a compiler
- * that does not know the GPU makes it `compiler` unless its code is worse; one that does makes a
- * distribution without device code ok. The compiler is named either way. allowing[] holds the
- * status with what each set of SMC_ALLOW_ bits lets pass: without the compiler, its code's. */
-static void fold_compiler(const smc_input *in, size_t d, const smc_target *t, smc_rollup *r)
-{
-    smc_lib_status code = r->status;
-    smc_compile c = smc_compile_for(in, d, t);
-    if (c.compiler != SMC_NONE) {
-        if (c.knows == 0 && rank(SMC_STATUS_COMPILER) > rank(r->status))
-            *r = (smc_rollup){.status = SMC_STATUS_COMPILER, .library = SMC_NONE,
-                              .torch = SMC_NONE};
-        else if (c.knows == 1 && r->status == SMC_STATUS_NO_CODE)
-            code = r->status = SMC_STATUS_OK;
-        r->compiler = c.compiler;
-        r->compile_arch = c.arch;
-        r->compile_a = c.a;
-        r->compile_ptx = c.ptx;
-        r->compile_knows = c.knows;
-        r->compile_override = c.override;
-    }
-    for (unsigned m = 0; m < 4; m++)
-        r->allowing[m] = (m & SMC_ALLOW_COMPILER) ? code : r->status;
-}
-
-/* The worst of a roll-up's statuses with what each set of allowances leaves out, with one more
- * roll-up's. */
-static void allow_into(smc_rollup *r, const smc_rollup *one)
-{
-    for (unsigned m = 0; m < 4; m++)
-        if (rank(one->allowing[m]) > rank(r->allowing[m])) r->allowing[m] = one->allowing[m];
-}
-
-static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n,
-                              int driver_cuda)
-{
-    /* Verdicts need what the payloads say (kernels, PTX .target and .version, ptxas releases):
-     * a model read without it would be judged on guesses. */
-    if (in->library_count && !in->inspected) {
-        assert(!"a model judged without its facts: read it with smc_options.inspect");
-        return SMC_ERR_ARG;
-    }
-    smc_names names; /* the input's shared libraries, for what each library needs */
-    smc_status found = smc_find_compilers(in);
-    if (found == SMC_OK) found = smc_names_of(in, &names);
-    if (found != SMC_OK) return found;
-    for (size_t l = 0; l < in->library_count; l++) {
-        smc_library *lib = &in->libraries[l];
-        smc_judgements_free(lib->judgements, lib->judgement_count);
-        lib->judgements = NULL;
-        lib->judgement_count = 0;
-        if (!lib->container_count || !n) continue; /* only findings, or no target */
-        lists sets;
-        smc_status st = lists_of(lib, &sets);
-        if (st == SMC_OK && !(lib->judgements = calloc(n, sizeof *lib->judgements)))
-            st = SMC_ERR_NOMEM;
-        if (st == SMC_OK) lib->judgement_count = n;
-        int wheel = distribution_cuda(in, lib);
-        smc_needs nd;
-        if (st == SMC_OK) st = smc_resolve_needed(&names, lib, &nd);
-        for (size_t t = 0; t < n && st == SMC_OK; t++) {
-            place at;
-            const char *host;
-            place_of(in, lib, &targets[t], &nd, &at, &host);
-            st = judge_one(lib, &targets[t], effective_driver(in, &targets[t], driver_cuda), wheel,
-                           &at, &sets, &lib->judgements[t]);
-            if (st == SMC_OK && host) {
-                lib->judgements[t].warnings |= SMC_WARN_HOST_LIBRARY;
-                lib->judgements[t].needs = host;
-                lib->judgements[t].needs_more = nd.missing_count - 1;
-            }
-        }
-        free(sets.group);
-        if (st != SMC_OK) {
-            smc_names_free(&names);
-            return st;
-        }
-    }
-    smc_names_free(&names);
-    assign_roles(in);
-    for (size_t k = 0; k < in->distribution_count; k++) {
-        smc_distribution *d = &in->distributions[k];
-        smc_rollups_free(d->verdicts, d->verdict_count);
-        d->verdict_count = 0;
-        if (!(d->verdicts = calloc(n ? n : 1, sizeof *d->verdicts))) return SMC_ERR_NOMEM;
-        d->verdict_count = n;
-        smc_status st = SMC_OK;
-        free(d->cpu_only);
-        d->cpu_only = cpu_only_of(in, k, &st);
-        if (st != SMC_OK) return st;
-        for (size_t t = 0; t < n; t++) {
-            d->verdicts[t] = roll(in, k, SMC_NONE, targets, n, t);
-            fold_compiler(in, k, &targets[t], &d->verdicts[t]);
-            if (d->cpu_only) /* no device code, and it exists to use the GPU */
-                d->verdicts[t] = (smc_rollup){
-                    .status = SMC_STATUS_CPU_ONLY, .library = SMC_NONE, .torch = SMC_NONE,
-                    .compiler = SMC_NONE, .cpu_only = d->cpu_only,
-                    .allowing = {SMC_STATUS_CPU_ONLY, SMC_STATUS_NO_CODE, SMC_STATUS_CPU_ONLY,
-                                 SMC_STATUS_NO_CODE}};
-        }
-    }
-    /* An input: the worst of its distributions and of the libraries none claims; none when
-     * nothing could be read at all. */
-    smc_rollups_free(in->verdicts, in->verdict_count);
-    in->verdicts = NULL;
-    in->verdict_count = 0;
-    if (in->error_count && !in->library_count && !in->distribution_count) return SMC_OK;
-    if (!(in->verdicts = calloc(n ? n : 1, sizeof *in->verdicts))) return SMC_ERR_NOMEM;
-    in->verdict_count = n;
-    for (size_t t = 0; t < n; t++) {
-        smc_rollup *r = &in->verdicts[t];
-        *r = (smc_rollup){.status = SMC_STATUS_NO_CODE, .library = SMC_NONE, .torch = SMC_NONE,
-                          .compiler = SMC_NONE};
-        smc_rollup allowed = {.allowing = {SMC_STATUS_NO_CODE, SMC_STATUS_NO_CODE,
-                                           SMC_STATUS_NO_CODE, SMC_STATUS_NO_CODE}};
-        for (size_t k = 0; k < in->distribution_count; k++) {
-            const smc_rollup *dv = &in->distributions[k].verdicts[t];
-            if (rank(dv->status) > rank(r->status)) *r = *dv;
-            allow_into(&allowed, dv);
-        }
-        for (size_t l = 0; l < in->library_count; l++) {
-            if (in->libraries[l].distribution != SMC_NONE) continue;
-            smc_rollup one = roll(in, SMC_NONE, l, targets, n, t);
-            for (unsigned m = 0; m < 4; m++)
-                one.allowing[m] = one.status;
-            if (rank(one.status) > rank(r->status)) *r = one;
-            allow_into(&allowed, &one);
-        }
-        /* The compilers no distribution claims (a toolkit's NVRTC): the input's own. */
-        smc_rollup loose = {.status = SMC_STATUS_NO_CODE, .library = SMC_NONE,
-                            .torch = SMC_NONE, .compiler = SMC_NONE};
-        fold_compiler(in, SMC_NONE, &targets[t], &loose);
-        if (rank(loose.status) > rank(r->status)) {
-            *r = loose;
-        } else if (loose.compiler != SMC_NONE && r->compiler == SMC_NONE) {
-            r->compiler = loose.compiler;
-            r->compile_arch = loose.compile_arch;
-            r->compile_a = loose.compile_a;
-            r->compile_ptx = loose.compile_ptx;
-            r->compile_knows = loose.compile_knows;
-            r->compile_override = loose.compile_override;
-        }
-        allow_into(&allowed, &loose);
-        memcpy(r->allowing, allowed.allowing, sizeof r->allowing);
-        /* An image that asks for a newer CUDA than the driver supports does not start
-         * (nvidia-container-cli checks NVIDIA_REQUIRE_CUDA), whatever its libraries say. */
-        int eff = effective_driver(in, &targets[t], driver_cuda);
-        if (eff > 0 && in->require_cuda_version > eff)
-            *r = (smc_rollup){.status = SMC_STATUS_NONE,
-                              .library = SMC_NONE,
-                              .torch = SMC_NONE,
-                              .compiler = SMC_NONE,
-                              .requires = in->require_cuda_version,
-                              .compat = in->compat_cuda,
-                              .allowing = {SMC_STATUS_NONE, SMC_STATUS_NONE, SMC_STATUS_NONE,
-                                           SMC_STATUS_NONE}};
-        else if (eff > driver_cuda && driver_cuda > 0)
-            r->compat = eff; /* it runs by the image's forward-compatibility package */
-    }
-    return SMC_OK;
-}
-
-smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const smc_target *t,
-                             int driver_cuda, smc_judgement *out)
-{
-    lists sets;
-    *out = (smc_judgement){0};
-    smc_status st = lists_of(lib, &sets);
-    place at;
-    const char *host;
-    smc_names names = {0};
-    smc_needs nd = {0};
-    if (st == SMC_OK && lib->needed_count) st = smc_names_of(in, &names);
-    if (st == SMC_OK) st = smc_resolve_needed(&names, lib, &nd);
-    place_of(in, lib, t, &nd, &at, &host);
-    if (st == SMC_OK)
-        st = judge_one(lib, t, effective_driver(in, t, driver_cuda), distribution_cuda(in, lib),
-                       &at, &sets, out);
-    smc_names_free(&names);
-    free(sets.group);
-    return st;
-}
-
-smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
-                     size_t target_count, int driver_cuda, smc_lib_status *overall)
-{
-    if ((n && !inputs) || (target_count && !targets)) return SMC_ERR_ARG;
-    for (size_t t = 0; overall && t < target_count; t++)
-        overall[t] = SMC_STATUS_NO_CODE;
-    for (size_t i = 0; i < n; i++) {
-        smc_status st = judge_input(inputs[i], targets, target_count, driver_cuda);
-        if (st != SMC_OK) return st;
-        for (size_t t = 0; overall && t < inputs[i]->verdict_count; t++)
-            if (rank(inputs[i]->verdicts[t].status) > rank(overall[t]))
-                overall[t] = inputs[i]->verdicts[t].status;
-    }
-    return SMC_OK;
-}
-
-bool smc_status_fails(smc_lib_status s, smc_lib_status gate)
-{
-    return s != SMC_STATUS_NO_CODE &&
-           (s == SMC_STATUS_CPU_ONLY || s == SMC_STATUS_COMPILER || rank(s) >= rank(gate));
-}
-
-
-

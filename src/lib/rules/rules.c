@@ -1,5 +1,5 @@
 /* rules.c: what one image is for one GPU and driver, the rules of binary compatibility, 'a' and
- * 'f' variants, Tegra, PTX ISA and CUDA 13's cubins (shared/reference/cuda-compat.md §2, §4, §5):
+ * 'f' variants, Tegra, PTX ISA and CUDA 13's cubins (docs/compatibility.md §1 and §2):
  * pure functions of an image's facts, below both the readers (which ask whether the payloads can
  * change a verdict, smc_facts_matter) and the judge (verdict.c). */
 #include "rules.h"
@@ -70,7 +70,8 @@ unsigned smc_image_isa(const smc_image *img)
 }
 
 /* A cubin in CUDA 13's format: ELF ABI v2 (entry version 1.8) below sm_100, or one whose ptxas
- * says 13.x. CUDA 12.8 and 12.9 write ABI v2 for Blackwell cubins too (cuda-compat.md §5.2). */
+ * says 13.x. CUDA 12.8 and 12.9 write ABI v2 for Blackwell cubins too (docs/compatibility.md
+ * §2.5). */
 bool smc_image_cuda13(const smc_image *img)
 {
     if (img->kind != SMC_IMAGE_CUBIN || img->version_major != 1 || img->version_minor < 8)

@@ -1,5 +1,5 @@
 /* versions.c: the tables that tie CUDA versions to PTX ISA versions and to driver versions
- * (cuda-compat.md §4 and §5.1), and the parser of --driver. Versions are kept as integers:
+ * (docs/compatibility.md §2.1 and §2.2), and the parser of --driver. Versions are kept as integers:
  * CUDA 12.8 is 12080 (as cuDriverGetVersion reports it), PTX ISA 8.7 is 87. */
 #include "rules.h"
 
@@ -81,8 +81,8 @@ int smc_cuda_for_ptx_isa(unsigned major, unsigned minor)
 
 int smc_cuda_for_arch(unsigned cc)
 {
-    /* The first CUDA release whose driver runs a GPU of this architecture (cuda-compat.md §3.1;
-     * "≤ 7.0" taken as 7.0). */
+    /* The first CUDA release whose driver runs a GPU of this architecture
+     * (docs/research/drivers.md §3; "≤ 7.0" taken as 7.0). */
     static const struct {
         unsigned short cc, cuda;
     } first[] = {
@@ -98,7 +98,8 @@ int smc_cuda_for_arch(unsigned cc)
 
 const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len)
 {
-    /* Minor-version compatibility (cuda-compat.md §5.2): a driver of the same major runs it. */
+    /* Minor-version compatibility (docs/compatibility.md §2.1): a driver of the same major runs
+     * it. */
     static const struct {
         unsigned short major;
         unsigned short v[3];
@@ -125,9 +126,9 @@ const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len)
 
 int smc_last_driver_branch(unsigned cc)
 {
-    /* cuda-compat.md §3.2 (weak: secondary reports of NVIDIA's notices): R390 was the last branch
-     * for Fermi, R470 for Kepler, R580 is the last for Maxwell, Pascal and Volta (Xavier's 7.2
-     * included). */
+    /* docs/research/drivers.md §3 (weak: secondary reports of NVIDIA's notices): R390 was the
+     * last branch for Fermi, R470 for Kepler, R580 is the last for Maxwell, Pascal and Volta
+     * (Xavier's 7.2 included). */
     if (cc >= 20 && cc < 30) return 390;
     if (cc >= 30 && cc < 50) return 470;
     if (cc >= 50 && cc < 75) return 580;

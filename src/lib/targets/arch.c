@@ -1,7 +1,7 @@
 /* arch.c: the GPU table (data/gpus.tsv) and the parser of --gpu items (arch tokens, compute
  * capabilities, product names) into targets. It trusts neither the table text nor what the user
  * typed: every field is length- and range-checked, lines are read within (pointer, length), and a
- * bad line or item is reported with a one-line message. Facts: reference/cuda-compat.md §1. */
+ * bad line or item is reported with a one-line message. Facts: data/gpus.tsv, with its sources. */
 #include "../base/base.h"
 #include "../rules/rules.h"
 

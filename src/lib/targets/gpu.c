@@ -51,7 +51,8 @@ static void say(smc_driver *d, int error, const char *fmt, ...)
     d->error = error;
 }
 
-/* Explains a failed cuInit or device query in the user's terms (cuda-compat.md §5.3). */
+/* Explains a failed cuInit or device query in the user's terms (docs/compatibility.md §2.3 and
+ * §2.9). */
 static void explain(smc_driver *d, const api *a, int rc, const char *call)
 {
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
