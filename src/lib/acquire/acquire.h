@@ -262,6 +262,38 @@ bool smc_resolve_choice_key(const smc_indexes *ix, const smc_pyenv *e, const cha
                             const char *version, const char *const *hashes, size_t n_hashes,
                             char key[65]);
 
+/* acquire: the stage (acquire.c) ----------------------------------------------------------- */
+
+/* One wheel the acquire stage hands the reader: where to read it (an http(s) URL, or the path a
+ * lock names), the sha256 to check it against ("" when none is known), whether a lock installs
+ * it, and problem: why a lock's local wheel is not read (not a wheel, not the one pinned), or
+ * NULL. */
+typedef struct smc_wanted {
+    char *where;
+    char sha256[65];
+    bool lock;
+    char *problem;
+} smc_wanted;
+void smc_wanted_free(smc_wanted *w, size_t n);
+
+/* The wheels a URL (URL#sha256=HEX, as pip takes it), a requirement pinned to one version
+ * (torch==2.8.0) or a lock file (pylock.toml, uv.lock, requirements.txt) names, appended to *out
+ * (*n of them). Each sets in's kind and says on in what goes wrong (errors, and a lock's notes);
+ * the error return is only for running out of memory. They ask the package indexes and the cache
+ * of choices, and read no wheel. */
+smc_status smc_acquire_url(const char *url, const smc_options *opt, smc_input *in,
+                           smc_wanted **out, size_t *n);
+smc_status smc_acquire_requirement(const char *spec, const smc_options *opt, smc_input *in,
+                                   smc_wanted **out, size_t *n);
+smc_status smc_acquire_lock(const char *path, const smc_options *opt, smc_input *in,
+                            smc_wanted **out, size_t *n);
+
+/* How the network is used, as the options say (NULL: the defaults). */
+smc_net smc_net_of(const smc_options *opt);
+/* Whether a wheel's facts may come from, and go to, the cache: read for every target and
+ * driver, with the default limits, without --verify's or --detail's extra facts. */
+bool smc_cacheable(const smc_options *opt);
+
 /* toml ---------------------------------------------------------------------------------------
  */
 

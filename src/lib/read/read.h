@@ -1,6 +1,7 @@
 /* read.h: the read wing: the items a scan reads and the walk of directories (walk.c), archives
- * read in place (wheel.c, zipdir.c, image.c, conda.c, entry.c), Python environments and their
- * metadata (env.c, meta.c), and the scan (scan.c) */
+ * read in place (wheel.c, zipdir.c, image*.c, conda.c, entry.c), Python environments and their
+ * metadata (env.c, meta.c), what each path given is and its items (plan.c), and the scan
+ * (scan.c) */
 #ifndef SMCHECK_READ_H
 #define SMCHECK_READ_H
 
@@ -187,6 +188,13 @@ void smc_zipcache_close(smc_zipcache *zc);
 /* env.c: Python environments. ---------------------------------------------------------------- */
 
 typedef struct smc_env smc_env;
+
+/* What the path given by the user as path number input is, decided once by the table of input
+ * kinds (plan.c): makes its input (*in) and appends its items to *items (*n); a directory's
+ * distributions' metadata is read into *env, the directory held open in *root. A URL, a
+ * requirement or a lock goes to the acquire stage, whose wheels become items. */
+smc_status smc_plan(const char *path, size_t input, const smc_options *opt, smc_input **in,
+                    smc_env **env, int *root, smc_item **items, size_t *n);
 /* Reads the distribution metadata among a directory's items into in and *env. */
 /* A file held in memory, for a filesystem that is not on disk (an image's layers). */
 typedef struct smc_memfile {
