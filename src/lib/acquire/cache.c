@@ -4,7 +4,7 @@
  * chosen for a pin by cache_record.c. Records, and every file under a cache directory, are
  * untrusted. */
 #include "../base/base.h"
-#include "cache_private.h"
+#include "cache_record.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -1,7 +1,7 @@
 /* cache_read.c: a cache record read back into an input, trusting nothing in its text: every
  * field checked for its type and range, every count capped in proportion to the text, every
  * index checked against what it indexes, every string as the model keeps them. */
-#include "cache_private.h"
+#include "cache_record.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * (a sha256), the strings it may hold; and the records of the wheel chosen for a pin (choices),
  * small JSON objects written and read here. */
 #include "../base/base.h"
-#include "cache_private.h"
+#include "cache_record.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

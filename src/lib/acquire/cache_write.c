@@ -1,7 +1,7 @@
 /* cache_write.c: the facts read from a file written as a cache record: one JSON document for
  * the input, its distributions and libraries, then one line per container and image (rows),
  * paths under the input's own prefix. It trusts its caller's model. */
-#include "cache_private.h"
+#include "cache_record.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

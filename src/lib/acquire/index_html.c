@@ -1,6 +1,6 @@
 /* index_html.c: a PEP 503 HTML page read in a bounded window as it comes: its <a> tags, their
  * attributes unescaped, each http(s) link kept as a file of the page. */
-#include "pyindex_private.h"
+#include "index_page.h"
 
 #include <stdlib.h>
 

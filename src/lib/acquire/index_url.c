@@ -1,7 +1,7 @@
 /* index_url.c: URLs as an index's pages give them (RFC 3986): split, resolved against the page's
  * URL, their file names and #sha256= fragments; and each link taken as one of the page's files
  * or dropped (index_add_file, for both page formats). Links are untrusted and bounded. */
-#include "pyindex_private.h"
+#include "index_page.h"
 
 #include <stdlib.h>
 #include <string.h>

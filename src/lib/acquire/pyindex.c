@@ -1,7 +1,7 @@
 /* pyindex.c: a package index's project page (PEP 691 JSON or PEP 503 HTML) read into its files,
  * and the one file pip would install from them. The page comes from the network and is untrusted:
  * one pass over it, every link bounded, nothing but http(s) links kept. */
-#include "pyindex_private.h"
+#include "index_page.h"
 #include "../base/base.h"
 
 #include <cjson/cJSON.h>

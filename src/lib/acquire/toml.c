@@ -8,7 +8,7 @@
  * EXPLICIT (made by its own header, or an element of an array of tables) or DOTTED (made or first
  * reached by dotted keys under one header: only that header's keys may add to it, no header may
  * define it). Inline tables and arrays are values: nothing may add to them once written. */
-#include "toml_private.h"
+#include "toml_parser.h"
 
 #include <locale.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* toml_tables.c: the TOML reader's tables: one hash table of every table's keys (SipHash-1-3,
  * keyed by a secret per parse, so that no input makes lookups slow), and the tables' states as
  * headers and dotted keys define them. */
-#include "toml_private.h"
+#include "toml_parser.h"
 
 #include <stdlib.h>
 #include <string.h>

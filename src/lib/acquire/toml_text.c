@@ -1,7 +1,7 @@
 /* toml_text.c: the TOML reader's text: the first error kept, UTF-8 checked once, the scratch
  * stack of decoded text, whitespace, comments and newlines, strings of the four kinds with
  * their escapes, and keys. */
-#include "toml_private.h"
+#include "toml_parser.h"
 
 #include <stdarg.h>
 #include <stdio.h>

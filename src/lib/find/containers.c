@@ -2,7 +2,7 @@
  * a stream keeps as they pass, the container parser (docs/fatbin-format.md §2, §3: a container's
  * header and entries, its payloads read for facts and --verify) and the chains of entries over
  * one window. */
-#include "finder_private.h"
+#include "find_private.h"
 
 #include <stdlib.h>
 

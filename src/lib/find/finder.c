@@ -19,7 +19,7 @@
  * is read, the facts the judge needs are taken from its payloads (smc_options.inspect), and
  * --verify checks each one; judging never comes back to the bytes. The bytes are untrusted: every
  * copy is bounded, and the bounds apply the same way to both kinds of input. */
-#include "finder_private.h"
+#include "find_private.h"
 
 #include <stdlib.h>
 

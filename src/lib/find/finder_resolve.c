@@ -1,7 +1,7 @@
 /* finder_resolve.c: a file's layout resolved into the library's containers, by kind: ELF (its
  * sections, and the CUDA runtime its dynamic section needs), PE (its sections and the cudart
  * DLL it imports), a raw fat binary, a bare cubin. */
-#include "finder_private.h"
+#include "find_private.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * table and its names found among the bytes kept, then in fatbin sections containers back to
  * back with zero padding (garbage reported and skipped), elsewhere whole strict containers at
  * 8-aligned offsets. The same rules for one window and for a stream's records. */
-#include "finder_private.h"
+#include "find_private.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * pass (with the last non-zero byte before it and the first after it, which the rules ask
  * for), and the names a stream must remember because the layout comes last: the CUDA runtime
  * a library needs and the section names that went by. */
-#include "finder_private.h"
+#include "find_private.h"
 
 #include <stdlib.h>
 #include <string.h>

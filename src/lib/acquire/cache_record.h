@@ -1,8 +1,8 @@
-/* cache_private.h: what the files of the facts cache share (cache.c the directory,
+/* cache_record.h: what the files of the facts cache share (cache.c the directory,
  * cache_write.c the writer of a record, cache_read.c its reader, cache_record.c the fields, keys
  * and strings of every record, and the choices). Private to them. */
-#ifndef SMCHECK_CACHE_PRIVATE_H
-#define SMCHECK_CACHE_PRIVATE_H
+#ifndef SMCHECK_CACHE_RECORD_H
+#define SMCHECK_CACHE_RECORD_H
 
 #include "acquire.h"
 

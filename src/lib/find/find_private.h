@@ -1,10 +1,10 @@
-/* finder_private.h: what the finder's files share: containers.c (the finder's state, the bytes
+/* find_private.h: what the finder's files share: containers.c (the finder's state, the bytes
  * it keeps, the container parser, entry chains over one window), stream_headers.c (headers
  * followed through a stream), finder_rules.c (the layout and the rules), finder_resolve.c (a
  * layout resolved into containers by file kind), below finder.c (the API, feeding, ar archives,
  * the end of a file). Nothing else includes it. */
-#ifndef SMCHECK_FINDER_PRIVATE_H
-#define SMCHECK_FINDER_PRIVATE_H
+#ifndef SMCHECK_FIND_PRIVATE_H
+#define SMCHECK_FIND_PRIVATE_H
 
 #include "../bytes/bytes.h"
 #include "find.h"

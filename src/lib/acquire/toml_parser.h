@@ -1,8 +1,8 @@
-/* toml_private.h: what the TOML reader's files share: the parser's state, the tables and their
+/* toml_parser.h: what the TOML reader's files share: the parser's state, the tables and their
  * keys' hash table (toml_tables.c), the text: errors, whitespace, strings and keys
  * (toml_text.c); toml.c reads values and statements over them. Private to them. */
-#ifndef SMCHECK_TOML_PRIVATE_H
-#define SMCHECK_TOML_PRIVATE_H
+#ifndef SMCHECK_TOML_PARSER_H
+#define SMCHECK_TOML_PARSER_H
 
 #include "acquire.h"
 

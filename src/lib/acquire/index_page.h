@@ -1,8 +1,8 @@
-/* pyindex_private.h: what the readers of a package index's pages share (pyindex.c the page,
+/* index_page.h: what the readers of a package index's pages share (pyindex.c the page,
  * its JSON and the choice; index_url.c URLs and each link taken as a file; index_html.c PEP 503
  * HTML): bounds, ASCII character classes, spans, the files read so far. Private to them. */
-#ifndef SMCHECK_PYINDEX_PRIVATE_H
-#define SMCHECK_PYINDEX_PRIVATE_H
+#ifndef SMCHECK_INDEX_PAGE_H
+#define SMCHECK_INDEX_PAGE_H
 
 #include "acquire.h"
 
