@@ -376,9 +376,6 @@ typedef struct smc_library {
     char *layer;         /* in a container image: the layer it comes from ("blobs/sha256/..."),
                           * else NULL */
     size_t link_count;
-    /* Derived by smc_check for the reports; NULL before: */
-    struct smc_summary *summary;  /* its tokens and token sets (smc_library_summarize) */
-    struct smc_serving *serving;  /* what it serves, when the check asked (scan) */
 } smc_library;
 
 #define SMC_NONE SIZE_MAX
@@ -413,10 +410,6 @@ typedef struct smc_distribution {
      * are the other's (it was installed after), and what says so; NULL when not so. */
     char *shadowed_by;
     char *shadow_evidence;
-    /* Derived by smc_check for the reports; NULL and 0 before: */
-    struct smc_serving *serving; /* what it serves, when the check asked (scan) */
-    char **unbacked;             /* its variant claims that no main library backs (sentences) */
-    size_t unbacked_count;
 } smc_distribution;
 
 /* A file without device code that takes part when the code runs, found by its name. */
@@ -794,6 +787,24 @@ typedef struct smc_request {
 } smc_request;
 
 /* What a check found: the model, judged, with everything the reports show derived once. */
+/* What deriving adds to the model for the reports, kept in the result: the model stays as the
+ * reader and the judge left it, and a new check makes a new result. */
+typedef struct smc_library_derived {
+    smc_summary summary;  /* its tokens and token sets (smc_library_summarize) */
+    smc_serving *serving; /* what it serves, when the check asked (scan); else NULL */
+} smc_library_derived;
+
+typedef struct smc_distribution_derived {
+    smc_serving *serving; /* what it serves, when the check asked (scan); else NULL */
+    char **unbacked;      /* its variant claims that no main library backs (sentences) */
+    size_t unbacked_count;
+} smc_distribution_derived;
+
+typedef struct smc_input_derived {
+    smc_library_derived *libraries;         /* one per library of the input */
+    smc_distribution_derived *distributions; /* one per distribution */
+} smc_input_derived;
+
 typedef struct smc_result {
     smc_input **inputs; /* one per path */
     size_t input_count;
@@ -810,6 +821,7 @@ typedef struct smc_result {
     size_t partial;          /* libraries partial on some target */
     bool unreadable;         /* some input error or library finding */
     bool owns_inputs;        /* smc_result_free frees them (smc_check's, not smc_check_inputs') */
+    smc_input_derived *derived; /* one per input: what deriving made of it for the reports */
 } smc_result;
 
 /* A request's targets when none are named, the one way both front doors (the command and

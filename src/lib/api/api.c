@@ -193,14 +193,14 @@ static smc_status choose_targets(const smcheck_session *s, smc_request *q, smc_t
 }
 
 /* "sm_80 sm_90 compute_90": the library's tokens, from its summary. */
-static char *tokens_of(const smc_library *lib)
+static char *tokens_of(const smc_summary *sum)
 {
-    size_t len = 1, n = lib->summary ? lib->summary->token_count : 0;
+    size_t len = 1, n = sum->token_count;
     for (size_t i = 0; i < n; i++)
-        len += strlen(lib->summary->tokens[i].token) + 1;
+        len += strlen(sum->tokens[i].token) + 1;
     char *out = malloc(len), *o = out;
     for (size_t i = 0; out && i < n; i++)
-        o += sprintf(o, "%s%s", i ? " " : "", lib->summary->tokens[i].token);
+        o += sprintf(o, "%s%s", i ? " " : "", sum->tokens[i].token);
     if (out) *o = '\0';
     return out;
 }
@@ -255,7 +255,8 @@ static smc_status index_report(smcheck_report *r)
             api_library *a = &r->libs[r->lib_count++];
             a->in = in;
             a->lib = lib;
-            if (!(a->tokens = tokens_of(lib))) return SMC_ERR_NOMEM;
+            if (!(a->tokens = tokens_of(&res->derived[i].libraries[l].summary)))
+                return SMC_ERR_NOMEM;
             for (size_t k = 0; k < lib->finding_count; k++)
                 if (!add_error(r, lib->path, lib->findings[k].message, lib->findings[k].offset))
                     return SMC_ERR_NOMEM;

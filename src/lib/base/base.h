@@ -122,11 +122,11 @@ static inline uint64_t smc_limit(uint64_t v, uint64_t dflt)
 }
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
 void smc_distribution_clear(smc_distribution *d);
-/* What smc_check derived (smc_derive) goes: judgements' and roll-ups' sentences with them. */
+/* Judgements and roll-ups, with the sentences smc_derive gave them. */
 void smc_judgements_free(smc_judgement *j, size_t n);
 void smc_rollups_free(smc_rollup *r, size_t n);
-void smc_library_underive(smc_library *lib);
-void smc_distribution_underive(smc_distribution *d);
+/* What deriving made of n inputs (smc_result.derived), for inputs of these counts. */
+void smc_derived_free(smc_input_derived *d, smc_input *const *inputs, size_t n);
 void smc_distribution_sanitize(smc_distribution *d);
 void smc_library_free(smc_library *lib);
 /* A deep copy of src's facts (not its judgements) under another path, in no distribution. */

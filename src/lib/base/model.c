@@ -292,19 +292,7 @@ void smc_distribution_clear(smc_distribution *d)
     for (size_t i = 0; i < d->variant_claim_count; i++)
         free(d->variant_claims[i]);
     free(d->variant_claims);
-    smc_distribution_underive(d);
     *d = (smc_distribution){0};
-}
-
-void smc_distribution_underive(smc_distribution *d)
-{
-    free(d->serving);
-    for (size_t i = 0; i < d->unbacked_count; i++)
-        free(d->unbacked[i]);
-    free(d->unbacked);
-    d->serving = NULL;
-    d->unbacked = NULL;
-    d->unbacked_count = 0;
 }
 
 void smc_rollups_free(smc_rollup *r, size_t n)
@@ -314,6 +302,26 @@ void smc_rollups_free(smc_rollup *r, size_t n)
         free(r[i].next);
     }
     free(r);
+}
+
+void smc_derived_free(smc_input_derived *d, smc_input *const *inputs, size_t n)
+{
+    for (size_t i = 0; d && i < n; i++) {
+        for (size_t l = 0; d[i].libraries && l < inputs[i]->library_count; l++) {
+            smc_summary_free(&d[i].libraries[l].summary);
+            free(d[i].libraries[l].serving);
+        }
+        for (size_t k = 0; d[i].distributions && k < inputs[i]->distribution_count; k++) {
+            smc_distribution_derived *dd = &d[i].distributions[k];
+            free(dd->serving);
+            for (size_t u = 0; u < dd->unbacked_count; u++)
+                free(dd->unbacked[u]);
+            free(dd->unbacked);
+        }
+        free(d[i].libraries);
+        free(d[i].distributions);
+    }
+    free(d);
 }
 
 void smc_judgements_free(smc_judgement *j, size_t n)
@@ -327,15 +335,6 @@ void smc_judgements_free(smc_judgement *j, size_t n)
         free(j[i].support);
     }
     free(j);
-}
-
-void smc_library_underive(smc_library *lib)
-{
-    if (lib->summary) smc_summary_free(lib->summary);
-    free(lib->summary);
-    free(lib->serving);
-    lib->summary = NULL;
-    lib->serving = NULL;
 }
 
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...)
@@ -365,7 +364,6 @@ static void library_clear(smc_library *lib)
     for (size_t i = 0; i < lib->finding_count; i++)
         free(lib->findings[i].message);
     smc_judgements_free(lib->judgements, lib->judgement_count);
-    smc_library_underive(lib);
     free(lib->containers);
     free(lib->images);
     free(lib->findings);

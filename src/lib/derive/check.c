@@ -103,16 +103,11 @@ static smc_status next_step(const smc_input *in, const smc_library *lib, const s
     return *out ? SMC_OK : SMC_ERR_NOMEM;
 }
 
-static smc_status derive_library(const smc_result *r, const smc_input *in, smc_library *lib)
+static smc_status derive_library(const smc_result *r, const smc_input *in, smc_library *lib,
+                                 smc_library_derived *ld)
 {
-    if (!lib->summary && !(lib->summary = calloc(1, sizeof *lib->summary))) return SMC_ERR_NOMEM;
-    smc_summary_free(lib->summary);
-    smc_status st = smc_library_summarize(lib, lib->summary);
-    if (st != SMC_OK) {
-        free(lib->summary);
-        lib->summary = NULL;
-        return st;
-    }
+    smc_status st = smc_library_summarize(lib, &ld->summary);
+    if (st != SMC_OK) return st;
     for (size_t t = 0; t < lib->judgement_count && t < r->target_count; t++) {
         smc_judgement *j = &lib->judgements[t];
         const smc_target *g = &r->targets[t];
@@ -260,21 +255,17 @@ static smc_status derive_rollups(const smc_input *in, smc_rollup *v, size_t n, s
     return SMC_OK;
 }
 
-static smc_status derive_input(const smc_result *r, smc_input *in, const smc_builds *builds)
+static smc_status derive_input(const smc_result *r, smc_input *in, smc_input_derived *di,
+                               const smc_builds *builds)
 {
     smc_status st = SMC_OK;
     for (size_t l = 0; l < in->library_count && st == SMC_OK; l++)
-        st = derive_library(r, in, &in->libraries[l]);
+        st = derive_library(r, in, &in->libraries[l], &di->libraries[l]);
     for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
         smc_distribution *d = &in->distributions[k];
-        if (d->variant_claim_count) { /* derived again when checked again */
-            for (size_t i = 0; i < d->unbacked_count; i++)
-                free(d->unbacked[i]);
-            free(d->unbacked);
-            d->unbacked = NULL;
-            d->unbacked_count = 0;
-            st = smc_variant_unbacked(in, d, &d->unbacked, &d->unbacked_count);
-        }
+        smc_distribution_derived *dd = &di->distributions[k];
+        if (d->variant_claim_count)
+            st = smc_variant_unbacked(in, d, &dd->unbacked, &dd->unbacked_count);
         if (st == SMC_OK) st = derive_rollups(in, d->verdicts, d->verdict_count, r->target_count);
         for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++) {
             smc_rollup *v = &d->verdicts[t];
@@ -306,29 +297,48 @@ static smc_status derive_serving(smc_result *r)
     smc_status st = smc_judge(r->inputs, r->input_count, r->serving, r->serving_count, 0, NULL);
     for (size_t i = 0; i < r->input_count && st == SMC_OK; i++) {
         smc_input *in = r->inputs[i];
+        smc_input_derived *di = &r->derived[i];
         for (size_t l = 0; l < in->library_count && st == SMC_OK; l++) {
             smc_library *lib = &in->libraries[l];
+            smc_serving **sv = &di->libraries[l].serving;
             if (!lib->container_count) continue;
-            st = (lib->serving = malloc(sizeof *lib->serving))
-                     ? smc_library_serving(lib, r->serving, r->serving_count, lib->serving)
+            st = (*sv = malloc(sizeof **sv))
+                     ? smc_library_serving(lib, r->serving, r->serving_count, *sv)
                      : SMC_ERR_NOMEM;
         }
         for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
             smc_distribution *d = &in->distributions[k];
+            smc_serving **sv = &di->distributions[k].serving;
             if (!d->library_count) continue;
-            st = (d->serving = malloc(sizeof *d->serving))
-                     ? smc_distribution_serving(in, d, r->serving, r->serving_count, d->serving)
+            st = (*sv = malloc(sizeof **sv))
+                     ? smc_distribution_serving(in, d, r->serving, r->serving_count, *sv)
                      : SMC_ERR_NOMEM;
         }
     }
     return st;
 }
 
+/* Room for what deriving makes of each input, beside it. */
+static smc_input_derived *derived_new(smc_input *const *inputs, size_t n)
+{
+    smc_input_derived *d = calloc(n ? n : 1, sizeof *d);
+    for (size_t i = 0; d && i < n; i++) {
+        size_t nl = inputs[i]->library_count, nd = inputs[i]->distribution_count;
+        d[i].libraries = calloc(nl ? nl : 1, sizeof *d[i].libraries);
+        d[i].distributions = calloc(nd ? nd : 1, sizeof *d[i].distributions);
+        if (!d[i].libraries || !d[i].distributions) {
+            smc_derived_free(d, inputs, i + 1);
+            return NULL;
+        }
+    }
+    return d;
+}
+
 smc_status smc_derive(smc_result *r, const smc_builds *builds)
 {
     smc_status st = SMC_OK;
     for (size_t i = 0; i < r->input_count && st == SMC_OK; i++)
-        st = derive_input(r, r->inputs[i], builds);
+        st = derive_input(r, r->inputs[i], &r->derived[i], builds);
     r->partial = 0;
     r->unreadable = false;
     for (size_t i = 0; i < r->input_count; i++) {
@@ -349,6 +359,7 @@ smc_status smc_derive(smc_result *r, const smc_builds *builds)
 void smc_result_free(smc_result *r)
 {
     if (!r) return;
+    smc_derived_free(r->derived, r->inputs, r->derived ? r->input_count : 0);
     for (size_t i = 0; r->owns_inputs && i < r->input_count; i++)
         smc_input_free(r->inputs[i]);
     free(r->inputs);
@@ -398,6 +409,7 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
         in->environment = req->environment;
         in->assume_host = false;
     }
+    if (st == SMC_OK && !(r->derived = derived_new(r->inputs, n))) st = SMC_ERR_NOMEM;
     /* The representative matrix and the serving GPUs follow the inputs' platform. */
     if (st == SMC_OK && r->informational)
         r->arm_left_out = smc_targets_for_platform(r->inputs, n, r->targets, &r->target_count);

@@ -19,6 +19,7 @@ typedef struct smc_view {
     const smc_lib_status *overall;
     const smc_target *serving; /* scan: what each library serves was derived for these */
     size_t serving_count;
+    const smc_input_derived *derived; /* per input: what deriving made of it (NULL: nothing) */
     bool informational, detail, color;
     int cell; /* the width of a matrix cell: 8, or 10 where a status name takes 8 */
 } smc_view;
@@ -35,10 +36,33 @@ static inline smc_view smc_view_of(const smc_result *r, const smc_display *how)
                       .overall = r->overall,
                       .serving = r->serving,
                       .serving_count = r->serving_count,
+                      .derived = r->derived,
                       .informational = r->informational,
                       .detail = how && how->detail,
                       .color = how && how->color,
                       .cell = 8};
+}
+
+/* What deriving made of input in's library lib and distribution d; NULL where nothing was. */
+static inline const smc_input_derived *smc_view_input(const smc_view *v, const smc_input *in)
+{
+    for (size_t i = 0; v && v->derived && i < v->input_count; i++)
+        if (v->inputs[i] == in) return &v->derived[i];
+    return NULL;
+}
+
+static inline const smc_library_derived *smc_view_library(const smc_view *v, const smc_input *in,
+                                                         const smc_library *lib)
+{
+    const smc_input_derived *d = smc_view_input(v, in);
+    return d ? &d->libraries[lib - in->libraries] : NULL;
+}
+
+static inline const smc_distribution_derived *
+smc_view_distribution(const smc_view *v, const smc_input *in, const smc_distribution *dist)
+{
+    const smc_input_derived *d = smc_view_input(v, in);
+    return d ? &d->distributions[dist - in->distributions] : NULL;
 }
 
 static inline smc_view smc_view_of_advice(const smc_advice *a, const smc_display *how)

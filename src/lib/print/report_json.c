@@ -232,7 +232,8 @@ static cJSON *serving_json(builder *b, const smc_serving *sv)
 static cJSON *library_json(builder *b, const smc_input *in, const smc_library *lib,
                            const smc_view *opt)
 {
-    const smc_summary sum = lib->summary ? *lib->summary : (smc_summary){0};
+    const smc_library_derived *ld = smc_view_library(opt, in, lib);
+    const smc_summary sum = ld ? ld->summary : (smc_summary){0};
     cJSON *o = cJSON_CreateObject();
     if (o) {
         json_add(b, o, "path", json_text(lib->path));
@@ -275,7 +276,7 @@ static cJSON *library_json(builder *b, const smc_input *in, const smc_library *l
         bool judged = opt && opt->target_count && opt->target_count >= lib->judgement_count;
         for (size_t t = 0; judged && vs && t < lib->judgement_count; t++)
             json_add(b, vs, NULL, judgement_json(b, in, lib, &lib->judgements[t], t, opt));
-        json_add(b, o, "serves", lib->serving ? serving_json(b, lib->serving) : cJSON_CreateNull());
+        json_add(b, o, "serves", ld && ld->serving ? serving_json(b, ld->serving) : cJSON_CreateNull());
         bool detail = opt && opt->detail;
         cJSON *list =
             json_add(b, o, "container_list", detail ? cJSON_CreateArray() : cJSON_CreateNull());
@@ -356,6 +357,7 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
 static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distribution *d,
                                 const smc_view *opt)
 {
+    const smc_distribution_derived *dd = smc_view_distribution(opt, in, d);
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     json_add(b, o, "name", string_or_null(d->name));
@@ -388,7 +390,7 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
             if (v) json_add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
         }
     }
-    json_add(b, o, "serves", d->serving ? serving_json(b, d->serving) : cJSON_CreateNull());
+    json_add(b, o, "serves", dd && dd->serving ? serving_json(b, dd->serving) : cJSON_CreateNull());
     if (!d->variant_claim_count) json_add(b, o, "variant", cJSON_CreateNull());
     if (d->variant_claim_count) {
         cJSON *var = json_add(b, o, "variant", cJSON_CreateObject());
@@ -398,8 +400,8 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
             for (size_t k = 0; claims && k < d->variant_claim_count; k++)
                 json_add(b, claims, NULL, json_text(d->variant_claims[k]));
             cJSON *unb = json_add(b, var, "not_backed", cJSON_CreateArray());
-            for (size_t k = 0; unb && k < d->unbacked_count; k++)
-                json_add(b, unb, NULL, json_text(d->unbacked[k]));
+            for (size_t k = 0; unb && dd && k < dd->unbacked_count; k++)
+                json_add(b, unb, NULL, json_text(dd->unbacked[k]));
         }
     }
     return o;

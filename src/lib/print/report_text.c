@@ -91,9 +91,10 @@ static void print_serving(FILE *out, const smc_serving *sv, const char *indent)
     fputc('\n', out);
 }
 
-static smc_status print_library(FILE *out, const smc_library *lib, const smc_view *opt)
+static smc_status print_library(FILE *out, const smc_library *lib,
+                                const smc_library_derived *ld, const smc_view *opt)
 {
-    const smc_summary sum = lib->summary ? *lib->summary : (smc_summary){0};
+    const smc_summary sum = ld ? ld->summary : (smc_summary){0};
     fprintf(out, "%s: %zu container%s, %zu image%s\n", lib->path, lib->container_count,
             lib->container_count == 1 ? "" : "s", lib->image_count,
             lib->image_count == 1 ? "" : "s");
@@ -109,7 +110,7 @@ static smc_status print_library(FILE *out, const smc_library *lib, const smc_vie
         fprintf(out, "    %7zu  %s%s\n", sum.sets[i].containers,
                 *sum.sets[i].tokens ? sum.sets[i].tokens : "(no images)",
                 sum.sets[i].relocatable ? "  [relocatable]" : "");
-    if (lib->serving) print_serving(out, lib->serving, "  ");
+    if (ld && ld->serving) print_serving(out, ld->serving, "  ");
     if (opt && opt->detail && lib->cudart_major) {
         char rt[40];
         fprintf(out, "  needs %s (%s)\n", smc_cudart_name(rt, sizeof rt, lib),
@@ -149,7 +150,7 @@ static void target_token(char buf[16], const smc_target *t)
 /* "demo-cuda 1.0+cu130 (wheel cp312-cp312-manylinux_2_28_x86_64; CUDA 13.0 per version.py)",
  * and with targets its worst status per target. */
 static smc_status print_distribution(FILE *out, const smc_distribution *d,
-                                     const smc_view *opt)
+                                     const smc_distribution_derived *dd, const smc_view *opt)
 {
     if (opt && opt->target_count > 1) {
         for (size_t t = 0; t < opt->target_count; t++)
@@ -170,14 +171,14 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
         print_status(out, opt, d->verdicts[0].status, 0);
     }
     fputc('\n', out);
-    if (d->serving) print_serving(out, d->serving, "    ");
+    if (dd && dd->serving) print_serving(out, dd->serving, "    ");
+    size_t unbacked = dd ? dd->unbacked_count : 0;
     if (d->variant_claim_count) {
         fprintf(out, "    variant %s: %zu claim%s, %s\n", d->variant_label, d->variant_claim_count,
                 d->variant_claim_count == 1 ? "" : "s",
-                d->unbacked_count ? "some not backed by its libraries:"
-                                  : "each backed by its libraries");
-        for (size_t k = 0; k < d->unbacked_count; k++)
-            fprintf(out, "      %s\n", d->unbacked[k]);
+                unbacked ? "some not backed by its libraries:" : "each backed by its libraries");
+        for (size_t k = 0; k < unbacked; k++)
+            fprintf(out, "      %s\n", dd->unbacked[k]);
     }
     /* What to install instead, once per distinct answer. */
     size_t nt = opt && d->verdicts ? opt->target_count : 0;
@@ -699,7 +700,8 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                 !dist->cpu_only && !judged_compiler(dist))
                 continue;
             if (dist) {
-                smc_status st = print_distribution(out, dist, opt);
+                smc_status st =
+                    print_distribution(out, dist, smc_view_distribution(opt, in, dist), opt);
                 if (st != SMC_OK) return st;
             }
             size_t unowned = 0;
@@ -709,7 +711,8 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                 if (dist ? lib->distribution != d : lib->distribution != SMC_NONE) continue;
                 if (lib->role == SMC_ROLE_STORE && !opt->detail) { /* one row for them all */
                     if (!store_shown && judging) print_store(out, in, dist, lib, opt);
-                    if (!store_shown && !judging) print_library(out, lib, opt);
+                    if (!store_shown && !judging)
+                        print_library(out, lib, smc_view_library(opt, in, lib), opt);
                     store_shown = true;
                     continue;
                 }
@@ -723,7 +726,9 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                     k += same;
                     continue;
                 }
-                smc_status st = judging ? print_judged(out, lib, opt) : print_library(out, lib, opt);
+                smc_status st = judging
+                                    ? print_judged(out, lib, opt)
+                                    : print_library(out, lib, smc_view_library(opt, in, lib), opt);
                 if (st != SMC_OK) return st;
             }
         }
