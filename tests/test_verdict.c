@@ -210,19 +210,23 @@ static smc_judgement judge(smc_library *lib, const char *name, unsigned cc, int 
     in->library_count = 1;
     in->inspected = true; /* mark_kernels said what the payloads would */
     smc_lib_status overall = SMC_STATUS_OK;
-    smc_status st = smc_judge(&in, 1, &t, 1, driver, &overall);
-    CHECK(st == SMC_OK && lib->judgement_count == 1);
-    last = lib->judgements[0];
+    smc_judged jd;
+    smc_status st = smc_judge(&in, 1, &t, 1, driver, &jd, &overall);
+    CHECK(st == SMC_OK && jd.libraries[0].judgement_count == 1);
+    last = jd.libraries[0].judgements[0];
     /* One library that no distribution claims: the input's status is its own, but a gated one
      * cannot run here at all. */
     smc_lib_status want = last.status == SMC_STATUS_GATED ? SMC_STATUS_NONE : last.status;
-    CHECK(overall == want && in->verdict_count == 1 && in->verdicts[0].status == want);
+    CHECK(overall == want && jd.verdict_count == 1 && jd.verdicts[0].status == want);
     char *why = smc_judgement_reason(lib, &last, &t, driver);
     char *warn = smc_judgement_warnings(&last, driver);
     snprintf(reason, sizeof reason, "%s", why ? why : "");
     snprintf(cautions, sizeof cautions, "%s", warn ? warn : "");
     free(why);
     free(warn);
+    smc_judged_free(&jd);
+    last.failing = NULL; /* freed with jd: the tests read its numbers */
+    last.support = NULL;
     in->libraries = NULL; /* the caller frees lib */
     in->library_count = 0;
     smc_input_free(in);
@@ -562,13 +566,15 @@ static void one_verdict(smc_library *lib, unsigned cc, int driver, char *out, si
     in->library_count = 1;
     in->inspected = true;
     smc_lib_status overall;
-    CHECK(smc_judge(&in, 1, &t, 1, driver, &overall) == SMC_OK);
-    const smc_judgement *j = &lib->judgements[0];
+    smc_judged jd;
+    CHECK(smc_judge(&in, 1, &t, 1, driver, &jd, &overall) == SMC_OK);
+    const smc_judgement *j = &jd.libraries[0].judgements[0];
     snprintf(out, n, "%s %d %zu %zu %zu %zu %zu %zu", smc_lib_status_str(j->status), (int)j->cause,
              j->containers_by_verdict[SMC_VERDICT_NATIVE], j->containers_by_verdict[SMC_VERDICT_JIT],
              j->containers_by_verdict[SMC_VERDICT_JIT_BLOCKED],
              j->containers_by_verdict[SMC_VERDICT_NONE], j->containers_by_verdict[SMC_VERDICT_GATED],
              j->containers_by_verdict[SMC_VERDICT_NO_KERNELS]);
+    smc_judged_free(&jd);
     in->libraries = NULL;
     in->library_count = 0;
     smc_input_free(in);
@@ -665,7 +671,8 @@ static void test_uninspected(void)
         in->library_count = 1; /* in->inspected stays false */
         smc_target t = {.cc_major = 9};
         fclose(stderr); /* a debug build's assertion message is expected */
-        _exit(smc_judge(&in, 1, &t, 1, 12080, NULL) == SMC_ERR_ARG ? 3 : 0);
+        smc_judged jd;
+        _exit(smc_judge(&in, 1, &t, 1, 12080, &jd, NULL) == SMC_ERR_ARG ? 3 : 0);
     }
     int status = 0;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&

@@ -681,8 +681,8 @@ static int gate(const config *cfg, const smc_result *r)
             continue;
         }
         for (size_t i = 0; i < r->input_count; i++) /* each input without what is allowed */
-            fail |= !cfg->fail_never && t < r->inputs[i]->verdict_count &&
-                    smc_status_fails(r->inputs[i]->verdicts[t].allowing[cfg->allow], cfg->fail_on);
+            fail |= !cfg->fail_never && t < r->judged[i].verdict_count &&
+                    smc_status_fails(r->judged[i].verdicts[t].allowing[cfg->allow], cfg->fail_on);
     }
     if (r->partial && !cfg->quiet)
         fprintf(diag,

@@ -61,7 +61,7 @@ typedef struct smc_advice_row {
                               * it does not run on the GPUs whatever the driver */
     unsigned warnings;       /* SMC_WARN_ bits of the GPUs' judgements */
     size_t worst;            /* the GPU (index of targets) whose judgement gave status */
-    const smc_judgement *judgements; /* per GPU, with the driver (in model); NULL for cpu */
+    const smc_judgement *judgements; /* per GPU, with the driver (in judged); NULL for cpu */
     /* Derived by smc_advise for the reports: */
     char *reason;          /* why it is not ok ("no GPU code" for cpu); NULL when ok */
     char *warning;         /* the cautions of its worst judgement; NULL when none */
@@ -95,6 +95,7 @@ typedef struct smc_advice {
                            * than best; else SMC_NONE */
     /* The rows as libraries, which the judgements explain (smc_judgement_reason). */
     smc_input *model;
+    smc_judged judged;    /* model judged against the GPUs with the driver */
     size_t *library;      /* per row: its library in model, SMC_NONE for cpu */
     char **notes;         /* drivers the GPUs cannot have, Jetson's builds: for the reports */
     size_t note_count;

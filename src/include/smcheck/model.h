@@ -366,11 +366,8 @@ typedef struct smc_library {
     size_t needed_count;
     unsigned machine;          /* the host ELF's e_machine (62 x86-64, 183 AArch64); 0 none */
     unsigned release;          /* the newest cubin release read (see smc_image.release); 0 none */
-    smc_judgement *judgements; /* one per target, from smc_judge(); else NULL */
-    size_t judgement_count;
     uint64_t file_size;        /* of the file (or wheel member) it came from */
     size_t distribution; /* index into its input's distributions; SMC_NONE when none claims it */
-    smc_role role;       /* its part in its distribution, from its path (smc_judge) */
     char **links;        /* the same file at other paths of its input (hard links, bind mounts):
                           * read once, reported here */
     char *layer;         /* in a container image: the layer it comes from ("blobs/sha256/..."),
@@ -394,17 +391,11 @@ typedef struct smc_distribution {
                           * ("torch/version.py: cuda = None"); NULL when it says nothing so */
     size_t *libraries;   /* indices into its input's libraries */
     size_t library_count;
-    smc_rollup *verdicts; /* per target, from smc_judge() */
-    size_t verdict_count;
     /* A wheel's *.dist-info/variant.json (wheel variants, PEP 825 draft): its label and the
      * properties it claims, "nvidia :: sm_arch :: 90_real"; NULL and 0 when it has none. */
     char *variant_label;
     char **variant_claims;
     size_t variant_claim_count;
-    /* A build of a package that exists to use the GPU, without device code (torch's version.py
-     * cuda = None, "+cpu", onnxruntime rather than onnxruntime-gpu): what says so, set by the
-     * judge from its table (data/cpu-builds.tsv); NULL when not one. */
-    char *cpu_only;
     /* Installed beside another build of the same package that installs the same files
      * (onnxruntime and onnxruntime-gpu, data/cpu-builds.tsv): the other's name when the files
      * are the other's (it was installed after), and what says so; NULL when not so. */
@@ -474,8 +465,6 @@ typedef struct smc_input {
     smc_error *errors; /* the first SMC_ERRORS_KEPT */
     size_t error_count;
     size_t errors_more; /* past those: counted, not kept */
-    smc_rollup *verdicts; /* per target, from smc_judge(); none when nothing could be read */
-    size_t verdict_count;
     smc_distribution *distributions;
     size_t distribution_count;
     char **notes; /* what was left aside on purpose, and what an image says of itself: the
@@ -506,11 +495,9 @@ typedef struct smc_input {
     bool root; /* a complete root filesystem (an image, a directory with etc/ and usr/): a CUDA
                 * library it lacks, nothing provides */
     /* The files that hold no device code but take part at run time (every shared library by
-     * name, Triton's ptxas binaries), and the compilers the judge found among them. */
+     * name, Triton's ptxas binaries). */
     smc_runtime_file *runtime;
     size_t runtime_count;
-    smc_compiler *compilers;
-    size_t compiler_count;
 } smc_input;
 
 /* What one library or input keeps of its findings, errors and notes: the output stays small
@@ -622,6 +609,35 @@ typedef struct smc_summary {
 smc_status smc_library_summarize(const smc_library *lib, smc_summary *out);
 void smc_summary_free(smc_summary *sum);
 
+/* What the judge made of one input against targets: kept beside the input, which judging does
+ * not change. Its arrays follow the input's (libraries[l] is in->libraries[l]'s). */
+typedef struct smc_library_judged {
+    smc_judgement *judgements; /* one per target; NULL without containers or targets */
+    size_t judgement_count;
+    smc_role role;             /* its part in its distribution, from its path */
+} smc_library_judged;
+
+typedef struct smc_distribution_judged {
+    smc_rollup *verdicts; /* one per target */
+    size_t verdict_count;
+    /* A build of a package that exists to use the GPU, without device code (torch's version.py
+     * cuda = None, "+cpu", onnxruntime rather than onnxruntime-gpu): what says so, from the
+     * table data/cpu-builds.tsv; NULL when not one. */
+    char *cpu_only;
+} smc_distribution_judged;
+
+typedef struct smc_judged {
+    smc_library_judged *libraries;         /* library_count of them */
+    smc_distribution_judged *distributions; /* distribution_count of them */
+    size_t library_count, distribution_count;
+    smc_rollup *verdicts; /* the input's, per target; none when nothing could be read */
+    size_t verdict_count;
+    /* The compilers found among the input's runtime files (smc_input.runtime); a roll-up's
+     * compiler is an index into them. */
+    smc_compiler *compilers;
+    size_t compiler_count;
+} smc_judged;
+
 /* What a library or distribution serves, judged (smc_judge, no driver) against GPUs of distinct
  * compute capabilities: each list space-separated ("7.0 7.5 8.0"), "" when empty. */
 typedef struct smc_serving {
@@ -638,18 +654,21 @@ typedef struct smc_serving {
     int cuda_lower_bound;
 } smc_serving;
 
-/* A library's serving; its judgements must be against targets (nt of them), with no driver. */
-smc_status smc_library_serving(const smc_library *lib, const smc_target *targets, size_t nt,
-                               smc_serving *out);
-/* The same for a distribution of in: its roll-up per target, its main libraries' claims. */
-smc_status smc_distribution_serving(const smc_input *in, const smc_distribution *d,
-                                    const smc_target *targets, size_t nt, smc_serving *out);
+/* A library's serving; its judgements (lj) must be against targets (nt of them), with no
+ * driver. */
+smc_status smc_library_serving(const smc_library *lib, const smc_library_judged *lj,
+                               const smc_target *targets, size_t nt, smc_serving *out);
+/* The same for a distribution of in, judged so (jd): its roll-up per target, its main libraries'
+ * claims. */
+smc_status smc_distribution_serving(const smc_input *in, const smc_judged *jd,
+                                    const smc_distribution *d, const smc_target *targets,
+                                    size_t nt, smc_serving *out);
 /* Each claim of a distribution's variant.json that one of its main libraries does not back, as a
  * sentence ("nvidia :: sm_arch :: 120_virtual: not backed by torch/lib/libtorch_cuda.so: no
  * compute_120 in 389 of 393 containers"), in a new array of *n new strings; claims of other
  * namespaces and features are not checked. */
-smc_status smc_variant_unbacked(const smc_input *in, const smc_distribution *d, char ***out,
-                                size_t *n);
+smc_status smc_variant_unbacked(const smc_input *in, const smc_judged *jd,
+                                const smc_distribution *d, char ***out, size_t *n);
 
 /* Scans a file or directory. On SMC_OK *out holds the result, read errors included; other
  * statuses (SMC_ERR_NOMEM, SMC_ERR_ARG) mean there is no result. */
@@ -675,12 +694,15 @@ smc_input *smc_input_new(const char *path, smc_input_kind kind);
 void smc_input_free(smc_input *in);
 
 /* Judges every library of the inputs against the targets, with a driver of this CUDA version
- * (1000*major + 10*minor; 0 unknown): a pure pass over the model that fills the libraries'
- * judgements and the verdicts of distributions and inputs; overall (target_count entries, or
- * NULL) receives the worst status of all inputs that have one, per target (SMC_STATUS_NO_CODE
+ * (1000*major + 10*minor; 0 unknown): a pure pass over the model that writes out[i] for inputs[i]
+ * (n of them, each freed with smc_judged_free, also on failure); overall (target_count entries,
+ * or NULL) receives the worst status of all inputs that have one, per target (SMC_STATUS_NO_CODE
  * when none has device code). Scan with smc_options.inspect. */
 smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
-                     size_t target_count, int driver_cuda, smc_lib_status *overall);
+                     size_t target_count, int driver_cuda, smc_judged *out,
+                     smc_lib_status *overall);
+/* Frees what one judging made, leaving it empty. */
+void smc_judged_free(smc_judged *jd);
 
 /* The sentence that explains a judgement ("1 of 3 containers have no usable image (...)"), and
  * its cautions joined by "; " (NULL when none), in new memory. */
@@ -698,8 +720,9 @@ char *smc_next_step(const smc_library *lib, const smc_judgement *j, const smc_ta
                     int driver_cuda, bool build);
 /* The CUDA version a driver step for j asks the driver to support, or 0 when no driver helps. */
 int smc_next_driver(const smc_judgement *j);
-/* How a distribution or input of in came to its status for target t, in new memory. */
-char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t);
+/* How a distribution or input of in (judged so: jd) came to its status for target t, in new
+ * memory. */
+char *smc_rollup_reason(const smc_input *in, const smc_judged *jd, const smc_rollup *r, size_t t);
 
 /* The local driver and GPUs, through the CUDA Driver API loaded at run time. ------------------ */
 
@@ -821,6 +844,7 @@ typedef struct smc_result {
     size_t partial;          /* libraries partial on some target */
     bool unreadable;         /* some input error or library finding */
     bool owns_inputs;        /* smc_result_free frees them (smc_check's, not smc_check_inputs') */
+    smc_judged *judged;         /* one per input: what the judge made of it */
     smc_input_derived *derived; /* one per input: what deriving made of it for the reports */
 } smc_result;
 

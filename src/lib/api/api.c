@@ -31,8 +31,15 @@ struct smcheck_session {
 typedef struct api_library {
     const smc_input *in;
     const smc_library *lib;
+    const smc_library_judged *judged;
     char *tokens;
 } api_library;
+
+/* One distribution of the report, as read and as judged. */
+typedef struct api_distribution {
+    const smc_distribution *dist;
+    const smc_distribution_judged *judged;
+} api_distribution;
 
 typedef struct api_error {
     char *path, *message;
@@ -44,7 +51,7 @@ struct smcheck_report {
     smc_builds *builds;
     api_library *libs;
     size_t lib_count;
-    const smc_distribution **dists;
+    api_distribution *dists;
     size_t dist_count;
     api_error *errors;
     size_t error_count;
@@ -246,7 +253,8 @@ static smc_status index_report(smcheck_report *r)
     for (size_t i = 0; i < res->input_count; i++) {
         const smc_input *in = res->inputs[i];
         for (size_t k = 0; k < in->distribution_count; k++)
-            r->dists[r->dist_count++] = &in->distributions[k];
+            r->dists[r->dist_count++] = (api_distribution){&in->distributions[k],
+                                                           &res->judged[i].distributions[k]};
         for (size_t k = 0; k < in->error_count; k++)
             if (!add_error(r, in->errors[k].path, in->errors[k].message, SMC_NO_OFFSET))
                 return SMC_ERR_NOMEM;
@@ -255,6 +263,7 @@ static smc_status index_report(smcheck_report *r)
             api_library *a = &r->libs[r->lib_count++];
             a->in = in;
             a->lib = lib;
+            a->judged = &res->judged[i].libraries[l];
             if (!(a->tokens = tokens_of(&res->derived[i].libraries[l].summary)))
                 return SMC_ERR_NOMEM;
             for (size_t k = 0; k < lib->finding_count; k++)
@@ -355,8 +364,8 @@ const char *smcheck_library_tokens(const smcheck_report *r, size_t lib)
 static const smc_judgement *judgement_at(const smcheck_report *r, size_t lib, size_t target)
 {
     const api_library *a = library_at(r, lib);
-    return a && target < r->result->target_count && target < a->lib->judgement_count
-               ? &a->lib->judgements[target]
+    return a && target < r->result->target_count && target < a->judged->judgement_count
+               ? &a->judged->judgements[target]
                : NULL;
 }
 
@@ -385,19 +394,19 @@ size_t smcheck_report_distribution_count(const smcheck_report *r)
 
 const char *smcheck_distribution_name(const smcheck_report *r, size_t dist)
 {
-    return r && dist < r->dist_count ? r->dists[dist]->name : NULL;
+    return r && dist < r->dist_count ? r->dists[dist].dist->name : NULL;
 }
 
 const char *smcheck_distribution_version(const smcheck_report *r, size_t dist)
 {
-    return r && dist < r->dist_count ? r->dists[dist]->version : NULL;
+    return r && dist < r->dist_count ? r->dists[dist].dist->version : NULL;
 }
 
 smcheck_status smcheck_distribution_status(const smcheck_report *r, size_t dist, size_t target)
 {
-    if (!r || dist >= r->dist_count || target >= r->dists[dist]->verdict_count)
+    if (!r || dist >= r->dist_count || target >= r->dists[dist].judged->verdict_count)
         return SMCHECK_STATUS_NO_CODE;
-    return (smcheck_status)r->dists[dist]->verdicts[target].status;
+    return (smcheck_status)r->dists[dist].judged->verdicts[target].status;
 }
 
 size_t smcheck_report_error_count(const smcheck_report *r)

@@ -129,7 +129,7 @@ void smc_rollups_free(smc_rollup *r, size_t n);
 void smc_derived_free(smc_input_derived *d, smc_input *const *inputs, size_t n);
 void smc_distribution_sanitize(smc_distribution *d);
 void smc_library_free(smc_library *lib);
-/* A deep copy of src's facts (not its judgements) under another path, in no distribution. */
+/* A deep copy of src's facts under another path, in no distribution. */
 smc_status smc_library_copy(smc_library *dst, const smc_library *src, const char *path);
 /* Moves src's containers, images and findings to the end of dst, their offsets moved by base
  * (where src's bytes start in dst's), each container naming member; src is left empty. */
@@ -140,8 +140,8 @@ smc_status smc_input_take_library(smc_input *in, smc_library *lib);
 
 /* Appends a runtime file (smc_input.runtime), in no distribution yet. */
 smc_status smc_input_add_runtime(smc_input *in, const char *path, smc_runtime_kind kind, int cuda);
-/* Frees the compilers the judge found (smc_input.compilers), leaving none. */
-void smc_compilers_free(smc_input *in);
+/* Frees n compilers (smc_judged.compilers) and their array. */
+void smc_compilers_free(smc_compiler *c, size_t n);
 
 /* summary.c: token order (cubins, PTX, LTO IR; arch; plain, a, f) of two smc_image pointers. */
 int smc_image_compare(const void *a, const void *b);

@@ -282,12 +282,10 @@ void smc_distribution_clear(smc_distribution *d)
     free(d->platform);
     free(d->cuda);
     free(d->cuda_source);
-    free(d->cpu_only);
     free(d->cpu_build);
     free(d->shadowed_by);
     free(d->shadow_evidence);
     free(d->libraries);
-    smc_rollups_free(d->verdicts, d->verdict_count);
     free(d->variant_label);
     for (size_t i = 0; i < d->variant_claim_count; i++)
         free(d->variant_claims[i]);
@@ -363,7 +361,6 @@ static void library_clear(smc_library *lib)
     }
     for (size_t i = 0; i < lib->finding_count; i++)
         free(lib->findings[i].message);
-    smc_judgements_free(lib->judgements, lib->judgement_count);
     free(lib->containers);
     free(lib->images);
     free(lib->findings);
@@ -493,15 +490,13 @@ smc_status smc_input_take_library(smc_input *in, smc_library *lib)
     return SMC_OK;
 }
 
-void smc_compilers_free(smc_input *in)
+void smc_compilers_free(smc_compiler *c, size_t n)
 {
-    for (size_t i = 0; i < in->compiler_count; i++) {
-        free(in->compilers[i].path);
-        free(in->compilers[i].cuda_source);
+    for (size_t i = 0; c && i < n; i++) {
+        free(c[i].path);
+        free(c[i].cuda_source);
     }
-    free(in->compilers);
-    in->compilers = NULL;
-    in->compiler_count = 0;
+    free(c);
 }
 
 smc_status smc_input_add_runtime(smc_input *in, const char *path, smc_runtime_kind kind, int cuda)
@@ -542,12 +537,10 @@ void smc_input_free(smc_input *in)
     for (size_t i = 0; i < in->runtime_count; i++)
         free(in->runtime[i].path);
     free(in->runtime);
-    smc_compilers_free(in);
     free(in->distributions);
     free(in->notes);
     free(in->libraries);
     free(in->errors);
-    smc_rollups_free(in->verdicts, in->verdict_count);
     free(in->require_cuda);
     free(in->path);
     free(in);

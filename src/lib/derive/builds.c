@@ -427,6 +427,7 @@ void smc_advice_free(smc_advice *a)
     free(a->notes);
     free(a->rows);
     free(a->library);
+    smc_judged_free(&a->judged);
     smc_input_free(a->model);
     *a = (smc_advice){.best = SMC_NONE, .newer_driver = SMC_NONE};
 }
@@ -497,24 +498,24 @@ static int newest_first(const void *x, const void *y)
     return strcmp(a->variant, b->variant);
 }
 
-/* Judges the rows against the targets with one driver: the worst status over the targets into
- * each row's status (with_driver) or any. The last pass's judgements stay in the model. */
+/* Judges the rows against the targets with one driver, into jd: the worst status over the
+ * targets into each row's status (with_driver: its judgements are jd's) or any. */
 static smc_status judge_rows(smc_advice *a, const smc_target *targets, size_t nt, int driver,
-                             bool with_driver)
+                             bool with_driver, smc_judged *jd)
 {
-    smc_status st = smc_judge(&a->model, 1, targets, nt, driver, NULL);
+    smc_status st = smc_judge(&a->model, 1, targets, nt, driver, jd, NULL);
     for (size_t i = 0; st == SMC_OK && i < a->count; i++) {
         smc_advice_row *r = &a->rows[i];
         size_t l = a->library[r->build];
         smc_lib_status worst = l == SMC_NONE ? SMC_STATUS_NO_CODE : SMC_STATUS_OK;
         size_t at = 0;
-        const smc_library *lib = l == SMC_NONE ? NULL : &a->model->libraries[l];
-        for (size_t t = 0; lib && t < nt; t++) {
-            if (lib->judgements[t].status > worst) {
-                worst = lib->judgements[t].status;
+        const smc_library_judged *lj = l == SMC_NONE ? NULL : &jd->libraries[l];
+        for (size_t t = 0; lj && t < nt && t < lj->judgement_count; t++) {
+            if (lj->judgements[t].status > worst) {
+                worst = lj->judgements[t].status;
                 at = t;
             }
-            if (with_driver) r->warnings |= lib->judgements[t].warnings;
+            if (with_driver) r->warnings |= lj->judgements[t].warnings;
         }
         if (!with_driver) {
             r->any = worst;
@@ -522,7 +523,7 @@ static smc_status judge_rows(smc_advice *a, const smc_target *targets, size_t nt
         }
         r->status = worst;
         r->worst = at;
-        r->judgements = lib ? lib->judgements : NULL;
+        r->judgements = lj ? lj->judgements : NULL;
     }
     return st;
 }
@@ -639,9 +640,11 @@ smc_status smc_advise(const smc_advice_request *req, smc_advice *out)
     sort_table = b;
     if (st == SMC_OK) {
         qsort(out->rows, out->count, sizeof *out->rows, newest_first);
-        st = judge_rows(out, targets, nt, 0, false);
+        smc_judged any = {0}; /* with a driver new enough: only the rows' statuses are kept */
+        st = judge_rows(out, targets, nt, 0, false, &any);
+        smc_judged_free(&any);
     }
-    if (st == SMC_OK) st = judge_rows(out, targets, nt, driver_cuda, true);
+    if (st == SMC_OK) st = judge_rows(out, targets, nt, driver_cuda, true, &out->judged);
     if (st != SMC_OK) {
         smc_advice_free(out);
         return st;

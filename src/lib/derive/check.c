@@ -103,13 +103,14 @@ static smc_status next_step(const smc_input *in, const smc_library *lib, const s
     return *out ? SMC_OK : SMC_ERR_NOMEM;
 }
 
-static smc_status derive_library(const smc_result *r, const smc_input *in, smc_library *lib,
+static smc_status derive_library(const smc_result *r, const smc_input *in,
+                                 const smc_library *lib, smc_library_judged *lj,
                                  smc_library_derived *ld)
 {
     smc_status st = smc_library_summarize(lib, &ld->summary);
     if (st != SMC_OK) return st;
-    for (size_t t = 0; t < lib->judgement_count && t < r->target_count; t++) {
-        smc_judgement *j = &lib->judgements[t];
+    for (size_t t = 0; t < lj->judgement_count && t < r->target_count; t++) {
+        smc_judgement *j = &lj->judgements[t];
         const smc_target *g = &r->targets[t];
         bool ptx;
         if (!(j->reason = smc_judgement_reason(lib, j, g, r->driver_cuda))) return SMC_ERR_NOMEM;
@@ -125,8 +126,9 @@ static smc_status derive_library(const smc_result *r, const smc_input *in, smc_l
 /* For a distribution that is none for target t because none of its alternatives runs, when the
  * installed torch does not choose among them: the oldest driver with which one of them runs
  * (judged again), as a next step; NULL when no driver does. */
-static smc_status alternatives_next(const smc_input *in, size_t dist, const smc_rollup *r,
-                                    const smc_target *t, size_t ti, char **out)
+static smc_status alternatives_next(const smc_input *in, const smc_judged *jd, size_t dist,
+                                    const smc_rollup *r, const smc_target *t, size_t ti,
+                                    char **out)
 {
     *out = NULL;
     if (r->status != SMC_STATUS_NONE || !r->choices || r->chosen) return SMC_OK;
@@ -135,10 +137,11 @@ static smc_status alternatives_next(const smc_input *in, size_t dist, const smc_
     int last = smc_last_driver_branch(t->cc_major * 10 + t->cc_minor);
     for (size_t l = 0; l < in->library_count; l++) {
         const smc_library *lib = &in->libraries[l];
-        if (lib->distribution != dist || lib->role != SMC_ROLE_ALTERNATIVE ||
-            ti >= lib->judgement_count)
+        const smc_library_judged *lj = &jd->libraries[l];
+        if (lib->distribution != dist || lj->role != SMC_ROLE_ALTERNATIVE ||
+            ti >= lj->judgement_count)
             continue;
-        int need = smc_next_driver(&lib->judgements[ti]);
+        int need = smc_next_driver(&lj->judgements[ti]);
         if (!need || (best && need >= best) || (last && smc_driver_branch_for_cuda(need) > last))
             continue;
         bool yes;
@@ -159,8 +162,8 @@ static smc_status alternatives_next(const smc_input *in, size_t dist, const smc_
 /* The next step for a distribution whose loader asks for an alternative it does not ship: the
  * CUDA of the newest alternative that runs on this GPU (a torch built for it, or the override set
  * to it), or a release that ships the one asked for. NULL when it is not such a roll-up. */
-static smc_status missing_next(const smc_input *in, size_t dist, const smc_rollup *r, size_t ti,
-                               char **out)
+static smc_status missing_next(const smc_input *in, const smc_judged *jd, size_t dist,
+                               const smc_rollup *r, size_t ti, char **out)
 {
     *out = NULL;
     if (!r->missing_cuda || r->missing >= in->library_count) return SMC_OK;
@@ -168,8 +171,9 @@ static smc_status missing_next(const smc_input *in, size_t dist, const smc_rollu
     unsigned best = 0;
     for (size_t l = 0; l < in->library_count; l++) {
         const smc_library *lib = &in->libraries[l];
-        unsigned cuda = lib->distribution == dist && ti < lib->judgement_count &&
-                                runs(lib->judgements[ti].status)
+        const smc_library_judged *lj = &jd->libraries[l];
+        unsigned cuda = lib->distribution == dist && ti < lj->judgement_count &&
+                                runs(lj->judgements[ti].status)
                             ? smc_alternative_of(lib->path, of)
                             : 0;
         if (cuda > best) best = cuda;
@@ -195,13 +199,13 @@ static smc_status missing_next(const smc_input *in, size_t dist, const smc_rollu
 /* The next step for a compiler that does not know the GPU, checked against the tables: the first
  * Triton release whose ptxas knows it (and the setting that names another ptxas), or an NVRTC of
  * a CUDA release that does. NULL when it is not such a roll-up. */
-static smc_status compiler_next(const smc_input *in, const smc_rollup *v, const smc_target *t,
-                                char **out)
+static smc_status compiler_next(const smc_input *in, const smc_judged *jd, const smc_rollup *v,
+                                const smc_target *t, char **out)
 {
     *out = NULL;
-    if (v->status != SMC_STATUS_COMPILER || v->compiler >= in->compiler_count) return SMC_OK;
-    const smc_compiler *c = &in->compilers[v->compiler];
-    smc_compile now = smc_compile_for(in, c->distribution, t);
+    if (v->status != SMC_STATUS_COMPILER || v->compiler >= jd->compiler_count) return SMC_OK;
+    const smc_compiler *c = &jd->compilers[v->compiler];
+    smc_compile now = smc_compile_for(in, jd->compilers, jd->compiler_count, c->distribution, t);
     unsigned arch = v->compile_arch;
     int ptxas = smc_compiler_first(arch, v->compile_a), last = smc_compiler_last(arch);
     char upto[32] = " or newer"; /* a target a later CUDA dropped: up to that one */
@@ -248,32 +252,35 @@ static smc_status compiler_next(const smc_input *in, const smc_rollup *v, const 
     return *out ? SMC_OK : SMC_ERR_NOMEM;
 }
 
-static smc_status derive_rollups(const smc_input *in, smc_rollup *v, size_t n, size_t nt)
+static smc_status derive_rollups(const smc_input *in, const smc_judged *jd, smc_rollup *v,
+                                 size_t n, size_t nt)
 {
     for (size_t t = 0; v && t < n && t < nt; t++)
-        if (!(v[t].reason = smc_rollup_reason(in, &v[t], t))) return SMC_ERR_NOMEM;
+        if (!(v[t].reason = smc_rollup_reason(in, jd, &v[t], t))) return SMC_ERR_NOMEM;
     return SMC_OK;
 }
 
-static smc_status derive_input(const smc_result *r, smc_input *in, smc_input_derived *di,
-                               const smc_builds *builds)
+static smc_status derive_input(const smc_result *r, const smc_input *in, smc_judged *jd,
+                               smc_input_derived *di, const smc_builds *builds)
 {
     smc_status st = SMC_OK;
     for (size_t l = 0; l < in->library_count && st == SMC_OK; l++)
-        st = derive_library(r, in, &in->libraries[l], &di->libraries[l]);
+        st = derive_library(r, in, &in->libraries[l], &jd->libraries[l], &di->libraries[l]);
     for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
-        smc_distribution *d = &in->distributions[k];
+        const smc_distribution *d = &in->distributions[k];
+        smc_distribution_judged *dj = &jd->distributions[k];
         smc_distribution_derived *dd = &di->distributions[k];
         if (d->variant_claim_count)
-            st = smc_variant_unbacked(in, d, &dd->unbacked, &dd->unbacked_count);
-        if (st == SMC_OK) st = derive_rollups(in, d->verdicts, d->verdict_count, r->target_count);
-        for (size_t t = 0; st == SMC_OK && t < d->verdict_count && t < r->target_count; t++) {
-            smc_rollup *v = &d->verdicts[t];
+            st = smc_variant_unbacked(in, jd, d, &dd->unbacked, &dd->unbacked_count);
+        if (st == SMC_OK)
+            st = derive_rollups(in, jd, dj->verdicts, dj->verdict_count, r->target_count);
+        for (size_t t = 0; st == SMC_OK && t < dj->verdict_count && t < r->target_count; t++) {
+            smc_rollup *v = &dj->verdicts[t];
             v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
-            if (!v->next) st = missing_next(in, k, v, t, &v->next);
+            if (!v->next) st = missing_next(in, jd, k, v, t, &v->next);
             if (st == SMC_OK && !v->next)
-                st = alternatives_next(in, k, v, &r->targets[t], t, &v->next);
-            if (st == SMC_OK && !v->next) st = compiler_next(in, v, &r->targets[t], &v->next);
+                st = alternatives_next(in, jd, k, v, &r->targets[t], t, &v->next);
+            if (st == SMC_OK && !v->next) st = compiler_next(in, jd, v, &r->targets[t], &v->next);
             smc_cpu_rule rule;
             if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
                 d->shadowed_by) { /* its files are the CPU build's */
@@ -286,35 +293,40 @@ static smc_status derive_input(const smc_result *r, smc_input *in, smc_input_der
             }
         }
     }
-    if (st == SMC_OK) st = derive_rollups(in, in->verdicts, in->verdict_count, r->target_count);
+    if (st == SMC_OK) st = derive_rollups(in, jd, jd->verdicts, jd->verdict_count, r->target_count);
     return st;
 }
 
-/* What each library and distribution serves: judged against the serving GPUs with no driver.
- * Judging against the request's targets (none for a scan) then replaces those judgements. */
+/* What each library and distribution serves: judged against the serving GPUs with no driver,
+ * a judging of its own that goes once what it serves is said. */
 static smc_status derive_serving(smc_result *r)
 {
-    smc_status st = smc_judge(r->inputs, r->input_count, r->serving, r->serving_count, 0, NULL);
-    for (size_t i = 0; i < r->input_count && st == SMC_OK; i++) {
-        smc_input *in = r->inputs[i];
+    size_t n = r->input_count;
+    smc_judged *jd = calloc(n ? n : 1, sizeof *jd);
+    smc_status st = jd ? smc_judge(r->inputs, n, r->serving, r->serving_count, 0, jd, NULL)
+                       : SMC_ERR_NOMEM;
+    for (size_t i = 0; i < n && st == SMC_OK; i++) {
+        const smc_input *in = r->inputs[i];
         smc_input_derived *di = &r->derived[i];
         for (size_t l = 0; l < in->library_count && st == SMC_OK; l++) {
-            smc_library *lib = &in->libraries[l];
             smc_serving **sv = &di->libraries[l].serving;
-            if (!lib->container_count) continue;
-            st = (*sv = malloc(sizeof **sv))
-                     ? smc_library_serving(lib, r->serving, r->serving_count, *sv)
-                     : SMC_ERR_NOMEM;
+            if (!in->libraries[l].container_count) continue;
+            st = (*sv = malloc(sizeof **sv)) ? smc_library_serving(&in->libraries[l], &jd[i].libraries[l], r->serving,
+                                                                   r->serving_count, *sv)
+                                             : SMC_ERR_NOMEM;
         }
         for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
-            smc_distribution *d = &in->distributions[k];
+            const smc_distribution *d = &in->distributions[k];
             smc_serving **sv = &di->distributions[k].serving;
             if (!d->library_count) continue;
-            st = (*sv = malloc(sizeof **sv))
-                     ? smc_distribution_serving(in, d, r->serving, r->serving_count, *sv)
-                     : SMC_ERR_NOMEM;
+            st = (*sv = malloc(sizeof **sv)) ? smc_distribution_serving(in, &jd[i], d, r->serving,
+                                                                        r->serving_count, *sv)
+                                             : SMC_ERR_NOMEM;
         }
     }
+    for (size_t i = 0; jd && i < n; i++)
+        smc_judged_free(&jd[i]);
+    free(jd);
     return st;
 }
 
@@ -338,19 +350,19 @@ smc_status smc_derive(smc_result *r, const smc_builds *builds)
 {
     smc_status st = SMC_OK;
     for (size_t i = 0; i < r->input_count && st == SMC_OK; i++)
-        st = derive_input(r, r->inputs[i], &r->derived[i], builds);
+        st = derive_input(r, r->inputs[i], &r->judged[i], &r->derived[i], builds);
     r->partial = 0;
     r->unreadable = false;
     for (size_t i = 0; i < r->input_count; i++) {
         const smc_input *in = r->inputs[i];
         r->unreadable |= in->error_count > 0;
         for (size_t l = 0; l < in->library_count; l++) {
-            const smc_library *lib = &in->libraries[l];
+            const smc_library_judged *lj = &r->judged[i].libraries[l];
             bool partial = false;
-            for (size_t t = 0; t < lib->judgement_count; t++)
-                partial |= lib->judgements[t].status == SMC_STATUS_PARTIAL;
+            for (size_t t = 0; t < lj->judgement_count; t++)
+                partial |= lj->judgements[t].status == SMC_STATUS_PARTIAL;
             r->partial += partial;
-            r->unreadable |= lib->finding_count > 0;
+            r->unreadable |= in->libraries[l].finding_count > 0;
         }
     }
     return st;
@@ -360,6 +372,9 @@ void smc_result_free(smc_result *r)
 {
     if (!r) return;
     smc_derived_free(r->derived, r->inputs, r->derived ? r->input_count : 0);
+    for (size_t i = 0; r->judged && i < r->input_count; i++)
+        smc_judged_free(&r->judged[i]);
+    free(r->judged);
     for (size_t i = 0; r->owns_inputs && i < r->input_count; i++)
         smc_input_free(r->inputs[i]);
     free(r->inputs);
@@ -410,6 +425,7 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
         in->assume_host = false;
     }
     if (st == SMC_OK && !(r->derived = derived_new(r->inputs, n))) st = SMC_ERR_NOMEM;
+    if (st == SMC_OK && !(r->judged = calloc(n ? n : 1, sizeof *r->judged))) st = SMC_ERR_NOMEM;
     /* The representative matrix and the serving GPUs follow the inputs' platform. */
     if (st == SMC_OK && r->informational)
         r->arm_left_out = smc_targets_for_platform(r->inputs, n, r->targets, &r->target_count);
@@ -419,7 +435,8 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
     for (size_t i = 0; st == SMC_OK && i < n; i++)
         r->inputs[i]->assume_host = req->local;
     if (st == SMC_OK)
-        st = smc_judge(r->inputs, n, r->targets, r->target_count, r->driver_cuda, r->overall);
+        st = smc_judge(r->inputs, n, r->targets, r->target_count, r->driver_cuda, r->judged,
+                       r->overall);
     if (st == SMC_OK) st = smc_derive(r, req->builds);
     if (st != SMC_OK) {
         smc_result_free(r);

@@ -418,9 +418,8 @@ static void compiler_words(char *buf, size_t n, const smc_input *in, const smc_c
         snprintf(buf, n, "%s's NVRTC (%s)", d && d->name ? d->name : smc_base_name(c->path), cuda);
 }
 
-static char *compiler_reason(const smc_input *in, const smc_rollup *r)
+static char *compiler_reason(const smc_input *in, const smc_compiler *c, const smc_rollup *r)
 {
-    const smc_compiler *c = &in->compilers[r->compiler];
     char who[256], target[24];
     compiler_words(who, sizeof who, in, c);
     snprintf(target, sizeof target, "%s_%u%s", r->compile_ptx ? "compute" : "sm",
@@ -442,12 +441,12 @@ static char *compiler_reason(const smc_input *in, const smc_rollup *r)
                       : smc_asprintf("%s: whether it knows %s is not known", who, target);
 }
 
-char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
+char *smc_rollup_reason(const smc_input *in, const smc_judged *jd, const smc_rollup *r, size_t t)
 {
-    if (r->compiler < in->compiler_count && r->library == SMC_NONE &&
+    if (r->compiler < jd->compiler_count && r->library == SMC_NONE &&
         (r->status == SMC_STATUS_COMPILER || r->status == SMC_STATUS_OK ||
          r->status == SMC_STATUS_NO_CODE))
-        return compiler_reason(in, r);
+        return compiler_reason(in, &jd->compilers[r->compiler], r);
     if (r->status == SMC_STATUS_NO_CODE) return smc_strdup("no device code");
     if (r->status == SMC_STATUS_CPU_ONLY)
         return smc_asprintf("a CPU-only build (%s): it installs and imports, and the GPU will "
@@ -496,7 +495,8 @@ char *smc_rollup_reason(const smc_input *in, const smc_rollup *r, size_t t)
                           "other GPUs, so nothing in it runs here");
     if (r->library >= in->library_count) return smc_strdup(smc_lib_status_str(r->status));
     const smc_library *lib = &in->libraries[r->library];
-    smc_lib_status own = t < lib->judgement_count ? lib->judgements[t].status : r->status;
+    const smc_library_judged *lj = &jd->libraries[r->library];
+    smc_lib_status own = t < lj->judgement_count ? lj->judgements[t].status : r->status;
     const char *name = smc_base_name(lib->path);
     if (r->vendored)
         return smc_asprintf("its own code runs; %s, which it ships from another project, is %s "

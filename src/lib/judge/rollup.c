@@ -99,14 +99,15 @@ static bool bare_cubin(const smc_library *lib)
     return lib->container_count == 1 && lib->containers[0].bare_cubin;
 }
 
-/* The roles of an input's libraries in their distributions. */
-static void assign_roles(smc_input *in)
+/* The roles of an input's libraries in their distributions, into jd. */
+static void assign_roles(const smc_input *in, smc_judged *jd)
 {
     for (size_t l = 0; l < in->library_count; l++) {
-        smc_library *lib = &in->libraries[l];
+        const smc_library *lib = &in->libraries[l];
+        smc_role *role = &jd->libraries[l].role;
         size_t k;
         const char *rest;
-        lib->role = SMC_ROLE_MAIN;
+        *role = SMC_ROLE_MAIN;
         if (lib->distribution == SMC_NONE) continue;
         if (alternative_cuda(lib->path, &k, &rest)) {
             /* Another file of the same name up to its CUDA digits: one of them is loaded (a
@@ -118,16 +119,16 @@ static void assign_roles(smc_input *in)
                 if (o != l && in->libraries[o].distribution == lib->distribution &&
                     alternative_cuda(other, &ko, &ro) && ko == k &&
                     strncmp(other, lib->path, k) == 0)
-                    lib->role = SMC_ROLE_ALTERNATIVE;
+                    *role = SMC_ROLE_ALTERNATIVE;
             }
-            if (lib->role == SMC_ROLE_ALTERNATIVE) continue;
+            if (*role == SMC_ROLE_ALTERNATIVE) continue;
         }
         smc_use use;
         const smc_distribution *d = &in->distributions[lib->distribution];
         if (d->name && smc_use_for(d->name, lib->path, &use) && use.how == SMC_USE_ON_DEMAND)
-            lib->role = SMC_ROLE_ON_DEMAND;
+            *role = SMC_ROLE_ON_DEMAND;
         else if (strstr(lib->path, ".libs/") || vendor_name(smc_base_name(lib->path)))
-            lib->role = SMC_ROLE_VENDORED;
+            *role = SMC_ROLE_VENDORED;
     }
     /* Loose cubin files, two or more in one named distribution, are a store its loader picks
      * from by GPU (flashinfer-cubin), not libraries loaded together (a zip without metadata is
@@ -139,19 +140,19 @@ static void assign_roles(smc_input *in)
             loose += in->libraries[l].distribution == d && bare_cubin(&in->libraries[l]);
         for (size_t l = 0; loose >= 2 && l < in->library_count; l++)
             if (in->libraries[l].distribution == d && bare_cubin(&in->libraries[l]))
-                in->libraries[l].role = SMC_ROLE_STORE;
+                jd->libraries[l].role = SMC_ROLE_STORE;
     }
     /* A distribution made only of "vendored" libraries ships them as its own (nvidia-cublas),
      * unless its own part is a compiler (Triton 3.2 ships CUPTI for its profiler). */
     for (size_t d = 0; d < in->distribution_count; d++) {
         bool own = false;
-        for (size_t c = 0; c < in->compiler_count; c++)
-            own |= in->compilers[c].distribution == d;
+        for (size_t c = 0; c < jd->compiler_count; c++)
+            own |= jd->compilers[c].distribution == d;
         for (size_t l = 0; l < in->library_count; l++)
             own |= in->libraries[l].distribution == d &&
-                   in->libraries[l].role != SMC_ROLE_VENDORED && in->libraries[l].container_count;
+                   jd->libraries[l].role != SMC_ROLE_VENDORED && in->libraries[l].container_count;
         for (size_t l = 0; !own && l < in->library_count; l++)
-            if (in->libraries[l].distribution == d) in->libraries[l].role = SMC_ROLE_MAIN;
+            if (in->libraries[l].distribution == d) jd->libraries[l].role = SMC_ROLE_MAIN;
     }
 }
 
@@ -217,10 +218,11 @@ static size_t used_as(const smc_input *in, size_t dist, const smc_library *lib, 
  * calls it only where NVIDIA supports it (the cause unsupported), or only from a compute capability
  * above the GPU's (its own check: vllm's FlashAttention from 8.0); else SMC_NONE. */
 static size_t not_used_on(const smc_input *in, size_t dist, const smc_library *lib,
-                          const smc_target *g, size_t t, size_t torch)
+                          const smc_library_judged *lj, const smc_target *g, size_t t,
+                          size_t torch)
 {
-    if (t >= lib->judgement_count || lib->judgements[t].status != SMC_STATUS_NONE) return SMC_NONE;
-    if (lib->judgements[t].cause == SMC_CAUSE_UNSUPPORTED) {
+    if (t >= lj->judgement_count || lj->judgements[t].status != SMC_STATUS_NONE) return SMC_NONE;
+    if (lj->judgements[t].cause == SMC_CAUSE_UNSUPPORTED) {
         size_t user = used_as(in, dist, lib, torch, SMC_USE_SUPPORTED);
         if (user != SMC_NONE) return user;
     }
@@ -235,24 +237,24 @@ static size_t not_used_on(const smc_input *in, size_t dist, const smc_library *l
 /* Folds one library's status for target t into a roll-up: a vendored library, or one used only
  * by one feature (on demand: its own role, or a package beside it says so), worse than partial
  * counts as partial. */
-static void fold(smc_rollup *r, const smc_input *in, size_t l, size_t t, bool *any, bool *gated,
-                 bool on_demand)
+static void fold(smc_rollup *r, const smc_judged *jd, size_t l, size_t t, bool *any,
+                 bool *gated, bool on_demand)
 {
-    const smc_library *lib = &in->libraries[l];
-    if (t >= lib->judgement_count) return;
-    smc_lib_status s = lib->judgements[t].status;
+    const smc_library_judged *lj = &jd->libraries[l];
+    if (t >= lj->judgement_count) return;
+    smc_lib_status s = lj->judgements[t].status;
     *any = true;
     if (s == SMC_STATUS_GATED) return;
     *gated = false;
-    if (lib->judgements[t].unused) s = SMC_STATUS_OK; /* not used on this GPU: fails nothing */
-    on_demand |= lib->role == SMC_ROLE_ON_DEMAND;
+    if (lj->judgements[t].unused) s = SMC_STATUS_OK; /* not used on this GPU: fails nothing */
+    on_demand |= lj->role == SMC_ROLE_ON_DEMAND;
     bool capped =
-        (lib->role == SMC_ROLE_VENDORED || on_demand) && rank(s) > rank(SMC_STATUS_PARTIAL);
+        (lj->role == SMC_ROLE_VENDORED || on_demand) && rank(s) > rank(SMC_STATUS_PARTIAL);
     if (capped) s = SMC_STATUS_PARTIAL;
     if (rank(s) > rank(r->status) || (r->library == SMC_NONE && rank(s) == rank(r->status))) {
         r->status = s;
         r->library = l;
-        r->vendored = capped && lib->role == SMC_ROLE_VENDORED;
+        r->vendored = capped && lj->role == SMC_ROLE_VENDORED;
         r->on_demand = capped && on_demand;
     }
 }
@@ -270,9 +272,10 @@ static bool nocublaslt(const char *path)
  * worst, gated ones not at all, unless every library is gated: then it cannot run (none). The
  * choice among alternatives is the loader's (data/loaders.tsv), made once for the machine when
  * the targets are one machine's GPUs. */
-static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_target *targets,
-                       size_t n, size_t t)
+static smc_rollup roll(const smc_input *in, smc_judged *jd, size_t dist, size_t only,
+                       const smc_target *targets, size_t n, size_t t)
 {
+    smc_library_judged *judged = jd->libraries;
     smc_rollup r = {
         .status = SMC_STATUS_OK, .library = SMC_NONE, .torch = SMC_NONE, .compiler = SMC_NONE};
     size_t chooser = only == SMC_NONE ? torch_for(in, dist, &r.torches) : SMC_NONE;
@@ -295,8 +298,7 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
     bool any = false, gated = true;
     size_t wanted = 0, alternatives = 0; /* of the set the loader's rule picks, and in all */
     for (size_t l = 0; loader && rule.nocublaslt_below && l < in->library_count; l++)
-        if (in->libraries[l].distribution == dist &&
-            in->libraries[l].role == SMC_ROLE_ALTERNATIVE) {
+        if (in->libraries[l].distribution == dist && judged[l].role == SMC_ROLE_ALTERNATIVE) {
             alternatives++;
             wanted += nocublaslt(in->libraries[l].path) == want_twin;
         }
@@ -307,22 +309,21 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
     size_t store_best = SMC_NONE;
     r.store = SMC_STATUS_GATED;
     for (size_t l = 0; done && only == SMC_NONE && l < in->library_count; l++) {
-        smc_library *lib = &in->libraries[l];
-        if (lib->distribution != dist || lib->role != SMC_ROLE_STORE) continue;
+        if (in->libraries[l].distribution != dist || judged[l].role != SMC_ROLE_STORE) continue;
         done[l] = true;
-        if (t >= lib->judgement_count) continue;
+        if (t >= judged[l].judgement_count) continue;
         r.store_files++;
-        smc_judgement *j = &lib->judgements[t];
+        smc_judgement *j = &judged[l].judgements[t];
         bool serves = rank(j->status) <= rank(SMC_STATUS_JIT);
         r.store_serving += serves;
         j->unused = !serves;
         if (serves && (store_best == SMC_NONE ||
-                       rank(j->status) < rank(in->libraries[store_best].judgements[t].status)))
+                       rank(j->status) < rank(judged[store_best].judgements[t].status)))
             store_best = l;
     }
     if (store_best != SMC_NONE) {
-        r.store = in->libraries[store_best].judgements[t].status;
-        fold(&r, in, store_best, t, &any, &gated, false);
+        r.store = judged[store_best].judgements[t].status;
+        fold(&r, jd, store_best, t, &any, &gated, false);
     } else if (r.store_files) {
         any = true; /* gated: code for other GPUs only */
     }
@@ -330,27 +331,28 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
         const smc_library *lib = &in->libraries[l];
         if (done[l] || (only != SMC_NONE ? l != only : lib->distribution != dist)) continue;
         done[l] = true;
-        if (lib->role != SMC_ROLE_ALTERNATIVE || only != SMC_NONE) {
-            size_t user =
-                only == SMC_NONE ? not_used_on(in, dist, lib, &targets[t], t, chooser) : SMC_NONE;
+        if (judged[l].role != SMC_ROLE_ALTERNATIVE || only != SMC_NONE) {
+            size_t user = only == SMC_NONE
+                              ? not_used_on(in, dist, lib, &judged[l], &targets[t], t, chooser)
+                              : SMC_NONE;
             if (user != SMC_NONE) {
-                in->libraries[l].judgements[t].unused = true;
-                in->libraries[l].judgements[t].used_by = user;
+                judged[l].judgements[t].unused = true;
+                judged[l].judgements[t].used_by = user;
             }
             bool feature =
                 only == SMC_NONE && used_as(in, dist, lib, chooser, SMC_USE_ON_DEMAND) != SMC_NONE;
-            fold(&r, in, l, t, &any, &gated, feature);
+            fold(&r, jd, l, t, &any, &gated, feature);
             continue;
         }
         /* The loader's rule picks the _nocublaslt twins or the others, by one GPU of the
          * machine: the set it does not pick is never loaded. */
         if (loader && rule.nocublaslt_below && nocublaslt(lib->path) != want_twin) {
             for (size_t o = l; o < in->library_count; o++) {
-                smc_library *alt = &in->libraries[o];
+                const smc_library *alt = &in->libraries[o];
                 if (alt->distribution != dist || (o != l && !same_choice(lib->path, alt->path)))
                     continue;
                 done[o] = true;
-                if (t < alt->judgement_count) alt->judgements[t].unused = true;
+                if (t < judged[o].judgement_count) judged[o].judgements[t].unused = true;
             }
             continue;
         }
@@ -363,11 +365,11 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             if (alt->distribution != dist || (o != l && !same_choice(lib->path, alt->path)))
                 continue;
             done[o] = true;
-            if (t >= alt->judgement_count) continue;
+            if (t >= judged[o].judgement_count) continue;
             choices++;
-            int s = rank(alt->judgements[t].status);
+            int s = rank(judged[o].judgements[t].status);
             serving += s <= rank(SMC_STATUS_JIT);
-            if (best == SMC_NONE || s < rank(in->libraries[best].judgements[t].status)) best = o;
+            if (best == SMC_NONE || s < rank(judged[best].judgements[t].status)) best = o;
             size_t k;
             const char *rest;
             unsigned v = alternative_cuda(alt->path, &k, &rest);
@@ -390,9 +392,9 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
         size_t loaded = missing ? SMC_NONE : pick != SMC_NONE ? pick : best;
         for (size_t o = l; o < in->library_count; o++) { /* the others fail nothing */
             const smc_library *alt = &in->libraries[o];
-            if (alt->distribution == dist && t < alt->judgement_count &&
+            if (alt->distribution == dist && t < judged[o].judgement_count &&
                 (o == l || same_choice(lib->path, alt->path)))
-                alt->judgements[t].unused = o != loaded;
+                judged[o].judgements[t].unused = o != loaded;
         }
         if (missing) {
             if (!r.missing_cuda) {
@@ -407,7 +409,7 @@ static smc_rollup roll(const smc_input *in, size_t dist, size_t only, const smc_
             continue;
         }
         smc_rollup before = r;
-        fold(&r, in, loaded, t, &any, &gated, false);
+        fold(&r, jd, loaded, t, &any, &gated, false);
         if (r.library != before.library) {
             r.serving = serving;
             r.choices = choices;
@@ -518,10 +520,11 @@ static void place_of(const smc_input *in, const smc_library *lib, const smc_targ
  * that does not know the GPU makes it `compiler` unless its code is worse; one that does makes a
  * distribution without device code ok. The compiler is named either way. allowing[] holds the
  * status with what each set of SMC_ALLOW_ bits lets pass: without the compiler, its code's. */
-static void fold_compiler(const smc_input *in, size_t d, const smc_target *t, smc_rollup *r)
+static void fold_compiler(const smc_input *in, const smc_judged *jd, size_t d,
+                          const smc_target *t, smc_rollup *r)
 {
     smc_lib_status code = r->status;
-    smc_compile c = smc_compile_for(in, d, t);
+    smc_compile c = smc_compile_for(in, jd->compilers, jd->compiler_count, d, t);
     if (c.compiler != SMC_NONE) {
         if (c.knows == 0 && rank(SMC_STATUS_COMPILER) > rank(r->status))
             *r =
@@ -547,7 +550,9 @@ static void allow_into(smc_rollup *r, const smc_rollup *one)
         if (rank(one->allowing[m]) > rank(r->allowing[m])) r->allowing[m] = one->allowing[m];
 }
 
-static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n, int driver_cuda)
+/* Judges one input into jd, which holds nothing yet. */
+static smc_status judge_input(const smc_input *in, smc_judged *jd, const smc_target *targets,
+                              size_t n, int driver_cuda)
 {
     /* Verdicts need what the payloads say (kernels, PTX .target and .version, ptxas releases):
      * a model read without it would be judged on guesses. */
@@ -555,21 +560,25 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         assert(!"a model judged without its facts: read it with smc_options.inspect");
         return SMC_ERR_ARG;
     }
+    jd->libraries = calloc(in->library_count ? in->library_count : 1, sizeof *jd->libraries);
+    jd->distributions =
+        calloc(in->distribution_count ? in->distribution_count : 1, sizeof *jd->distributions);
+    if (!jd->libraries || !jd->distributions) return SMC_ERR_NOMEM;
+    jd->library_count = in->library_count;
+    jd->distribution_count = in->distribution_count;
     smc_names names; /* the input's shared libraries, for what each library needs */
-    smc_status found = smc_find_compilers(in);
+    smc_status found = smc_find_compilers(in, &jd->compilers, &jd->compiler_count);
     if (found == SMC_OK) found = smc_names_of(in, &names);
     if (found != SMC_OK) return found;
     for (size_t l = 0; l < in->library_count; l++) {
-        smc_library *lib = &in->libraries[l];
-        smc_judgements_free(lib->judgements, lib->judgement_count);
-        lib->judgements = NULL;
-        lib->judgement_count = 0;
+        const smc_library *lib = &in->libraries[l];
+        smc_library_judged *lj = &jd->libraries[l];
         if (!lib->container_count || !n) continue; /* only findings, or no target */
         lists sets;
         smc_status st = judge_lists_of(lib, &sets);
-        if (st == SMC_OK && !(lib->judgements = calloc(n, sizeof *lib->judgements)))
+        if (st == SMC_OK && !(lj->judgements = calloc(n, sizeof *lj->judgements)))
             st = SMC_ERR_NOMEM;
-        if (st == SMC_OK) lib->judgement_count = n;
+        if (st == SMC_OK) lj->judgement_count = n;
         int wheel = judge_distribution_cuda(in, lib);
         smc_needs nd;
         if (st == SMC_OK) st = smc_resolve_needed(&names, lib, &nd);
@@ -579,11 +588,11 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
             place_of(in, lib, &targets[t], &nd, &at, &host);
             st = judge_one_library(lib, &targets[t],
                                    judge_effective_driver(in, &targets[t], driver_cuda), wheel, &at,
-                                   &sets, &lib->judgements[t]);
+                                   &sets, &lj->judgements[t]);
             if (st == SMC_OK && host) {
-                lib->judgements[t].warnings |= SMC_WARN_HOST_LIBRARY;
-                lib->judgements[t].needs = host;
-                lib->judgements[t].needs_more = nd.missing_count - 1;
+                lj->judgements[t].warnings |= SMC_WARN_HOST_LIBRARY;
+                lj->judgements[t].needs = host;
+                lj->judgements[t].needs_more = nd.missing_count - 1;
             }
         }
         free(sets.group);
@@ -593,20 +602,17 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         }
     }
     smc_names_free(&names);
-    assign_roles(in);
+    assign_roles(in, jd);
     for (size_t k = 0; k < in->distribution_count; k++) {
-        smc_distribution *d = &in->distributions[k];
-        smc_rollups_free(d->verdicts, d->verdict_count);
-        d->verdict_count = 0;
+        smc_distribution_judged *d = &jd->distributions[k];
         if (!(d->verdicts = calloc(n ? n : 1, sizeof *d->verdicts))) return SMC_ERR_NOMEM;
         d->verdict_count = n;
         smc_status st = SMC_OK;
-        free(d->cpu_only);
         d->cpu_only = cpu_only_of(in, k, &st);
         if (st != SMC_OK) return st;
         for (size_t t = 0; t < n; t++) {
-            d->verdicts[t] = roll(in, k, SMC_NONE, targets, n, t);
-            fold_compiler(in, k, &targets[t], &d->verdicts[t]);
+            d->verdicts[t] = roll(in, jd, k, SMC_NONE, targets, n, t);
+            fold_compiler(in, jd, k, &targets[t], &d->verdicts[t]);
             if (d->cpu_only) /* no device code, and it exists to use the GPU */
                 d->verdicts[t] =
                     (smc_rollup){.status = SMC_STATUS_CPU_ONLY,
@@ -620,14 +626,11 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
     }
     /* An input: the worst of its distributions and of the libraries none claims; none when
      * nothing could be read at all. */
-    smc_rollups_free(in->verdicts, in->verdict_count);
-    in->verdicts = NULL;
-    in->verdict_count = 0;
     if (in->error_count && !in->library_count && !in->distribution_count) return SMC_OK;
-    if (!(in->verdicts = calloc(n ? n : 1, sizeof *in->verdicts))) return SMC_ERR_NOMEM;
-    in->verdict_count = n;
+    if (!(jd->verdicts = calloc(n ? n : 1, sizeof *jd->verdicts))) return SMC_ERR_NOMEM;
+    jd->verdict_count = n;
     for (size_t t = 0; t < n; t++) {
-        smc_rollup *r = &in->verdicts[t];
+        smc_rollup *r = &jd->verdicts[t];
         *r = (smc_rollup){.status = SMC_STATUS_NO_CODE,
                           .library = SMC_NONE,
                           .torch = SMC_NONE,
@@ -635,13 +638,13 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
         smc_rollup allowed = {.allowing = {SMC_STATUS_NO_CODE, SMC_STATUS_NO_CODE,
                                            SMC_STATUS_NO_CODE, SMC_STATUS_NO_CODE}};
         for (size_t k = 0; k < in->distribution_count; k++) {
-            const smc_rollup *dv = &in->distributions[k].verdicts[t];
+            const smc_rollup *dv = &jd->distributions[k].verdicts[t];
             if (rank(dv->status) > rank(r->status)) *r = *dv;
             allow_into(&allowed, dv);
         }
         for (size_t l = 0; l < in->library_count; l++) {
             if (in->libraries[l].distribution != SMC_NONE) continue;
-            smc_rollup one = roll(in, SMC_NONE, l, targets, n, t);
+            smc_rollup one = roll(in, jd, SMC_NONE, l, targets, n, t);
             for (unsigned m = 0; m < 4; m++)
                 one.allowing[m] = one.status;
             if (rank(one.status) > rank(r->status)) *r = one;
@@ -652,7 +655,7 @@ static smc_status judge_input(smc_input *in, const smc_target *targets, size_t n
                             .library = SMC_NONE,
                             .torch = SMC_NONE,
                             .compiler = SMC_NONE};
-        fold_compiler(in, SMC_NONE, &targets[t], &loose);
+        fold_compiler(in, jd, SMC_NONE, &targets[t], &loose);
         if (rank(loose.status) > rank(r->status)) {
             *r = loose;
         } else if (loose.compiler != SMC_NONE && r->compiler == SMC_NONE) {
@@ -705,19 +708,38 @@ smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const 
 }
 
 smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
-                     size_t target_count, int driver_cuda, smc_lib_status *overall)
+                     size_t target_count, int driver_cuda, smc_judged *out,
+                     smc_lib_status *overall)
 {
-    if ((n && !inputs) || (target_count && !targets)) return SMC_ERR_ARG;
+    for (size_t i = 0; out && i < n; i++)
+        out[i] = (smc_judged){0};
+    if ((n && (!inputs || !out)) || (target_count && !targets)) return SMC_ERR_ARG;
     for (size_t t = 0; overall && t < target_count; t++)
         overall[t] = SMC_STATUS_NO_CODE;
     for (size_t i = 0; i < n; i++) {
-        smc_status st = judge_input(inputs[i], targets, target_count, driver_cuda);
+        smc_status st = judge_input(inputs[i], &out[i], targets, target_count, driver_cuda);
         if (st != SMC_OK) return st;
-        for (size_t t = 0; overall && t < inputs[i]->verdict_count; t++)
-            if (rank(inputs[i]->verdicts[t].status) > rank(overall[t]))
-                overall[t] = inputs[i]->verdicts[t].status;
+        for (size_t t = 0; overall && t < out[i].verdict_count; t++)
+            if (rank(out[i].verdicts[t].status) > rank(overall[t]))
+                overall[t] = out[i].verdicts[t].status;
     }
     return SMC_OK;
+}
+
+void smc_judged_free(smc_judged *jd)
+{
+    if (!jd) return;
+    for (size_t l = 0; jd->libraries && l < jd->library_count; l++)
+        smc_judgements_free(jd->libraries[l].judgements, jd->libraries[l].judgement_count);
+    for (size_t k = 0; jd->distributions && k < jd->distribution_count; k++) {
+        smc_rollups_free(jd->distributions[k].verdicts, jd->distributions[k].verdict_count);
+        free(jd->distributions[k].cpu_only);
+    }
+    smc_rollups_free(jd->verdicts, jd->verdict_count);
+    smc_compilers_free(jd->compilers, jd->compiler_count);
+    free(jd->libraries);
+    free(jd->distributions);
+    *jd = (smc_judged){0};
 }
 
 bool smc_status_fails(smc_lib_status s, smc_lib_status gate)

@@ -103,43 +103,52 @@ static void sm_arch_of(const smc_library *lib, char *buf, size_t cap)
     }
 }
 
-smc_status smc_library_serving(const smc_library *lib, const smc_target *targets, size_t nt,
-                               smc_serving *out)
+smc_status smc_library_serving(const smc_library *lib, const smc_library_judged *lj,
+                               const smc_target *targets, size_t nt, smc_serving *out)
 {
     *out = (smc_serving){0};
-    for (size_t t = 0; t < nt && t < lib->judgement_count; t++)
-        place(out, &targets[t], lib->judgements[t].status, lib->judgements[t].isa);
+    for (size_t t = 0; t < nt && t < lj->judgement_count; t++)
+        place(out, &targets[t], lj->judgements[t].status, lj->judgements[t].isa);
     sm_arch_of(lib, out->sm_arch, sizeof out->sm_arch);
-    if (lib->judgement_count) out->cuda_lower_bound = (int)lib->judgements[0].built_major * 1000;
+    if (lj->judgement_count) out->cuda_lower_bound = (int)lj->judgements[0].built_major * 1000;
     return SMC_OK;
 }
 
-/* The main libraries of a distribution that have device code. */
-static bool main_library(const smc_library *lib)
+/* Whether library l of in, judged so (jd), is a main library of its distribution with device
+ * code. */
+static bool main_library(const smc_input *in, const smc_judged *jd, size_t l)
 {
-    return lib->role == SMC_ROLE_MAIN && lib->container_count;
+    return jd->libraries[l].role == SMC_ROLE_MAIN && in->libraries[l].container_count;
 }
 
-smc_status smc_distribution_serving(const smc_input *in, const smc_distribution *d,
-                                    const smc_target *targets, size_t nt, smc_serving *out)
+/* The CUDA major a library was built by, as a CUDA version (12000), from its judgements; 0. */
+static int built_by(const smc_library_judged *lj)
+{
+    return lj->judgement_count ? (int)lj->judgements[0].built_major * 1000 : 0;
+}
+
+smc_status smc_distribution_serving(const smc_input *in, const smc_judged *jd,
+                                    const smc_distribution *d, const smc_target *targets,
+                                    size_t nt, smc_serving *out)
 {
     *out = (smc_serving){0};
-    for (size_t t = 0; d->verdicts && t < nt && t < in->verdict_count; t++) {
-        const smc_rollup *r = &d->verdicts[t];
+    const smc_distribution_judged *dj = &jd->distributions[d - in->distributions];
+    for (size_t t = 0; dj->verdicts && t < nt && t < dj->verdict_count; t++) {
+        const smc_rollup *r = &dj->verdicts[t];
         unsigned isa = 0;
-        if (r->library < in->library_count && t < in->libraries[r->library].judgement_count)
-            isa = in->libraries[r->library].judgements[t].isa;
+        if (r->library < in->library_count && t < jd->libraries[r->library].judgement_count)
+            isa = jd->libraries[r->library].judgements[t].isa;
         place(out, &targets[t], r->status, isa);
     }
     /* A value the distribution can claim is one every main library backs. */
     bool first = true;
     for (size_t k = 0; k < d->library_count; k++) {
-        const smc_library *lib = &in->libraries[d->libraries[k]];
-        if (!main_library(lib)) continue;
+        size_t l = d->libraries[k];
+        if (!main_library(in, jd, l)) continue;
         char mine[sizeof out->sm_arch];
-        sm_arch_of(lib, mine, sizeof mine);
-        if (lib->judgement_count && (int)lib->judgements[0].built_major * 1000 > out->cuda_lower_bound)
-            out->cuda_lower_bound = (int)lib->judgements[0].built_major * 1000;
+        sm_arch_of(&in->libraries[l], mine, sizeof mine);
+        if (built_by(&jd->libraries[l]) > out->cuda_lower_bound)
+            out->cuda_lower_bound = built_by(&jd->libraries[l]);
         if (first) {
             memcpy(out->sm_arch, mine, sizeof mine);
             first = false;
@@ -184,8 +193,8 @@ static smc_status push_text(char ***out, size_t *n, char *text)
     return SMC_OK;
 }
 
-smc_status smc_variant_unbacked(const smc_input *in, const smc_distribution *d, char ***out,
-                                size_t *n)
+smc_status smc_variant_unbacked(const smc_input *in, const smc_judged *jd,
+                                const smc_distribution *d, char ***out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -205,8 +214,9 @@ smc_status smc_variant_unbacked(const smc_input *in, const smc_distribution *d, 
             continue;
         }
         for (size_t k = 0; k < d->library_count && st == SMC_OK; k++) {
-            const smc_library *lib = &in->libraries[d->libraries[k]];
-            if (!main_library(lib)) continue;
+            size_t l = d->libraries[k];
+            const smc_library *lib = &in->libraries[l];
+            if (!main_library(in, jd, l)) continue;
             const char *name = strchr(lib->path, '!') ? strchr(lib->path, '!') + 1 : lib->path;
             if (is_sm) {
                 size_t total, miss;
@@ -216,13 +226,12 @@ smc_status smc_variant_unbacked(const smc_input *in, const smc_distribution *d, 
                                                 "containers",
                                                 claim, name, kind == SMC_IMAGE_PTX ? "compute" : "sm",
                                                 arch, miss, total));
-            } else if (lib->judgement_count &&
-                       (int)lib->judgements[0].built_major * 1000 > bound) {
+            } else if (built_by(&jd->libraries[l]) > bound) {
+                unsigned major = (unsigned)built_by(&jd->libraries[l]) / 1000;
                 st = push_text(out, n,
                                smc_asprintf("%s: not backed by %s: built by CUDA %u, which no "
                                             "driver older than CUDA %u.0 runs",
-                                            claim, name, lib->judgements[0].built_major,
-                                            lib->judgements[0].built_major));
+                                            claim, name, major, major));
             }
         }
     }

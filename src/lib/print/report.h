@@ -19,6 +19,7 @@ typedef struct smc_view {
     const smc_lib_status *overall;
     const smc_target *serving; /* scan: what each library serves was derived for these */
     size_t serving_count;
+    const smc_judged *judged;         /* per input: what the judge made of it (NULL: nothing) */
     const smc_input_derived *derived; /* per input: what deriving made of it (NULL: nothing) */
     bool informational, detail, color;
     int cell; /* the width of a matrix cell: 8, or 10 where a status name takes 8 */
@@ -36,6 +37,7 @@ static inline smc_view smc_view_of(const smc_result *r, const smc_display *how)
                       .overall = r->overall,
                       .serving = r->serving,
                       .serving_count = r->serving_count,
+                      .judged = r->judged,
                       .derived = r->derived,
                       .informational = r->informational,
                       .detail = how && how->detail,
@@ -43,12 +45,46 @@ static inline smc_view smc_view_of(const smc_result *r, const smc_display *how)
                       .cell = 8};
 }
 
+/* Input in's place among the view's inputs, or SMC_NONE. */
+static inline size_t smc_view_index(const smc_view *v, const smc_input *in)
+{
+    for (size_t i = 0; v && i < v->input_count; i++)
+        if (v->inputs[i] == in) return i;
+    return SMC_NONE;
+}
+
 /* What deriving made of input in's library lib and distribution d; NULL where nothing was. */
 static inline const smc_input_derived *smc_view_input(const smc_view *v, const smc_input *in)
 {
-    for (size_t i = 0; v && v->derived && i < v->input_count; i++)
-        if (v->inputs[i] == in) return &v->derived[i];
-    return NULL;
+    size_t i = v && v->derived ? smc_view_index(v, in) : SMC_NONE;
+    return i == SMC_NONE ? NULL : &v->derived[i];
+}
+
+/* What the judge made of input in: every input of a view was judged (with no targets, an
+ * empty judging); an input of no view gets nothing judged. */
+static inline const smc_judged *smc_view_judged(const smc_view *v, const smc_input *in)
+{
+    static const smc_judged none = {0};
+    size_t i = v && v->judged ? smc_view_index(v, in) : SMC_NONE;
+    return i == SMC_NONE ? &none : &v->judged[i];
+}
+
+/* Library l of in as the judge left it: its judgements (none when there are none) and role. */
+static inline const smc_library_judged *smc_view_library_judged(const smc_view *v,
+                                                                const smc_input *in, size_t l)
+{
+    static const smc_library_judged none = {0};
+    const smc_judged *jd = smc_view_judged(v, in);
+    return l < jd->library_count ? &jd->libraries[l] : &none;
+}
+
+/* Distribution k of in as the judge left it (no verdicts when not judged). */
+static inline const smc_distribution_judged *
+smc_view_distribution_judged(const smc_view *v, const smc_input *in, size_t k)
+{
+    static const smc_distribution_judged none = {0};
+    const smc_judged *jd = smc_view_judged(v, in);
+    return k < jd->distribution_count ? &jd->distributions[k] : &none;
 }
 
 static inline const smc_library_derived *smc_view_library(const smc_view *v, const smc_input *in,

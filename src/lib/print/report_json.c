@@ -233,6 +233,7 @@ static cJSON *library_json(builder *b, const smc_input *in, const smc_library *l
                            const smc_view *opt)
 {
     const smc_library_derived *ld = smc_view_library(opt, in, lib);
+    const smc_library_judged *lj = smc_view_library_judged(opt, in, (size_t)(lib - in->libraries));
     const smc_summary sum = ld ? ld->summary : (smc_summary){0};
     cJSON *o = cJSON_CreateObject();
     if (o) {
@@ -241,7 +242,7 @@ static cJSON *library_json(builder *b, const smc_input *in, const smc_library *l
         for (size_t i = 0; links && i < lib->link_count; i++)
             json_add(b, links, NULL, json_text(lib->links[i]));
         json_add(b, o, "layer", lib->layer ? json_text(lib->layer) : cJSON_CreateNull());
-        json_add(b, o, "role", json_text(smc_role_str(lib->role)));
+        json_add(b, o, "role", json_text(smc_role_str(lj->role)));
         json_add(b, o, "containers", cJSON_CreateNumber((double)lib->container_count));
         char soname[40];
         smc_cudart_name(soname, sizeof soname, lib);
@@ -273,9 +274,9 @@ static cJSON *library_json(builder *b, const smc_input *in, const smc_library *l
         }
         json_add(b, o, "findings_more", cJSON_CreateNumber((double)lib->findings_more));
         cJSON *vs = json_add(b, o, "verdicts", cJSON_CreateArray());
-        bool judged = opt && opt->target_count && opt->target_count >= lib->judgement_count;
-        for (size_t t = 0; judged && vs && t < lib->judgement_count; t++)
-            json_add(b, vs, NULL, judgement_json(b, in, lib, &lib->judgements[t], t, opt));
+        bool judged = opt && opt->target_count && opt->target_count >= lj->judgement_count;
+        for (size_t t = 0; judged && vs && t < lj->judgement_count; t++)
+            json_add(b, vs, NULL, judgement_json(b, in, lib, &lj->judgements[t], t, opt));
         json_add(b, o, "serves", ld && ld->serving ? serving_json(b, ld->serving) : cJSON_CreateNull());
         bool detail = opt && opt->detail;
         cJSON *list =
@@ -293,7 +294,8 @@ static cJSON *string_or_null(const char *s)
 
 /* {target, status, reason, library, vendored, all_gated, alternatives}: how a distribution or an
  * input came to its status. */
-static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, size_t t)
+static cJSON *rollup_json(builder *b, const smc_input *in, const smc_judged *jd,
+                          const smc_rollup *r, size_t t)
 {
     cJSON *v = cJSON_CreateObject();
     if (!v) return NULL;
@@ -318,7 +320,7 @@ static cJSON *rollup_json(builder *b, const smc_input *in, const smc_rollup *r, 
     json_add(b, v, "all_gated", cJSON_CreateBool(r->all_gated));
     json_add(b, v, "cpu_only", r->cpu_only ? json_text(r->cpu_only) : cJSON_CreateNull());
     const smc_compiler *comp =
-        r->compiler < in->compiler_count ? &in->compilers[r->compiler] : NULL;
+        r->compiler < jd->compiler_count ? &jd->compilers[r->compiler] : NULL;
     cJSON *cj = json_add(b, v, "compiler", comp ? cJSON_CreateObject() : cJSON_CreateNull());
     if (comp && cj) {
         char target[24];
@@ -358,6 +360,9 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
                                 const smc_view *opt)
 {
     const smc_distribution_derived *dd = smc_view_distribution(opt, in, d);
+    const smc_judged *jd = smc_view_judged(opt, in);
+    const smc_distribution_judged *dj =
+        smc_view_distribution_judged(opt, in, (size_t)(d - in->distributions));
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     json_add(b, o, "name", string_or_null(d->name));
@@ -383,10 +388,10 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     for (size_t i = 0; libs && i < d->library_count; i++)
         json_add(b, libs, NULL, json_text(in->libraries[d->libraries[i]].path));
     cJSON *vs = json_add(b, o, "verdicts", cJSON_CreateArray());
-    if (d->verdicts && opt && opt->target_count) {
-        for (size_t t = 0; vs && t < in->verdict_count; t++) {
-            cJSON *v = json_add(b, vs, NULL, rollup_json(b, in, &d->verdicts[t], t));
-            const char *next = t < d->verdict_count ? d->verdicts[t].next : NULL;
+    if (dj->verdicts && opt && opt->target_count) {
+        for (size_t t = 0; vs && t < jd->verdict_count; t++) {
+            cJSON *v = json_add(b, vs, NULL, rollup_json(b, in, jd, &dj->verdicts[t], t));
+            const char *next = t < dj->verdict_count ? dj->verdicts[t].next : NULL;
             if (v) json_add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
         }
     }
@@ -426,15 +431,16 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_view *opt)
         json_add(b, e, "message", json_text(in->errors[i].message));
     }
     json_add(b, o, "errors_more", cJSON_CreateNumber((double)in->errors_more));
+    const smc_judged *jd = smc_view_judged(opt, in);
     cJSON *vs = json_add(b, o, "verdicts", cJSON_CreateArray());
-    for (size_t t = 0; opt && opt->target_count && vs && t < in->verdict_count; t++)
-        json_add(b, vs, NULL, rollup_json(b, in, &in->verdicts[t], t));
+    for (size_t t = 0; opt && opt->target_count && vs && t < jd->verdict_count; t++)
+        json_add(b, vs, NULL, rollup_json(b, in, jd, &jd->verdicts[t], t));
     cJSON *dists = json_add(b, o, "distributions", cJSON_CreateArray());
     for (size_t i = 0; dists && i < in->distribution_count; i++)
         json_add(b, dists, NULL, distribution_json(b, in, &in->distributions[i], opt));
     cJSON *comps = json_add(b, o, "compilers", cJSON_CreateArray());
-    for (size_t i = 0; comps && i < in->compiler_count; i++) { /* found by the judge */
-        const smc_compiler *c = &in->compilers[i];
+    for (size_t i = 0; comps && i < jd->compiler_count; i++) { /* found by the judge */
+        const smc_compiler *c = &jd->compilers[i];
         cJSON *cj = json_add(b, comps, NULL, cJSON_CreateObject());
         if (!cj) break;
         json_add(b, cj, "kind", json_text(smc_compiler_kind_str(c->kind)));

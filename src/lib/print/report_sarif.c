@@ -107,11 +107,11 @@ static const char *sarif_rule_id(const sarif_rule *r)
 /* A library's result level: a none is an error, as it fails the gate, but for an alternative
  * that is not the one loaded (no failure at all: a note) and a vendored library, which leaves its
  * distribution partial at worst (a warning). */
-static const char *sarif_library_level(const smc_library *lib, const smc_judgement *j,
+static const char *sarif_library_level(const smc_library_judged *lj, const smc_judgement *j,
                                        bool informational)
 {
     if (informational || j->status != SMC_STATUS_NONE) return sarif_level(j->status, informational);
-    return j->unused ? "note" : lib->role == SMC_ROLE_VENDORED ? "warning" : "error";
+    return j->unused ? "note" : lj->role == SMC_ROLE_VENDORED ? "warning" : "error";
 }
 
 static size_t sarif_rule_of(smc_cause c)
@@ -241,10 +241,12 @@ static cJSON *sarif_rules_json(builder *b)
 static void sarif_results(builder *b, cJSON *results, const smc_input *in, const smc_view *opt,
                           const char *cwd)
 {
-    for (size_t l = 0; l < in->library_count; l++) {
+    const smc_judged *jd = smc_view_judged(opt, in);
+    for (size_t l = 0; l < in->library_count && l < jd->library_count; l++) {
         const smc_library *lib = &in->libraries[l];
-        for (size_t t = 0; t < lib->judgement_count && t < opt->target_count; t++) {
-            const smc_judgement *j = &lib->judgements[t];
+        const smc_library_judged *lj = &jd->libraries[l];
+        for (size_t t = 0; t < lj->judgement_count && t < opt->target_count; t++) {
+            const smc_judgement *j = &lj->judgements[t];
             size_t rule = sarif_rule_of(j->cause);
             if (j->status == SMC_STATUS_OK || j->status == SMC_STATUS_NO_CODE || rule == SMC_NONE)
                 continue;
@@ -266,7 +268,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in, const
             if (r) {
                 json_add(b, r, "ruleId", json_text(smc_cause_str(j->cause)));
                 json_add(b, r, "ruleIndex", cJSON_CreateNumber((double)rule));
-                json_add(b, r, "level", json_text(sarif_library_level(lib, j, opt->informational)));
+                json_add(b, r, "level", json_text(sarif_library_level(lj, j, opt->informational)));
                 cJSON *msg = json_add(b, r, "message", cJSON_CreateObject());
                 if (msg) json_add(b, msg, "text", json_text(text));
                 cJSON *locs = json_add(b, r, "locations", cJSON_CreateArray());
@@ -284,7 +286,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in, const
                 cJSON *props = json_add(b, r, "properties", cJSON_CreateObject());
                 if (props) {
                     json_add(b, props, "status", json_text(smc_lib_status_str(j->status)));
-                    json_add(b, props, "role", json_text(smc_role_str(lib->role)));
+                    json_add(b, props, "role", json_text(smc_role_str(lj->role)));
                     json_add(b, props, "target", json_text(tok));
                     json_add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
                     json_add(b, props, "security-severity", json_text(sarif_severity(j->status)));
@@ -297,10 +299,11 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in, const
     }
     /* A CPU-only build of a GPU package, a compiler that does not know the GPU, a loader that
      * asks for an alternative not shipped: a result per target, at the distribution. */
-    for (size_t k = 0; k < in->distribution_count; k++) {
+    for (size_t k = 0; k < in->distribution_count && k < jd->distribution_count; k++) {
         const smc_distribution *d = &in->distributions[k];
-        for (size_t t = 0; t < d->verdict_count && t < opt->target_count; t++) {
-            const smc_rollup *v = &d->verdicts[t];
+        const smc_distribution_judged *dj = &jd->distributions[k];
+        for (size_t t = 0; t < dj->verdict_count && t < opt->target_count; t++) {
+            const smc_rollup *v = &dj->verdicts[t];
             bool missing = v->status == SMC_STATUS_NONE && (v->missing_cuda || v->twin_missing);
             if ((v->status != SMC_STATUS_CPU_ONLY && v->status != SMC_STATUS_COMPILER &&
                  !missing) ||

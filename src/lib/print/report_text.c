@@ -150,12 +150,13 @@ static void target_token(char buf[16], const smc_target *t)
 /* "demo-cuda 1.0+cu130 (wheel cp312-cp312-manylinux_2_28_x86_64; CUDA 13.0 per version.py)",
  * and with targets its worst status per target. */
 static smc_status print_distribution(FILE *out, const smc_distribution *d,
+                                     const smc_distribution_judged *dj,
                                      const smc_distribution_derived *dd, const smc_view *opt)
 {
     if (opt && opt->target_count > 1) {
         for (size_t t = 0; t < opt->target_count; t++)
-            if (d->verdicts && d->verdicts[t].status != SMC_STATUS_NO_CODE)
-                print_status(out, opt, d->verdicts[t].status, opt->cell);
+            if (dj->verdicts && dj->verdicts[t].status != SMC_STATUS_NO_CODE)
+                print_status(out, opt, dj->verdicts[t].status, opt->cell);
             else
                 fprintf(out, "%-*s", opt->cell, "-");
     }
@@ -164,11 +165,11 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
     if (d->tag) fprintf(out, " %s", d->tag);
     if (d->cuda) fprintf(out, "; CUDA %s (%s)", d->cuda, d->cuda_source);
     fprintf(out, "; %zu librar%s", d->library_count, d->library_count == 1 ? "y" : "ies");
-    if (opt && opt->target_count == 1 && d->verdicts) {
+    if (opt && opt->target_count == 1 && dj->verdicts) {
         char tok[16];
         target_token(tok, &opt->targets[0]);
         fprintf(out, "; %s ", tok);
-        print_status(out, opt, d->verdicts[0].status, 0);
+        print_status(out, opt, dj->verdicts[0].status, 0);
     }
     fputc('\n', out);
     if (dd && dd->serving) print_serving(out, dd->serving, "    ");
@@ -181,16 +182,16 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
             fprintf(out, "      %s\n", dd->unbacked[k]);
     }
     /* What to install instead, once per distinct answer. */
-    size_t nt = opt && d->verdicts ? opt->target_count : 0;
-    for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
-        const char *next = d->verdicts[t].next;
+    size_t nt = opt && dj->verdicts ? opt->target_count : 0;
+    for (size_t t = 0; t < nt && t < dj->verdict_count; t++) {
+        const char *next = dj->verdicts[t].next;
         bool said = false; /* with an earlier target's */
         for (size_t k = 0; next && k < t; k++)
-            said |= d->verdicts[k].next && strcmp(d->verdicts[k].next, next) == 0;
+            said |= dj->verdicts[k].next && strcmp(dj->verdicts[k].next, next) == 0;
         if (!next || said) continue;
         fputs("    next for", out);
-        for (size_t k = t; k < nt && k < d->verdict_count; k++) {
-            if (k > t && (!d->verdicts[k].next || strcmp(d->verdicts[k].next, next) != 0)) continue;
+        for (size_t k = t; k < nt && k < dj->verdict_count; k++) {
+            if (k > t && (!dj->verdicts[k].next || strcmp(dj->verdicts[k].next, next) != 0)) continue;
             char tok[16];
             target_token(tok, &opt->targets[k]);
             fprintf(out, "%s %s", k == t ? "" : ",", tok);
@@ -199,20 +200,20 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
     }
     /* A compiler's word, a CPU-only build's and a missing alternative's, once per sentence: why
      * it fails, and with --detail why a compiler does not. */
-    for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
-        const smc_rollup *r = &d->verdicts[t];
+    for (size_t t = 0; t < nt && t < dj->verdict_count; t++) {
+        const smc_rollup *r = &dj->verdicts[t];
         bool compiler = r->compiler != SMC_NONE && r->library == SMC_NONE;
         if (!r->reason || !(r->status == SMC_STATUS_CPU_ONLY || compiler || r->missing_cuda) ||
             (compiler && r->status != SMC_STATUS_COMPILER && !opt->detail))
             continue;
         bool said = false;
         for (size_t k = 0; k < t; k++)
-            said |= d->verdicts[k].reason && d->verdicts[k].status == r->status &&
-                    strcmp(d->verdicts[k].reason, r->reason) == 0;
+            said |= dj->verdicts[k].reason && dj->verdicts[k].status == r->status &&
+                    strcmp(dj->verdicts[k].reason, r->reason) == 0;
         if (said) continue;
         fputs("   ", out);
-        for (size_t k = t; k < nt && k < d->verdict_count; k++) {
-            const smc_rollup *o = &d->verdicts[k];
+        for (size_t k = t; k < nt && k < dj->verdict_count; k++) {
+            const smc_rollup *o = &dj->verdicts[k];
             if (k > t && (!o->reason || o->status != r->status || strcmp(o->reason, r->reason) != 0))
                 continue;
             char tok[16];
@@ -224,8 +225,8 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
         fprintf(out, ": %s\n", r->reason);
     }
     /* Why, where it is not simply the worst library's word. */
-    for (size_t t = 0; t < nt && t < d->verdict_count; t++) {
-        const smc_rollup *r = &d->verdicts[t];
+    for (size_t t = 0; t < nt && t < dj->verdict_count; t++) {
+        const smc_rollup *r = &dj->verdicts[t];
         if ((!r->vendored && !r->all_gated && !r->choices) || r->missing_cuda) continue;
         if (opt->target_count > 1 && !opt->detail) continue;
         char tok[16];
@@ -308,10 +309,11 @@ static smc_status print_why(FILE *out, const smc_library *lib, const smc_judgeme
 }
 
 /* "sm_90 partial: 1 of 3 containers ...", then why. */
-static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
-                                const smc_view *opt, const char *indent)
+static smc_status print_verdict(FILE *out, const smc_library *lib,
+                                const smc_library_judged *lj, size_t t, const smc_view *opt,
+                                const char *indent)
 {
-    const smc_judgement *j = &lib->judgements[t];
+    const smc_judgement *j = &lj->judgements[t];
     print_status(out, opt, j->status, 0);
     if (j->unused)
         fputs(j->used_by != SMC_NONE
@@ -326,14 +328,14 @@ static smc_status print_verdict(FILE *out, const smc_library *lib, size_t t,
 
 /* A matrix row's cells: the library's status per target; one with no container (only
  * findings) has no verdicts: "-". */
-static void print_cells(FILE *out, const smc_library *lib, const smc_view *opt)
+static void print_cells(FILE *out, const smc_library_judged *lj, const smc_view *opt)
 {
     for (size_t t = 0; t < opt->target_count; t++)
-        if (t < lib->judgement_count && lib->judgements[t].unused) { /* fails nothing: dimmed */
+        if (t < lj->judgement_count && lj->judgements[t].unused) { /* fails nothing: dimmed */
             fputc('~', out);
-            print_status(out, opt, lib->judgements[t].status, opt->cell - 1);
-        } else if (t < lib->judgement_count) {
-            print_status(out, opt, lib->judgements[t].status, opt->cell);
+            print_status(out, opt, lj->judgements[t].status, opt->cell - 1);
+        } else if (t < lj->judgement_count) {
+            print_status(out, opt, lj->judgements[t].status, opt->cell);
         } else {
             fprintf(out, "%-*s", opt->cell, "-");
         }
@@ -349,7 +351,7 @@ static void print_cells(FILE *out, const smc_library *lib, const smc_view *opt)
     "; compiler: a compiler used at run time (Triton's ptxas, NVRTC) does not know the GPU (fails)"
 
 /* Whether a distribution was judged for a compiler it carries (Triton, NVRTC). */
-static bool judged_compiler(const smc_distribution *d)
+static bool judged_compiler(const smc_distribution_judged *d)
 {
     for (size_t t = 0; t < d->verdict_count; t++)
         if (d->verdicts[t].compiler != SMC_NONE) return true;
@@ -358,37 +360,42 @@ static bool judged_compiler(const smc_distribution *d)
 
 static bool any_compiler(const smc_view *opt)
 {
-    for (size_t i = 0; i < opt->input_count; i++)
-        for (size_t t = 0; t < opt->inputs[i]->verdict_count; t++)
-            if (opt->inputs[i]->verdicts[t].allowing[SMC_ALLOW_COMPILER] !=
-                opt->inputs[i]->verdicts[t].status)
+    for (size_t i = 0; i < opt->input_count; i++) {
+        const smc_judged *jd = smc_view_judged(opt, opt->inputs[i]);
+        for (size_t t = 0; t < jd->verdict_count; t++)
+            if (jd->verdicts[t].allowing[SMC_ALLOW_COMPILER] != jd->verdicts[t].status)
                 return true;
+    }
+    return false;
+}
+
+/* Whether some distribution is a CPU-only build. */
+static bool any_cpu_only(const smc_view *opt)
+{
+    for (size_t i = 0; i < opt->input_count; i++) {
+        const smc_judged *jd = smc_view_judged(opt, opt->inputs[i]);
+        for (size_t k = 0; k < jd->distribution_count; k++)
+            if (jd->distributions[k].cpu_only) return true;
+    }
     return false;
 }
 
 /* Whether some library is an alternative that is not loaded on some target. */
-static bool any_cpu_only(const smc_view *opt)
-{
-    for (size_t i = 0; i < opt->input_count; i++)
-        for (size_t k = 0; k < opt->inputs[i]->distribution_count; k++)
-            if (opt->inputs[i]->distributions[k].cpu_only) return true;
-    return false;
-}
-
 static bool any_unused(const smc_view *opt)
 {
-    for (size_t i = 0; i < opt->input_count; i++)
-        for (size_t l = 0; l < opt->inputs[i]->library_count; l++) {
-            const smc_library *lib = &opt->inputs[i]->libraries[l];
-            for (size_t t = 0; t < lib->judgement_count; t++)
-                if (lib->judgements[t].unused) return true;
-        }
+    for (size_t i = 0; i < opt->input_count; i++) {
+        const smc_judged *jd = smc_view_judged(opt, opt->inputs[i]);
+        for (size_t l = 0; l < jd->library_count; l++)
+            for (size_t t = 0; t < jd->libraries[l].judgement_count; t++)
+                if (jd->libraries[l].judgements[t].unused) return true;
+    }
     return false;
 }
 
-static smc_status print_judged(FILE *out, const smc_library *lib, const smc_view *opt)
+static smc_status print_judged(FILE *out, const smc_library *lib, const smc_library_judged *lj,
+                               const smc_view *opt)
 {
-    if (opt->target_count == 1 && lib->judgement_count == 0) {
+    if (opt->target_count == 1 && lj->judgement_count == 0) {
         fprintf(out, "%s: no container could be read\n", lib->path);
         return SMC_OK;
     }
@@ -396,37 +403,39 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_view
         char tok[16];
         target_token(tok, &opt->targets[0]);
         fprintf(out, "%s: %s ", lib->path, tok);
-        smc_status st = print_verdict(out, lib, 0, opt, "  ");
+        smc_status st = print_verdict(out, lib, lj, 0, opt, "  ");
         print_links(out, lib, "  ");
         return st;
     }
-    print_cells(out, lib, opt);
+    print_cells(out, lj, opt);
     fprintf(out, "%s\n", lib->path);
     print_links(out, lib, "    ");
     smc_status st = SMC_OK;
-    for (size_t t = 0; t < lib->judgement_count && t < opt->target_count && opt->detail && st == SMC_OK;
+    for (size_t t = 0; t < lj->judgement_count && t < opt->target_count && opt->detail && st == SMC_OK;
          t++) {
-        const smc_judgement *j = &lib->judgements[t];
+        const smc_judgement *j = &lj->judgements[t];
         if (j->status == SMC_STATUS_OK && !j->warnings) continue;
         char tok[16];
         target_token(tok, &opt->targets[t]);
         fprintf(out, "    %s ", tok);
-        st = print_verdict(out, lib, t, opt, "      ");
+        st = print_verdict(out, lib, lj, t, opt, "      ");
     }
     return st;
 }
 
 /* A store of loose cubins (SMC_ROLE_STORE), judged: one row of its statuses, and how many of its
  * files serve each GPU. first: its first file. */
-static void print_store(FILE *out, const smc_input *in, const smc_distribution *d,
-                        const smc_library *first, const smc_view *opt)
+static void print_store(FILE *out, const smc_input *in, const smc_judged *jd,
+                        const smc_distribution_judged *d, const smc_library *first,
+                        const smc_view *opt)
 {
     size_t files = d->verdict_count ? d->verdicts[0].store_files : 0;
     /* Where its files lie: the directory they all share. */
     size_t common = strlen(first->path);
     for (size_t k = 0; k < in->library_count; k++) {
         const smc_library *lib = &in->libraries[k];
-        if (lib->role != SMC_ROLE_STORE || lib->distribution != first->distribution) continue;
+        if (jd->libraries[k].role != SMC_ROLE_STORE || lib->distribution != first->distribution)
+            continue;
         size_t n = 0;
         while (n < common && lib->path[n] == first->path[n])
             n++;
@@ -458,14 +467,14 @@ static void print_store(FILE *out, const smc_input *in, const smc_distribution *
 /* The representative matrix, for information: how many libraries after in->libraries[k], none
  * claimed by a distribution like it, have the same status on every GPU (and no links or
  * detail to show), so that they share its row. */
-static size_t same_row(const smc_input *in, size_t k, bool unowned)
+static size_t same_row(const smc_input *in, const smc_judged *jd, size_t k, bool unowned)
 {
-    const smc_library *a = &in->libraries[k];
+    const smc_library_judged *a = &jd->libraries[k];
     size_t n = 0;
-    if (!unowned || a->link_count || !a->judgement_count) return 0;
+    if (!unowned || in->libraries[k].link_count || !a->judgement_count) return 0;
     for (size_t i = k + 1; i < in->library_count; i++, n++) {
-        const smc_library *b = &in->libraries[i];
-        if (b->distribution != SMC_NONE || b->link_count ||
+        const smc_library_judged *b = &jd->libraries[i];
+        if (in->libraries[i].distribution != SMC_NONE || in->libraries[i].link_count ||
             b->judgement_count != a->judgement_count)
             break;
         size_t t = 0;
@@ -477,11 +486,11 @@ static size_t same_row(const smc_input *in, size_t k, bool unowned)
 }
 
 /* One row for in->libraries[k] and the `same` after it: the first path, then the others' names. */
-static void print_grouped(FILE *out, const smc_input *in, size_t k, size_t same,
-                          const smc_view *opt)
+static void print_grouped(FILE *out, const smc_input *in, const smc_judged *jd, size_t k,
+                          size_t same, const smc_view *opt)
 {
     const smc_library *lib = &in->libraries[k];
-    print_cells(out, lib, opt);
+    print_cells(out, &jd->libraries[k], opt);
     fputs(lib->path, out);
     for (size_t i = 1; i <= same; i++)
         fprintf(out, ", %s", smc_base_name(in->libraries[k + i].path));
@@ -526,8 +535,9 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
     for (size_t i = 0; i < n && st == SMC_OK; i++)
         for (size_t l = 0; l < inputs[i]->library_count && st == SMC_OK; l++) {
             const smc_library *lib = &inputs[i]->libraries[l];
-            for (size_t t = 0; t < nt && t < lib->judgement_count && st == SMC_OK; t++) {
-                const smc_judgement *j = &lib->judgements[t];
+            const smc_library_judged *lj = smc_view_library_judged(opt, inputs[i], l);
+            for (size_t t = 0; t < nt && t < lj->judgement_count && st == SMC_OK; t++) {
+                const smc_judgement *j = &lj->judgements[t];
                 if ((j->status != SMC_STATUS_NONE && j->status != SMC_STATUS_PARTIAL) || j->unused)
                     continue; /* an alternative that is not loaded fails nothing */
                 const char *toks = j->failing_tokens ? j->failing_tokens : "";
@@ -612,11 +622,11 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
 /* Whether a status the matrix shows has a name as wide as a cell (cpu-only, compiler). */
 static bool wide_status(const smc_result *r)
 {
-    for (size_t i = 0; i < r->input_count; i++) {
-        const smc_input *in = r->inputs[i];
-        for (size_t k = 0; k < in->distribution_count; k++)
-            for (size_t t = 0; t < in->distributions[k].verdict_count; t++)
-                if (strlen(smc_lib_status_str(in->distributions[k].verdicts[t].status)) >= 8)
+    for (size_t i = 0; r->judged && i < r->input_count; i++) {
+        const smc_judged *jd = &r->judged[i];
+        for (size_t k = 0; k < jd->distribution_count; k++)
+            for (size_t t = 0; t < jd->distributions[k].verdict_count; t++)
+                if (strlen(smc_lib_status_str(jd->distributions[k].verdicts[t].status)) >= 8)
                     return true;
     }
     return false;
@@ -655,6 +665,7 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
     }
     for (size_t i = 0; i < n; i++) {
         const smc_input *in = inputs[i];
+        const smc_judged *jd = smc_view_judged(opt, in);
         size_t with = 0;
         for (size_t d = 0; d < in->distribution_count; d++)
             with += in->distributions[d].library_count > 0;
@@ -663,19 +674,19 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             fprintf(out, "%s: %s, %zu distribution%s, %zu with device code\n", in->path,
                     smc_input_kind_str(in->kind), in->distribution_count,
                     in->distribution_count == 1 ? "" : "s", with);
-        for (size_t t = 0; judging && t < in->verdict_count; t++) { /* an image's own word */
-            if (!in->verdicts[t].requires && in->verdicts[t].compat) {
+        for (size_t t = 0; judging && t < jd->verdict_count; t++) { /* an image's own word */
+            if (!jd->verdicts[t].requires && jd->verdicts[t].compat) {
                 char tok[16];
                 target_token(tok, &opt->targets[t]);
                 fprintf(out, "    %s: judged with the image's CUDA %d.%d forward-compatibility "
                              "package, which stands in for the older driver on this GPU\n",
-                        tok, in->verdicts[t].compat / 1000, in->verdicts[t].compat % 1000 / 10);
+                        tok, jd->verdicts[t].compat / 1000, jd->verdicts[t].compat % 1000 / 10);
                 continue;
             }
-            const smc_rollup *iv = &in->verdicts[t];
+            const smc_rollup *iv = &jd->verdicts[t];
             if (iv->status == SMC_STATUS_COMPILER && iv->library == SMC_NONE && iv->reason &&
-                iv->compiler < in->compiler_count &&
-                in->compilers[iv->compiler].distribution == SMC_NONE) { /* a compiler of its own */
+                iv->compiler < jd->compiler_count &&
+                jd->compilers[iv->compiler].distribution == SMC_NONE) { /* a compiler of its own */
                 char tok[16];
                 target_token(tok, &opt->targets[t]);
                 fprintf(out, "    %s ", tok);
@@ -683,12 +694,12 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                 fprintf(out, ": %s\n", iv->reason);
                 continue;
             }
-            if (!in->verdicts[t].requires) continue;
+            if (!jd->verdicts[t].requires) continue;
             char tok[16];
             target_token(tok, &opt->targets[t]);
             fprintf(out, "    %s ", tok);
-            print_status(out, opt, in->verdicts[t].status, 0);
-            fprintf(out, ": %s\n", in->verdicts[t].reason ? in->verdicts[t].reason : "");
+            print_status(out, opt, jd->verdicts[t].status, 0);
+            fprintf(out, ": %s\n", jd->verdicts[t].reason ? jd->verdicts[t].reason : "");
         }
         /* Grouped by distribution, then the libraries none claims. */
         for (size_t d = 0; d <= in->distribution_count; d++) {
@@ -697,11 +708,11 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             /* In an environment, a distribution without libraries is left out, unless it is a
              * CPU-only build or a compiler: then it is what the status is about. */
             if (dist && !dist->library_count && in->kind == SMC_INPUT_ENVIRONMENT &&
-                !dist->cpu_only && !judged_compiler(dist))
+                !jd->distributions[d].cpu_only && !judged_compiler(&jd->distributions[d]))
                 continue;
             if (dist) {
-                smc_status st =
-                    print_distribution(out, dist, smc_view_distribution(opt, in, dist), opt);
+                smc_status st = print_distribution(out, dist, &jd->distributions[d],
+                                                   smc_view_distribution(opt, in, dist), opt);
                 if (st != SMC_OK) return st;
             }
             size_t unowned = 0;
@@ -709,8 +720,9 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             for (size_t k = 0; k < in->library_count; k++) {
                 const smc_library *lib = &in->libraries[k];
                 if (dist ? lib->distribution != d : lib->distribution != SMC_NONE) continue;
-                if (lib->role == SMC_ROLE_STORE && !opt->detail) { /* one row for them all */
-                    if (!store_shown && judging) print_store(out, in, dist, lib, opt);
+                if (jd->libraries[k].role == SMC_ROLE_STORE && !opt->detail) { /* one row */
+                    if (!store_shown && judging)
+                        print_store(out, in, jd, &jd->distributions[d], lib, opt);
                     if (!store_shown && !judging)
                         print_library(out, lib, smc_view_library(opt, in, lib), opt);
                     store_shown = true;
@@ -719,15 +731,15 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                 if (!dist && in->distribution_count && unowned++ == 0)
                     fputs("no distribution claims these:\n", out);
                 size_t same = judging && opt->informational && !opt->detail
-                                  ? same_row(in, k, dist == NULL)
+                                  ? same_row(in, jd, k, dist == NULL)
                                   : 0;
                 if (same) {
-                    print_grouped(out, in, k, same, opt);
+                    print_grouped(out, in, jd, k, same, opt);
                     k += same;
                     continue;
                 }
                 smc_status st = judging
-                                    ? print_judged(out, lib, opt)
+                                    ? print_judged(out, lib, &jd->libraries[k], opt)
                                     : print_library(out, lib, smc_view_library(opt, in, lib), opt);
                 if (st != SMC_OK) return st;
             }
@@ -751,7 +763,7 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
     fputc('\n', out);
     bool any = false;
     for (size_t i = 0; i < n; i++)
-        any |= inputs[i]->verdict_count > 0;
+        any |= smc_view_judged(opt, inputs[i])->verdict_count > 0;
     if (judging && !any) {
         fputs("overall: nothing could be read\n", out);
         return ferror(out) ? SMC_ERR_IO : SMC_OK;
@@ -799,7 +811,8 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
         size_t shown = 0, failing = 0;
         bool name = worst != SMC_STATUS_OK && worst != SMC_STATUS_NO_CODE;
         for (size_t i = 0; name && i < n; i++) {
-            if (t >= inputs[i]->verdict_count || inputs[i]->verdicts[t].status != worst) continue;
+            const smc_judged *jd = smc_view_judged(opt, inputs[i]);
+            if (t >= jd->verdict_count || jd->verdicts[t].status != worst) continue;
             if (failing++ < 3)
                 fprintf(out, "%s%s", shown++ ? ", " : ": ", smc_base_name(inputs[i]->path));
         }

@@ -158,11 +158,13 @@ int smc_compiler_first(unsigned arch, bool a);
 const char *smc_triton_first(unsigned arch, int *cuda, const char **setting, const char **last);
 /* The last CUDA release whose compilers accept sm_<arch>, 0 when they still do. */
 int smc_compiler_last(unsigned arch);
-/* Fills in->compilers from its runtime files (in->runtime). */
-smc_status smc_find_compilers(smc_input *in);
+/* The compilers among in's runtime files (in->runtime), in a new array of *n (free it with
+ * smc_compilers_free, also on failure). */
+smc_status smc_find_compilers(const smc_input *in, smc_compiler **out, size_t *n);
 
 /* What compiles code at run time for target t in distribution d of in (SMC_NONE: the input's
- * files no distribution claims): the compiler used (index into in->compilers, SMC_NONE when d has
+ * files no distribution claims), of its compilers (nc, smc_find_compilers): the compiler used
+ * (an index into them, SMC_NONE when d has
  * none), the target it is asked for (sm_<arch>, with a: sm_<arch>a; ptx: compute_<arch>, where
  * its only users cap what they ask NVRTC for, as torch does), whether it knows it (1, 0,
  * -1 not known), and the environment setting that names another compiler instead (then knows is
@@ -176,7 +178,8 @@ typedef struct smc_compile {
     const char *setting;  /* Triton: the setting that would name another ptxas */
     const char *override; /* "NAME=value" where the environment sets it */
 } smc_compile;
-smc_compile smc_compile_for(const smc_input *in, size_t d, const smc_target *t);
+smc_compile smc_compile_for(const smc_input *in, const smc_compiler *compilers, size_t nc,
+                            size_t d, const smc_target *t);
 
 /* A library's DT_NEEDED CUDA libraries against the files of its input: the first needed only in
  * another major (soname, and the other's file name, other_len bytes of it its soname), and the

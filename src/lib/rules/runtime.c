@@ -221,22 +221,23 @@ static bool nvrtc_name(const char *path)
     return strncmp(name, "libnvrtc.so.", 12) == 0 && name[12] >= '1' && name[12] <= '9';
 }
 
-static smc_status add_compiler(smc_input *in, smc_compiler c)
+static smc_status add_compiler(smc_compiler **to, size_t *n, smc_compiler c)
 {
-    smc_compiler *slot = smc_push(&in->compilers, in->compiler_count, sizeof *slot);
+    smc_compiler *slot = smc_push(to, *n, sizeof *slot);
     if (!slot) {
         free(c.path);
         free(c.cuda_source);
         return SMC_ERR_NOMEM;
     }
     *slot = c;
-    in->compiler_count++;
+    ++*n;
     return SMC_OK;
 }
 
-smc_status smc_find_compilers(smc_input *in)
+smc_status smc_find_compilers(const smc_input *in, smc_compiler **out, size_t *n)
 {
-    smc_compilers_free(in);
+    *out = NULL;
+    *n = 0;
     for (size_t i = 0; i < in->runtime_count; i++) {
         const smc_runtime_file *f = &in->runtime[i];
         smc_compiler c = {.distribution = f->distribution};
@@ -268,7 +269,7 @@ smc_status smc_find_compilers(smc_input *in)
             free(c.cuda_source);
             return SMC_ERR_NOMEM;
         }
-        smc_status st = add_compiler(in, c);
+        smc_status st = add_compiler(out, n, c);
         if (st != SMC_OK) return st;
     }
     return SMC_OK;
@@ -306,15 +307,16 @@ static unsigned nvrtc_cap(const smc_input *in, int cuda)
     return torch ? cap : 0;
 }
 
-smc_compile smc_compile_for(const smc_input *in, size_t d, const smc_target *t)
+smc_compile smc_compile_for(const smc_input *in, const smc_compiler *compilers, size_t nc,
+                            size_t d, const smc_target *t)
 {
     unsigned arch = t->cc_major * 10 + t->cc_minor;
     smc_compile out = {.compiler = SMC_NONE, .arch = arch};
     const smc_distribution *dist = d < in->distribution_count ? &in->distributions[d] : NULL;
     /* Triton: one binary for each architecture; NVRTC: the first of the distribution's. */
     size_t plain = SMC_NONE, blackwell = SMC_NONE, nvrtc = SMC_NONE;
-    for (size_t i = 0; i < in->compiler_count; i++) {
-        const smc_compiler *c = &in->compilers[i];
+    for (size_t i = 0; i < nc; i++) {
+        const smc_compiler *c = &compilers[i];
         if (c->distribution != d) continue;
         if (c->kind == SMC_COMPILER_NVRTC && nvrtc == SMC_NONE) nvrtc = i;
         if (c->kind == SMC_COMPILER_TRITON && c->blackwell && blackwell == SMC_NONE) blackwell = i;
@@ -328,13 +330,13 @@ smc_compile smc_compile_for(const smc_input *in, size_t d, const smc_target *t)
         out.setting = triton_setting(version, bw);
         out.override = setting(in, out.setting);
     } else if ((out.compiler = nvrtc) != SMC_NONE) {
-        unsigned cap = nvrtc_cap(in, in->compilers[nvrtc].cuda);
+        unsigned cap = nvrtc_cap(in, compilers[nvrtc].cuda);
         out.ptx = cap && arch > cap; /* torch asks for PTX of what NVRTC knows */
         if (out.ptx) out.arch = cap;
     }
     if (out.compiler == SMC_NONE) return out;
     out.knows =
-        out.override ? 1 : smc_compiler_knows(in->compilers[out.compiler].cuda, out.arch, out.a);
+        out.override ? 1 : smc_compiler_knows(compilers[out.compiler].cuda, out.arch, out.a);
     return out;
 }
 
