@@ -211,7 +211,7 @@ static smc_judgement judge(smc_library *lib, const char *name, unsigned cc, int 
     in->inspected = true; /* mark_kernels said what the payloads would */
     smc_lib_status overall = SMC_STATUS_OK;
     smc_judged jd;
-    smc_status st = smc_judge(&in, 1, &t, 1, driver, &jd, &overall);
+    smc_status st = smc_judge(&in, 1, &t, 1, driver, NULL, &jd, &overall);
     CHECK(st == SMC_OK && jd.libraries[0].judgement_count == 1);
     last = jd.libraries[0].judgements[0];
     /* One library that no distribution claims: the input's status is its own, but a gated one
@@ -567,7 +567,7 @@ static void one_verdict(smc_library *lib, unsigned cc, int driver, char *out, si
     in->inspected = true;
     smc_lib_status overall;
     smc_judged jd;
-    CHECK(smc_judge(&in, 1, &t, 1, driver, &jd, &overall) == SMC_OK);
+    CHECK(smc_judge(&in, 1, &t, 1, driver, NULL, &jd, &overall) == SMC_OK);
     const smc_judgement *j = &jd.libraries[0].judgements[0];
     snprintf(out, n, "%s %d %zu %zu %zu %zu %zu %zu", smc_lib_status_str(j->status), (int)j->cause,
              j->containers_by_verdict[SMC_VERDICT_NATIVE], j->containers_by_verdict[SMC_VERDICT_JIT],
@@ -672,7 +672,7 @@ static void test_uninspected(void)
         smc_target t = {.cc_major = 9};
         fclose(stderr); /* a debug build's assertion message is expected */
         smc_judged jd;
-        _exit(smc_judge(&in, 1, &t, 1, 12080, &jd, NULL) == SMC_ERR_ARG ? 3 : 0);
+        _exit(smc_judge(&in, 1, &t, 1, 12080, NULL, &jd, NULL) == SMC_ERR_ARG ? 3 : 0);
     }
     int status = 0;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&

@@ -483,15 +483,6 @@ typedef struct smc_input {
     /* Whether the facts the judge needs were read from the payloads (smc_options.inspect): the
      * judge refuses a model without them (an assertion, in debug builds). */
     bool inspected;
-    /* The situation it is judged in, set by smc_check from the request: the platform its
-     * libraries must load on where no wheel tag names one ("linux-aarch64": --platform, or the
-     * host's for the local GPUs; NULL: not known), and whether the targets are the GPUs of one
-     * machine, among which a loader chooses once (bitsandbytes by the highest). */
-    const char *platform;
-    bool assume_host; /* without a platform, the host's, compared by machine only */
-    const char *const *environment; /* where the packages run ("NAME=value", NULL-terminated;
-                                     * a loader's override is read there), or NULL */
-    bool one_machine;
     bool root; /* a complete root filesystem (an image, a directory with etc/ and usr/): a CUDA
                 * library it lacks, nothing provides */
     /* The files that hold no device code but take part at run time (every shared library by
@@ -693,14 +684,28 @@ smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, siz
 smc_input *smc_input_new(const char *path, smc_input_kind kind);
 void smc_input_free(smc_input *in);
 
+/* The situation a model is judged in (smc_check's, from the request): the platform its
+ * libraries must load on where no wheel tag names one ("linux-aarch64": --platform; NULL: not
+ * known, or the host's with assume_host, compared by machine only), whether the targets are the
+ * GPUs of one machine, among which a loader chooses once (bitsandbytes by the highest), and the
+ * environment the packages run in ("NAME=value", NULL-terminated: a loader's override and a
+ * compiler's setting are read there; NULL: not known). */
+typedef struct smc_situation {
+    const char *platform;
+    bool assume_host;
+    bool one_machine;
+    const char *const *environment;
+} smc_situation;
+
 /* Judges every library of the inputs against the targets, with a driver of this CUDA version
- * (1000*major + 10*minor; 0 unknown): a pure pass over the model that writes out[i] for inputs[i]
+ * (1000*major + 10*minor; 0 unknown), in a situation (NULL: nothing known of it): a pure pass
+ * over the model that writes out[i] for inputs[i]
  * (n of them, each freed with smc_judged_free, also on failure); overall (target_count entries,
  * or NULL) receives the worst status of all inputs that have one, per target (SMC_STATUS_NO_CODE
  * when none has device code). Scan with smc_options.inspect. */
 smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
-                     size_t target_count, int driver_cuda, smc_judged *out,
-                     smc_lib_status *overall);
+                     size_t target_count, int driver_cuda, const smc_situation *where,
+                     smc_judged *out, smc_lib_status *overall);
 /* Frees what one judging made, leaving it empty. */
 void smc_judged_free(smc_judged *jd);
 
@@ -844,6 +849,7 @@ typedef struct smc_result {
     size_t partial;          /* libraries partial on some target */
     bool unreadable;         /* some input error or library finding */
     bool owns_inputs;        /* smc_result_free frees them (smc_check's, not smc_check_inputs') */
+    smc_situation situation;    /* what the targets were judged in */
     smc_judged *judged;         /* one per input: what the judge made of it */
     smc_input_derived *derived; /* one per input: what deriving made of it for the reports */
 } smc_result;

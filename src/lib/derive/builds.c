@@ -503,7 +503,7 @@ static int newest_first(const void *x, const void *y)
 static smc_status judge_rows(smc_advice *a, const smc_target *targets, size_t nt, int driver,
                              bool with_driver, smc_judged *jd)
 {
-    smc_status st = smc_judge(&a->model, 1, targets, nt, driver, jd, NULL);
+    smc_status st = smc_judge(&a->model, 1, targets, nt, driver, NULL, jd, NULL);
     for (size_t i = 0; st == SMC_OK && i < a->count; i++) {
         smc_advice_row *r = &a->rows[i];
         size_t l = a->library[r->build];

@@ -19,11 +19,11 @@ static bool runs(smc_lib_status s)
 }
 
 /* Whether lib, judged again for t with a driver of CUDA need, runs. */
-static smc_status runs_with_driver(const smc_input *in, const smc_library *lib, const smc_target *t,
-                                   int need, bool *yes)
+static smc_status runs_with_driver(const smc_input *in, const smc_situation *where,
+                                   const smc_library *lib, const smc_target *t, int need, bool *yes)
 {
     smc_judgement again;
-    smc_status st = smc_judge_library(in, lib, t, need, &again);
+    smc_status st = smc_judge_library(in, where, lib, t, need, &again);
     *yes = st == SMC_OK && runs(again.status);
     free(again.failing);
     free(again.support);
@@ -32,8 +32,9 @@ static smc_status runs_with_driver(const smc_input *in, const smc_library *lib, 
 
 /* Whether lib, built again for t (a cubin for it in each container, by the first CUDA that knows
  * the GPU), runs with the driver, or with the one that CUDA needs where the driver is older. */
-static smc_status runs_when_built(const smc_input *in, const smc_library *lib, const smc_target *t,
-                                  int driver_cuda, bool *yes)
+static smc_status runs_when_built(const smc_input *in, const smc_situation *where,
+                                  const smc_library *lib, const smc_target *t, int driver_cuda,
+                                  bool *yes)
 {
     *yes = false;
     unsigned cc = t->cc_major * 10 + t->cc_minor;
@@ -45,15 +46,16 @@ static smc_status runs_when_built(const smc_input *in, const smc_library *lib, c
     smc_library built = {.path = lib->path, .containers = &c, .container_count = 1,
                          .images = &img, .image_count = 1, .machine = lib->machine,
                          .release = (unsigned)cuda, .distribution = SMC_NONE};
-    return runs_with_driver(in, &built, t, driver_cuda > cuda ? driver_cuda : cuda, yes);
+    return runs_with_driver(in, where, &built, t, driver_cuda > cuda ? driver_cuda : cuda, yes);
 }
 
 /* The next step for a library that is none for t, checked: the driver its cause asks for when
  * the GPU can have that driver and it makes the library run, else a build for the GPU when that
  * runs, else that nothing in the tables is known to. NULL when it is not none or is an unused
  * alternative. */
-static smc_status next_step(const smc_input *in, const smc_library *lib, const smc_judgement *j,
-                            const smc_target *t, int driver_cuda, char **out)
+static smc_status next_step(const smc_input *in, const smc_situation *where,
+                            const smc_library *lib, const smc_judgement *j, const smc_target *t,
+                            int driver_cuda, char **out)
 {
     *out = NULL;
     if (j->status != SMC_STATUS_NONE || j->unused) return SMC_OK;
@@ -90,12 +92,12 @@ static smc_status next_step(const smc_input *in, const smc_library *lib, const s
     int need = smc_next_driver(j);
     int last = smc_last_driver_branch(t->cc_major * 10 + t->cc_minor);
     if (need && (!last || smc_driver_branch_for_cuda(need) <= last))
-        st = runs_with_driver(in, lib, t, need, &yes);
+        st = runs_with_driver(in, where, lib, t, need, &yes);
     if (st == SMC_OK && yes) {
         *out = smc_next_step(lib, j, t, driver_cuda, false);
         return *out ? SMC_OK : SMC_ERR_NOMEM;
     }
-    if (st == SMC_OK) st = runs_when_built(in, lib, t, driver_cuda, &yes);
+    if (st == SMC_OK) st = runs_when_built(in, where, lib, t, driver_cuda, &yes);
     if (st != SMC_OK) return st;
     *out = yes ? smc_next_step(lib, j, t, driver_cuda, true)
                : smc_asprintf("nothing in smcheck's tables is known to make it run on sm_%u%u",
@@ -118,7 +120,8 @@ static smc_status derive_library(const smc_result *r, const smc_input *in,
         if (j->failing_count &&
             !(j->failing_tokens = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx)))
             return SMC_ERR_NOMEM;
-        if ((st = next_step(in, lib, j, g, r->driver_cuda, &j->next)) != SMC_OK) return st;
+        if ((st = next_step(in, &r->situation, lib, j, g, r->driver_cuda, &j->next)) != SMC_OK)
+            return st;
     }
     return SMC_OK;
 }
@@ -126,9 +129,9 @@ static smc_status derive_library(const smc_result *r, const smc_input *in,
 /* For a distribution that is none for target t because none of its alternatives runs, when the
  * installed torch does not choose among them: the oldest driver with which one of them runs
  * (judged again), as a next step; NULL when no driver does. */
-static smc_status alternatives_next(const smc_input *in, const smc_judged *jd, size_t dist,
-                                    const smc_rollup *r, const smc_target *t, size_t ti,
-                                    char **out)
+static smc_status alternatives_next(const smc_input *in, const smc_situation *where,
+                                    const smc_judged *jd, size_t dist, const smc_rollup *r,
+                                    const smc_target *t, size_t ti, char **out)
 {
     *out = NULL;
     if (r->status != SMC_STATUS_NONE || !r->choices || r->chosen) return SMC_OK;
@@ -145,7 +148,7 @@ static smc_status alternatives_next(const smc_input *in, const smc_judged *jd, s
         if (!need || (best && need >= best) || (last && smc_driver_branch_for_cuda(need) > last))
             continue;
         bool yes;
-        smc_status st = runs_with_driver(in, lib, t, need, &yes);
+        smc_status st = runs_with_driver(in, where, lib, t, need, &yes);
         if (st != SMC_OK) return st;
         if (yes) best = need, which = l;
     }
@@ -199,13 +202,15 @@ static smc_status missing_next(const smc_input *in, const smc_judged *jd, size_t
 /* The next step for a compiler that does not know the GPU, checked against the tables: the first
  * Triton release whose ptxas knows it (and the setting that names another ptxas), or an NVRTC of
  * a CUDA release that does. NULL when it is not such a roll-up. */
-static smc_status compiler_next(const smc_input *in, const smc_judged *jd, const smc_rollup *v,
-                                const smc_target *t, char **out)
+static smc_status compiler_next(const smc_input *in, const smc_situation *where,
+                                const smc_judged *jd, const smc_rollup *v, const smc_target *t,
+                                char **out)
 {
     *out = NULL;
     if (v->status != SMC_STATUS_COMPILER || v->compiler >= jd->compiler_count) return SMC_OK;
     const smc_compiler *c = &jd->compilers[v->compiler];
-    smc_compile now = smc_compile_for(in, jd->compilers, jd->compiler_count, c->distribution, t);
+    smc_compile now = smc_compile_for(in, where->environment, jd->compilers, jd->compiler_count,
+                                      c->distribution, t);
     unsigned arch = v->compile_arch;
     int ptxas = smc_compiler_first(arch, v->compile_a), last = smc_compiler_last(arch);
     char upto[32] = " or newer"; /* a target a later CUDA dropped: up to that one */
@@ -279,8 +284,9 @@ static smc_status derive_input(const smc_result *r, const smc_input *in, smc_jud
             v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
             if (!v->next) st = missing_next(in, jd, k, v, t, &v->next);
             if (st == SMC_OK && !v->next)
-                st = alternatives_next(in, jd, k, v, &r->targets[t], t, &v->next);
-            if (st == SMC_OK && !v->next) st = compiler_next(in, jd, v, &r->targets[t], &v->next);
+                st = alternatives_next(in, &r->situation, jd, k, v, &r->targets[t], t, &v->next);
+            if (st == SMC_OK && !v->next)
+                st = compiler_next(in, &r->situation, jd, v, &r->targets[t], &v->next);
             smc_cpu_rule rule;
             if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
                 d->shadowed_by) { /* its files are the CPU build's */
@@ -303,8 +309,9 @@ static smc_status derive_serving(smc_result *r)
 {
     size_t n = r->input_count;
     smc_judged *jd = calloc(n ? n : 1, sizeof *jd);
-    smc_status st = jd ? smc_judge(r->inputs, n, r->serving, r->serving_count, 0, jd, NULL)
-                       : SMC_ERR_NOMEM;
+    smc_status st =
+        jd ? smc_judge(r->inputs, n, r->serving, r->serving_count, 0, &r->situation, jd, NULL)
+           : SMC_ERR_NOMEM;
     for (size_t i = 0; i < n && st == SMC_OK; i++) {
         const smc_input *in = r->inputs[i];
         smc_input_derived *di = &r->derived[i];
@@ -415,15 +422,13 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
                         ? SMC_OK
                         : SMC_ERR_NOMEM;
     /* The situation: where the libraries must load (--platform, which also chose an image's
-     * platform), and whether the targets are one machine's GPUs. What is served is said of the
-     * code alone, for any platform. */
-    for (size_t i = 0; st == SMC_OK && i < n; i++) {
-        smc_input *in = r->inputs[i];
-        in->platform = req->platform ? smc_platform_name(req->platform) : NULL;
-        in->one_machine = req->one_machine;
-        in->environment = req->environment;
-        in->assume_host = false;
-    }
+     * platform), whether the targets are one machine's GPUs, and the environment. What is served
+     * is said of the code alone: no host is assumed for it. */
+    r->situation = (smc_situation){
+        .platform = req->platform ? smc_platform_name(req->platform) : NULL,
+        .one_machine = req->one_machine,
+        .environment = req->environment,
+    };
     if (st == SMC_OK && !(r->derived = derived_new(r->inputs, n))) st = SMC_ERR_NOMEM;
     if (st == SMC_OK && !(r->judged = calloc(n ? n : 1, sizeof *r->judged))) st = SMC_ERR_NOMEM;
     /* The representative matrix and the serving GPUs follow the inputs' platform. */
@@ -432,11 +437,10 @@ smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req
     if (st == SMC_OK && r->serving)
         smc_targets_for_platform(r->inputs, n, r->serving, &r->serving_count);
     if (st == SMC_OK && r->serving) st = derive_serving(r);
-    for (size_t i = 0; st == SMC_OK && i < n; i++)
-        r->inputs[i]->assume_host = req->local;
+    r->situation.assume_host = req->local; /* the local GPUs: on this machine's platform */
     if (st == SMC_OK)
-        st = smc_judge(r->inputs, n, r->targets, r->target_count, r->driver_cuda, r->judged,
-                       r->overall);
+        st = smc_judge(r->inputs, n, r->targets, r->target_count, r->driver_cuda, &r->situation,
+                       r->judged, r->overall);
     if (st == SMC_OK) st = smc_derive(r, req->builds);
     if (st != SMC_OK) {
         smc_result_free(r);

@@ -19,8 +19,9 @@ unsigned smc_alternative_of(const char *path, const char *of);
 /* Judges one library of in for one target again (the judgement of smc_judge's rules), with
  * another driver, say: to check that a next step helps. Free out with smc_judgements_free's
  * rules (its failing list and support). */
-smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const smc_target *t,
-                             int driver_cuda, smc_judgement *out);
+smc_status smc_judge_library(const smc_input *in, const smc_situation *where,
+                             const smc_library *lib, const smc_target *t, int driver_cuda,
+                             smc_judgement *out);
 
 /* The distinct tokens (LTO IR left out) of the containers listed, space-separated, at most 12
  * then " ..."; *has_ptx says whether one is PTX. NULL when out of memory. */

@@ -37,7 +37,7 @@ smc_status judge_one_library(const smc_library *lib, const smc_target *t, int dr
 
 int judge_distribution_cuda(const smc_input *in, const smc_library *lib);
 
-const char *judge_load_platform(const smc_input *in, const smc_library *lib, const smc_target *t,
-                                bool *assumed);
+const char *judge_load_platform(const smc_input *in, const smc_situation *where,
+                                const smc_library *lib, const smc_target *t, bool *assumed);
 
 #endif

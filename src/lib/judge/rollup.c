@@ -272,8 +272,8 @@ static bool nocublaslt(const char *path)
  * worst, gated ones not at all, unless every library is gated: then it cannot run (none). The
  * choice among alternatives is the loader's (data/loaders.tsv), made once for the machine when
  * the targets are one machine's GPUs. */
-static smc_rollup roll(const smc_input *in, smc_judged *jd, size_t dist, size_t only,
-                       const smc_target *targets, size_t n, size_t t)
+static smc_rollup roll(const smc_input *in, smc_judged *jd, const smc_situation *where,
+                       size_t dist, size_t only, const smc_target *targets, size_t n, size_t t)
 {
     smc_library_judged *judged = jd->libraries;
     smc_rollup r = {
@@ -283,13 +283,13 @@ static smc_rollup roll(const smc_input *in, smc_judged *jd, size_t dist, size_t 
     smc_loader_rule rule;
     const smc_distribution *dd = dist < in->distribution_count ? &in->distributions[dist] : NULL;
     bool loader = dd && dd->name && smc_loader_rule_for(dd->name, dd->version, &rule);
-    unsigned by = loader ? smc_loader_chooser(&rule, targets, n, t, in->one_machine) : 0;
+    unsigned by = loader ? smc_loader_chooser(&rule, targets, n, t, where->one_machine) : 0;
     bool want_twin = loader && rule.nocublaslt_below && by < rule.nocublaslt_below;
     if (loader && !rule.torch_cuda) torch = 0; /* the system's libcudart names the file */
     /* An override set where the package runs names the file's CUDA instead ("122"). */
     const char *override = NULL;
     size_t klen = loader ? strlen(rule.override) : 0;
-    for (const char *const *e = in->environment; klen && e && *e; e++)
+    for (const char *const *e = where->environment; klen && e && *e; e++)
         if (strncmp(*e, rule.override, klen) == 0 && (*e)[klen] == '=' && (*e)[klen + 1] >= '1' &&
             (*e)[klen + 1] <= '9') {
             override = *e;
@@ -498,11 +498,12 @@ static char *cpu_only_of(const smc_input *in, size_t k, smc_status *st)
  * in another major cannot load wherever it is judged; one its input lacks altogether cannot in a
  * complete root (an image, a root filesystem), and relies on the host elsewhere (*host, a
  * caution). nd: what its needs resolved to (smc_resolve_needed). */
-static void place_of(const smc_input *in, const smc_library *lib, const smc_target *t,
+static void place_of(const smc_input *in, const smc_situation *where, const smc_library *lib,
+                     const smc_target *t,
                      const smc_needs *nd, place *at, const char **host)
 {
     bool assumed;
-    const char *platform = judge_load_platform(in, lib, t, &assumed);
+    const char *platform = judge_load_platform(in, where, lib, t, &assumed);
     const smc_distribution *d =
         lib->distribution < in->distribution_count ? &in->distributions[lib->distribution] : NULL;
     *at = (place){.platform = platform,
@@ -520,11 +521,12 @@ static void place_of(const smc_input *in, const smc_library *lib, const smc_targ
  * that does not know the GPU makes it `compiler` unless its code is worse; one that does makes a
  * distribution without device code ok. The compiler is named either way. allowing[] holds the
  * status with what each set of SMC_ALLOW_ bits lets pass: without the compiler, its code's. */
-static void fold_compiler(const smc_input *in, const smc_judged *jd, size_t d,
-                          const smc_target *t, smc_rollup *r)
+static void fold_compiler(const smc_input *in, const smc_judged *jd, const smc_situation *where,
+                          size_t d, const smc_target *t, smc_rollup *r)
 {
     smc_lib_status code = r->status;
-    smc_compile c = smc_compile_for(in, jd->compilers, jd->compiler_count, d, t);
+    smc_compile c =
+        smc_compile_for(in, where->environment, jd->compilers, jd->compiler_count, d, t);
     if (c.compiler != SMC_NONE) {
         if (c.knows == 0 && rank(SMC_STATUS_COMPILER) > rank(r->status))
             *r =
@@ -551,8 +553,8 @@ static void allow_into(smc_rollup *r, const smc_rollup *one)
 }
 
 /* Judges one input into jd, which holds nothing yet. */
-static smc_status judge_input(const smc_input *in, smc_judged *jd, const smc_target *targets,
-                              size_t n, int driver_cuda)
+static smc_status judge_input(const smc_input *in, const smc_situation *where, smc_judged *jd,
+                              const smc_target *targets, size_t n, int driver_cuda)
 {
     /* Verdicts need what the payloads say (kernels, PTX .target and .version, ptxas releases):
      * a model read without it would be judged on guesses. */
@@ -585,7 +587,7 @@ static smc_status judge_input(const smc_input *in, smc_judged *jd, const smc_tar
         for (size_t t = 0; t < n && st == SMC_OK; t++) {
             place at;
             const char *host;
-            place_of(in, lib, &targets[t], &nd, &at, &host);
+            place_of(in, where, lib, &targets[t], &nd, &at, &host);
             st = judge_one_library(lib, &targets[t],
                                    judge_effective_driver(in, &targets[t], driver_cuda), wheel, &at,
                                    &sets, &lj->judgements[t]);
@@ -611,8 +613,8 @@ static smc_status judge_input(const smc_input *in, smc_judged *jd, const smc_tar
         d->cpu_only = cpu_only_of(in, k, &st);
         if (st != SMC_OK) return st;
         for (size_t t = 0; t < n; t++) {
-            d->verdicts[t] = roll(in, jd, k, SMC_NONE, targets, n, t);
-            fold_compiler(in, jd, k, &targets[t], &d->verdicts[t]);
+            d->verdicts[t] = roll(in, jd, where, k, SMC_NONE, targets, n, t);
+            fold_compiler(in, jd, where, k, &targets[t], &d->verdicts[t]);
             if (d->cpu_only) /* no device code, and it exists to use the GPU */
                 d->verdicts[t] =
                     (smc_rollup){.status = SMC_STATUS_CPU_ONLY,
@@ -644,7 +646,7 @@ static smc_status judge_input(const smc_input *in, smc_judged *jd, const smc_tar
         }
         for (size_t l = 0; l < in->library_count; l++) {
             if (in->libraries[l].distribution != SMC_NONE) continue;
-            smc_rollup one = roll(in, jd, SMC_NONE, l, targets, n, t);
+            smc_rollup one = roll(in, jd, where, SMC_NONE, l, targets, n, t);
             for (unsigned m = 0; m < 4; m++)
                 one.allowing[m] = one.status;
             if (rank(one.status) > rank(r->status)) *r = one;
@@ -655,7 +657,7 @@ static smc_status judge_input(const smc_input *in, smc_judged *jd, const smc_tar
                             .library = SMC_NONE,
                             .torch = SMC_NONE,
                             .compiler = SMC_NONE};
-        fold_compiler(in, jd, SMC_NONE, &targets[t], &loose);
+        fold_compiler(in, jd, where, SMC_NONE, &targets[t], &loose);
         if (rank(loose.status) > rank(r->status)) {
             *r = loose;
         } else if (loose.compiler != SMC_NONE && r->compiler == SMC_NONE) {
@@ -686,9 +688,14 @@ static smc_status judge_input(const smc_input *in, smc_judged *jd, const smc_tar
     return SMC_OK;
 }
 
-smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const smc_target *t,
-                             int driver_cuda, smc_judgement *out)
+/* What is known of a situation that no one described: nothing. */
+static const smc_situation unknown;
+
+smc_status smc_judge_library(const smc_input *in, const smc_situation *where,
+                             const smc_library *lib, const smc_target *t, int driver_cuda,
+                             smc_judgement *out)
 {
+    if (!where) where = &unknown;
     lists sets;
     *out = (smc_judgement){0};
     smc_status st = judge_lists_of(lib, &sets);
@@ -698,7 +705,7 @@ smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const 
     smc_needs nd = {0};
     if (st == SMC_OK && lib->needed_count) st = smc_names_of(in, &names);
     if (st == SMC_OK) st = smc_resolve_needed(&names, lib, &nd);
-    place_of(in, lib, t, &nd, &at, &host);
+    place_of(in, where, lib, t, &nd, &at, &host);
     if (st == SMC_OK)
         st = judge_one_library(lib, t, judge_effective_driver(in, t, driver_cuda),
                                judge_distribution_cuda(in, lib), &at, &sets, out);
@@ -708,16 +715,18 @@ smc_status smc_judge_library(const smc_input *in, const smc_library *lib, const 
 }
 
 smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
-                     size_t target_count, int driver_cuda, smc_judged *out,
-                     smc_lib_status *overall)
+                     size_t target_count, int driver_cuda, const smc_situation *where,
+                     smc_judged *out, smc_lib_status *overall)
 {
+    if (!where) where = &unknown;
     for (size_t i = 0; out && i < n; i++)
         out[i] = (smc_judged){0};
     if ((n && (!inputs || !out)) || (target_count && !targets)) return SMC_ERR_ARG;
     for (size_t t = 0; overall && t < target_count; t++)
         overall[t] = SMC_STATUS_NO_CODE;
     for (size_t i = 0; i < n; i++) {
-        smc_status st = judge_input(inputs[i], &out[i], targets, target_count, driver_cuda);
+        smc_status st =
+            judge_input(inputs[i], where, &out[i], targets, target_count, driver_cuda);
         if (st != SMC_OK) return st;
         for (size_t t = 0; overall && t < out[i].verdict_count; t++)
             if (rank(out[i].verdicts[t].status) > rank(overall[t]))

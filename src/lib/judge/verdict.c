@@ -546,19 +546,19 @@ int judge_distribution_cuda(const smc_input *in, const smc_library *lib)
     return (int)(major * 1000 + minor * 10);
 }
 
-/* The platform a library of in must load on for target t: its wheel's tag, else the input's
- * (--platform, an image's), else the host's (*assumed: compared by machine only), except for a
+/* The platform a library of in must load on for target t: its wheel's tag, else the
+ * situation's (--platform, which also chose an image's), else the host's (*assumed: compared by machine only), except for a
  * GPU only Arm machines have, where an assumed host says nothing. NULL: not known. */
-const char *judge_load_platform(const smc_input *in, const smc_library *lib, const smc_target *t,
-                                bool *assumed)
+const char *judge_load_platform(const smc_input *in, const smc_situation *where,
+                                const smc_library *lib, const smc_target *t, bool *assumed)
 {
     *assumed = false;
     const char *tag = lib->distribution < in->distribution_count
                           ? smc_platform_name(in->distributions[lib->distribution].platform)
                           : NULL;
     if (tag) return tag;
-    if (in->platform) return in->platform;
-    if (!in->assume_host || smc_gpu_arm_only(t)) return NULL;
+    if (where->platform) return where->platform;
+    if (!where->assume_host || smc_gpu_arm_only(t)) return NULL;
     *assumed = true;
     return smc_platform_here();
 }

@@ -163,7 +163,8 @@ int smc_compiler_last(unsigned arch);
 smc_status smc_find_compilers(const smc_input *in, smc_compiler **out, size_t *n);
 
 /* What compiles code at run time for target t in distribution d of in (SMC_NONE: the input's
- * files no distribution claims), of its compilers (nc, smc_find_compilers): the compiler used
+ * files no distribution claims), of its compilers (nc, smc_find_compilers), where the packages
+ * run in environment (as smc_situation's, or NULL): the compiler used
  * (an index into them, SMC_NONE when d has
  * none), the target it is asked for (sm_<arch>, with a: sm_<arch>a; ptx: compute_<arch>, where
  * its only users cap what they ask NVRTC for, as torch does), whether it knows it (1, 0,
@@ -178,8 +179,9 @@ typedef struct smc_compile {
     const char *setting;  /* Triton: the setting that would name another ptxas */
     const char *override; /* "NAME=value" where the environment sets it */
 } smc_compile;
-smc_compile smc_compile_for(const smc_input *in, const smc_compiler *compilers, size_t nc,
-                            size_t d, const smc_target *t);
+smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
+                            const smc_compiler *compilers, size_t nc, size_t d,
+                            const smc_target *t);
 
 /* A library's DT_NEEDED CUDA libraries against the files of its input: the first needed only in
  * another major (soname, and the other's file name, other_len bytes of it its soname), and the

@@ -276,10 +276,10 @@ smc_status smc_find_compilers(const smc_input *in, smc_compiler **out, size_t *n
 }
 
 /* The setting of name in the environment the packages run in, or NULL. */
-static const char *setting(const smc_input *in, const char *name)
+static const char *setting(const char *const *environment, const char *name)
 {
     size_t n = strlen(name);
-    for (const char *const *e = in->environment; e && *e; e++)
+    for (const char *const *e = environment; e && *e; e++)
         if (strncmp(*e, name, n) == 0 && (*e)[n] == '=' && (*e)[n + 1]) return *e;
     return NULL;
 }
@@ -307,8 +307,9 @@ static unsigned nvrtc_cap(const smc_input *in, int cuda)
     return torch ? cap : 0;
 }
 
-smc_compile smc_compile_for(const smc_input *in, const smc_compiler *compilers, size_t nc,
-                            size_t d, const smc_target *t)
+smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
+                            const smc_compiler *compilers, size_t nc, size_t d,
+                            const smc_target *t)
 {
     unsigned arch = t->cc_major * 10 + t->cc_minor;
     smc_compile out = {.compiler = SMC_NONE, .arch = arch};
@@ -328,7 +329,7 @@ smc_compile smc_compile_for(const smc_input *in, const smc_compiler *compilers, 
         out.compiler = bw ? blackwell : plain;
         out.a = triton_a(version, arch);
         out.setting = triton_setting(version, bw);
-        out.override = setting(in, out.setting);
+        out.override = setting(environment, out.setting);
     } else if ((out.compiler = nvrtc) != SMC_NONE) {
         unsigned cap = nvrtc_cap(in, compilers[nvrtc].cuda);
         out.ptx = cap && arch > cap; /* torch asks for PTX of what NVRTC knows */
