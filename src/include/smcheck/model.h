@@ -205,12 +205,6 @@ typedef struct smc_judgement {
      * the driver takes, one image a container), decompressed. */
     size_t jit_containers;
     uint64_t jit_bytes;
-    /* Derived by smc_check (smc_derive) for the reports, which only read them; NULL before: */
-    char *reason;           /* the sentence of smc_judgement_reason */
-    char *warning;          /* its cautions (smc_judgement_warnings), NULL when none */
-    char *next;             /* a next step that, applied and judged again, makes it ok or jit
-                             * (or says that nothing in smcheck's tables does); NULL when ok */
-    char *failing_tokens;   /* the distinct tokens of the failing containers; NULL when none */
 } smc_judgement;
 
 /* One entry of a container. Offsets count from the start of the library's bytes (for an archive
@@ -337,10 +331,6 @@ typedef struct smc_rollup {
     /* An input's: its status with what each set of SMC_ALLOW_ bits allows left out (--fail-on
      * allow-cpu-only, allow-compiler). allowing[0] is status. */
     smc_lib_status allowing[4];
-    /* Derived by smc_check for the reports; NULL before: */
-    char *reason;    /* smc_rollup_reason's sentence */
-    char *next;      /* what to install instead: for a distribution of the torch family that is
-                      * none, the build; for a CPU-only build, the GPU one */
 } smc_rollup;
 
 /* An ELF file (or static archive, raw fatbin, bare cubin) that holds device code. A static
@@ -817,20 +807,37 @@ typedef struct smc_request {
 /* What a check found: the model, judged, with everything the reports show derived once. */
 /* What deriving adds to the model for the reports, kept in the result: the model stays as the
  * reader and the judge left it, and a new check makes a new result. */
+/* The words of one judgement (a library for one target) or roll-up, for the reports. */
+typedef struct smc_words {
+    char *reason;         /* the sentence that explains it (smc_judgement_reason,
+                           * smc_rollup_reason) */
+    char *warning;        /* a judgement's cautions (smc_judgement_warnings); NULL when none */
+    char *failing_tokens; /* a judgement's failing containers' distinct tokens; NULL when none */
+    char *next;           /* a next step that, applied and judged again, makes a library ok or
+                           * jit (or says that nothing in smcheck's tables does); for a
+                           * distribution, what to install instead; NULL when none */
+} smc_words;
+
 typedef struct smc_library_derived {
     smc_summary summary;  /* its tokens and token sets (smc_library_summarize) */
     smc_serving *serving; /* what it serves, when the check asked (scan); else NULL */
+    smc_words *words;     /* one per judgement (word_count), else NULL */
+    size_t word_count;
 } smc_library_derived;
 
 typedef struct smc_distribution_derived {
     smc_serving *serving; /* what it serves, when the check asked (scan); else NULL */
     char **unbacked;      /* its variant claims that no main library backs (sentences) */
     size_t unbacked_count;
+    smc_words *words;     /* one per roll-up (word_count), else NULL */
+    size_t word_count;
 } smc_distribution_derived;
 
 typedef struct smc_input_derived {
     smc_library_derived *libraries;         /* one per library of the input */
     smc_distribution_derived *distributions; /* one per distribution */
+    smc_words *words;                        /* one per roll-up of the input */
+    size_t word_count;
 } smc_input_derived;
 
 typedef struct smc_result {

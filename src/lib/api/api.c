@@ -32,6 +32,7 @@ typedef struct api_library {
     const smc_input *in;
     const smc_library *lib;
     const smc_library_judged *judged;
+    const smc_library_derived *derived;
     char *tokens;
 } api_library;
 
@@ -264,6 +265,7 @@ static smc_status index_report(smcheck_report *r)
             a->in = in;
             a->lib = lib;
             a->judged = &res->judged[i].libraries[l];
+            a->derived = &res->derived[i].libraries[l];
             if (!(a->tokens = tokens_of(&res->derived[i].libraries[l].summary)))
                 return SMC_ERR_NOMEM;
             for (size_t k = 0; k < lib->finding_count; k++)
@@ -383,8 +385,8 @@ const char *smcheck_library_cause(const smcheck_report *r, size_t lib, size_t ta
 
 const char *smcheck_library_reason(const smcheck_report *r, size_t lib, size_t target)
 {
-    const smc_judgement *j = judgement_at(r, lib, target);
-    return j ? j->reason : NULL;
+    const api_library *a = judgement_at(r, lib, target) ? library_at(r, lib) : NULL;
+    return a && target < a->derived->word_count ? a->derived->words[target].reason : NULL;
 }
 
 size_t smcheck_report_distribution_count(const smcheck_report *r)

@@ -122,9 +122,8 @@ static inline uint64_t smc_limit(uint64_t v, uint64_t dflt)
 }
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
 void smc_distribution_clear(smc_distribution *d);
-/* Judgements and roll-ups, with the sentences smc_derive gave them. */
+/* Judgements, with what each owns (its failing list and support). */
 void smc_judgements_free(smc_judgement *j, size_t n);
-void smc_rollups_free(smc_rollup *r, size_t n);
 /* What deriving made of n inputs (smc_result.derived), for inputs of these counts. */
 void smc_derived_free(smc_input_derived *d, smc_input *const *inputs, size_t n);
 void smc_distribution_sanitize(smc_distribution *d);

@@ -293,13 +293,15 @@ void smc_distribution_clear(smc_distribution *d)
     *d = (smc_distribution){0};
 }
 
-void smc_rollups_free(smc_rollup *r, size_t n)
+static void words_free(smc_words *w, size_t n)
 {
-    for (size_t i = 0; r && i < n; i++) {
-        free(r[i].reason);
-        free(r[i].next);
+    for (size_t i = 0; w && i < n; i++) {
+        free(w[i].reason);
+        free(w[i].warning);
+        free(w[i].failing_tokens);
+        free(w[i].next);
     }
-    free(r);
+    free(w);
 }
 
 void smc_derived_free(smc_input_derived *d, smc_input *const *inputs, size_t n)
@@ -308,6 +310,7 @@ void smc_derived_free(smc_input_derived *d, smc_input *const *inputs, size_t n)
         for (size_t l = 0; d[i].libraries && l < inputs[i]->library_count; l++) {
             smc_summary_free(&d[i].libraries[l].summary);
             free(d[i].libraries[l].serving);
+            words_free(d[i].libraries[l].words, d[i].libraries[l].word_count);
         }
         for (size_t k = 0; d[i].distributions && k < inputs[i]->distribution_count; k++) {
             smc_distribution_derived *dd = &d[i].distributions[k];
@@ -315,7 +318,9 @@ void smc_derived_free(smc_input_derived *d, smc_input *const *inputs, size_t n)
             for (size_t u = 0; u < dd->unbacked_count; u++)
                 free(dd->unbacked[u]);
             free(dd->unbacked);
+            words_free(dd->words, dd->word_count);
         }
+        words_free(d[i].words, d[i].word_count);
         free(d[i].libraries);
         free(d[i].distributions);
     }
@@ -326,10 +331,6 @@ void smc_judgements_free(smc_judgement *j, size_t n)
 {
     for (size_t i = 0; j && i < n; i++) {
         free(j[i].failing);
-        free(j[i].reason);
-        free(j[i].warning);
-        free(j[i].next);
-        free(j[i].failing_tokens);
         free(j[i].support);
     }
     free(j);

@@ -105,25 +105,36 @@ static smc_status next_step(const smc_input *in, const smc_situation *where,
     return *out ? SMC_OK : SMC_ERR_NOMEM;
 }
 
+/* Room for n words, none said yet. */
+static smc_status words_new(smc_words **w, size_t *count, size_t n)
+{
+    *count = 0;
+    if (!n) return SMC_OK;
+    if (!(*w = calloc(n, sizeof **w))) return SMC_ERR_NOMEM;
+    *count = n;
+    return SMC_OK;
+}
+
 static smc_status derive_library(const smc_result *r, const smc_input *in,
-                                 const smc_library *lib, smc_library_judged *lj,
+                                 const smc_library *lib, const smc_library_judged *lj,
                                  smc_library_derived *ld)
 {
     smc_status st = smc_library_summarize(lib, &ld->summary);
-    if (st != SMC_OK) return st;
-    for (size_t t = 0; t < lj->judgement_count && t < r->target_count; t++) {
-        smc_judgement *j = &lj->judgements[t];
+    size_t n = lj->judgement_count < r->target_count ? lj->judgement_count : r->target_count;
+    if (st == SMC_OK) st = words_new(&ld->words, &ld->word_count, n);
+    for (size_t t = 0; t < n && st == SMC_OK; t++) {
+        const smc_judgement *j = &lj->judgements[t];
         const smc_target *g = &r->targets[t];
+        smc_words *w = &ld->words[t];
         bool ptx;
-        if (!(j->reason = smc_judgement_reason(lib, j, g, r->driver_cuda))) return SMC_ERR_NOMEM;
-        j->warning = smc_judgement_warnings(j, r->driver_cuda);
+        if (!(w->reason = smc_judgement_reason(lib, j, g, r->driver_cuda))) return SMC_ERR_NOMEM;
+        w->warning = smc_judgement_warnings(j, r->driver_cuda);
         if (j->failing_count &&
-            !(j->failing_tokens = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx)))
+            !(w->failing_tokens = smc_failing_tokens(lib, j->failing, j->failing_count, &ptx)))
             return SMC_ERR_NOMEM;
-        if ((st = next_step(in, &r->situation, lib, j, g, r->driver_cuda, &j->next)) != SMC_OK)
-            return st;
+        st = next_step(in, &r->situation, lib, j, g, r->driver_cuda, &w->next);
     }
-    return SMC_OK;
+    return st;
 }
 
 /* For a distribution that is none for target t because none of its alternatives runs, when the
@@ -257,15 +268,18 @@ static smc_status compiler_next(const smc_input *in, const smc_situation *where,
     return *out ? SMC_OK : SMC_ERR_NOMEM;
 }
 
-static smc_status derive_rollups(const smc_input *in, const smc_judged *jd, smc_rollup *v,
-                                 size_t n, size_t nt)
+/* The sentences of n roll-ups v (against nt targets), into new words. */
+static smc_status derive_rollups(const smc_input *in, const smc_judged *jd, const smc_rollup *v,
+                                 size_t n, size_t nt, smc_words **w, size_t *count)
 {
-    for (size_t t = 0; v && t < n && t < nt; t++)
-        if (!(v[t].reason = smc_rollup_reason(in, jd, &v[t], t))) return SMC_ERR_NOMEM;
-    return SMC_OK;
+    if (n > nt) n = nt;
+    smc_status st = words_new(w, count, v ? n : 0);
+    for (size_t t = 0; st == SMC_OK && t < *count; t++)
+        if (!((*w)[t].reason = smc_rollup_reason(in, jd, &v[t], t))) st = SMC_ERR_NOMEM;
+    return st;
 }
 
-static smc_status derive_input(const smc_result *r, const smc_input *in, smc_judged *jd,
+static smc_status derive_input(const smc_result *r, const smc_input *in, const smc_judged *jd,
                                smc_input_derived *di, const smc_builds *builds)
 {
     smc_status st = SMC_OK;
@@ -273,33 +287,37 @@ static smc_status derive_input(const smc_result *r, const smc_input *in, smc_jud
         st = derive_library(r, in, &in->libraries[l], &jd->libraries[l], &di->libraries[l]);
     for (size_t k = 0; k < in->distribution_count && st == SMC_OK; k++) {
         const smc_distribution *d = &in->distributions[k];
-        smc_distribution_judged *dj = &jd->distributions[k];
+        const smc_distribution_judged *dj = &jd->distributions[k];
         smc_distribution_derived *dd = &di->distributions[k];
         if (d->variant_claim_count)
             st = smc_variant_unbacked(in, jd, d, &dd->unbacked, &dd->unbacked_count);
         if (st == SMC_OK)
-            st = derive_rollups(in, jd, dj->verdicts, dj->verdict_count, r->target_count);
-        for (size_t t = 0; st == SMC_OK && t < dj->verdict_count && t < r->target_count; t++) {
-            smc_rollup *v = &dj->verdicts[t];
-            v->next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
-            if (!v->next) st = missing_next(in, jd, k, v, t, &v->next);
-            if (st == SMC_OK && !v->next)
-                st = alternatives_next(in, &r->situation, jd, k, v, &r->targets[t], t, &v->next);
-            if (st == SMC_OK && !v->next)
-                st = compiler_next(in, &r->situation, jd, v, &r->targets[t], &v->next);
+            st = derive_rollups(in, jd, dj->verdicts, dj->verdict_count, r->target_count,
+                                &dd->words, &dd->word_count);
+        for (size_t t = 0; st == SMC_OK && t < dd->word_count; t++) {
+            const smc_rollup *v = &dj->verdicts[t];
+            char **next = &dd->words[t].next;
+            *next = smc_distribution_next(in, d, v, builds, &r->targets[t], r->driver_cuda);
+            if (!*next) st = missing_next(in, jd, k, v, t, next);
+            if (st == SMC_OK && !*next)
+                st = alternatives_next(in, &r->situation, jd, k, v, &r->targets[t], t, next);
+            if (st == SMC_OK && !*next)
+                st = compiler_next(in, &r->situation, jd, v, &r->targets[t], next);
             smc_cpu_rule rule;
-            if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
+            if (st == SMC_OK && !*next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
                 d->shadowed_by) { /* its files are the CPU build's */
-                if (!(v->next = smc_asprintf("pip uninstall -y %s %s, then pip install %s",
-                                             d->shadowed_by, d->name, d->name)))
+                if (!(*next = smc_asprintf("pip uninstall -y %s %s, then pip install %s",
+                                           d->shadowed_by, d->name, d->name)))
                     st = SMC_ERR_NOMEM;
-            } else if (st == SMC_OK && !v->next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
+            } else if (st == SMC_OK && !*next && v->status == SMC_STATUS_CPU_ONLY && d->name &&
                        smc_cpu_rule_for(d->name, &rule)) {
-                if (!(v->next = smc_strdup(rule.instead))) st = SMC_ERR_NOMEM;
+                if (!(*next = smc_strdup(rule.instead))) st = SMC_ERR_NOMEM;
             }
         }
     }
-    if (st == SMC_OK) st = derive_rollups(in, jd, jd->verdicts, jd->verdict_count, r->target_count);
+    if (st == SMC_OK)
+        st = derive_rollups(in, jd, jd->verdicts, jd->verdict_count, r->target_count, &di->words,
+                            &di->word_count);
     return st;
 }
 

@@ -741,10 +741,10 @@ void smc_judged_free(smc_judged *jd)
     for (size_t l = 0; jd->libraries && l < jd->library_count; l++)
         smc_judgements_free(jd->libraries[l].judgements, jd->libraries[l].judgement_count);
     for (size_t k = 0; jd->distributions && k < jd->distribution_count; k++) {
-        smc_rollups_free(jd->distributions[k].verdicts, jd->distributions[k].verdict_count);
+        free(jd->distributions[k].verdicts);
         free(jd->distributions[k].cpu_only);
     }
-    smc_rollups_free(jd->verdicts, jd->verdict_count);
+    free(jd->verdicts);
     smc_compilers_free(jd->compilers, jd->compiler_count);
     free(jd->libraries);
     free(jd->distributions);

@@ -78,6 +78,38 @@ static inline const smc_library_judged *smc_view_library_judged(const smc_view *
     return l < jd->library_count ? &jd->libraries[l] : &none;
 }
 
+/* The words deriving gave the t-th of n judgements or roll-ups (all NULL where none). */
+static inline const smc_words *smc_words_at(const smc_words *w, size_t n, size_t t)
+{
+    static const smc_words none = {0};
+    return w && t < n ? &w[t] : &none;
+}
+
+/* Those of library l of in for target t, of distribution k of in, and of in itself. */
+static inline const smc_words *smc_view_library_words(const smc_view *v, const smc_input *in,
+                                                      size_t l, size_t t)
+{
+    const smc_input_derived *d = smc_view_input(v, in);
+    const smc_library_derived *ld = d && l < in->library_count ? &d->libraries[l] : NULL;
+    return smc_words_at(ld ? ld->words : NULL, ld ? ld->word_count : 0, t);
+}
+
+static inline const smc_words *smc_view_distribution_words(const smc_view *v, const smc_input *in,
+                                                           size_t k, size_t t)
+{
+    const smc_input_derived *d = smc_view_input(v, in);
+    const smc_distribution_derived *dd =
+        d && k < in->distribution_count ? &d->distributions[k] : NULL;
+    return smc_words_at(dd ? dd->words : NULL, dd ? dd->word_count : 0, t);
+}
+
+static inline const smc_words *smc_view_input_words(const smc_view *v, const smc_input *in,
+                                                    size_t t)
+{
+    const smc_input_derived *d = smc_view_input(v, in);
+    return smc_words_at(d ? d->words : NULL, d ? d->word_count : 0, t);
+}
+
 /* Distribution k of in as the judge left it (no verdicts when not judged). */
 static inline const smc_distribution_judged *
 smc_view_distribution_judged(const smc_view *v, const smc_input *in, size_t k)

@@ -140,9 +140,11 @@ static cJSON *judgement_json(builder *b, const smc_input *in, const smc_library 
         json_add(b, by, smc_verdict_str((smc_verdict)v),
                  cJSON_CreateNumber((double)j->containers_by_verdict[v]));
     json_add(b, o, "cause", json_text(smc_cause_str(j->cause)));
-    json_add(b, o, "reason", j->reason ? json_text(j->reason) : NULL);
-    json_add(b, o, "warnings", j->warning ? json_text(j->warning) : cJSON_CreateNull());
-    json_add(b, o, "next", j->next ? json_text(j->next) : cJSON_CreateNull());
+    const smc_words *w =
+        smc_view_library_words(opt, in, (size_t)(lib - in->libraries), target);
+    json_add(b, o, "reason", w->reason ? json_text(w->reason) : NULL);
+    json_add(b, o, "warnings", w->warning ? json_text(w->warning) : cJSON_CreateNull());
+    json_add(b, o, "next", w->next ? json_text(w->next) : cJSON_CreateNull());
     json_add(b, o, "unused", cJSON_CreateBool(j->unused));
     json_add(b, o, "used_by",
              j->used_by < in->distribution_count && in->distributions[j->used_by].name
@@ -295,13 +297,13 @@ static cJSON *string_or_null(const char *s)
 /* {target, status, reason, library, vendored, all_gated, alternatives}: how a distribution or an
  * input came to its status. */
 static cJSON *rollup_json(builder *b, const smc_input *in, const smc_judged *jd,
-                          const smc_rollup *r, size_t t)
+                          const smc_rollup *r, const smc_words *w, size_t t)
 {
     cJSON *v = cJSON_CreateObject();
     if (!v) return NULL;
     json_add(b, v, "target", cJSON_CreateNumber((double)t));
     json_add(b, v, "status", json_text(smc_lib_status_str(r->status)));
-    json_add(b, v, "reason", r->reason ? json_text(r->reason) : NULL);
+    json_add(b, v, "reason", w->reason ? json_text(w->reason) : NULL);
     json_add(b, v, "library",
              r->library < in->library_count ? json_text(in->libraries[r->library].path)
                                             : cJSON_CreateNull());
@@ -390,8 +392,10 @@ static cJSON *distribution_json(builder *b, const smc_input *in, const smc_distr
     cJSON *vs = json_add(b, o, "verdicts", cJSON_CreateArray());
     if (dj->verdicts && opt && opt->target_count) {
         for (size_t t = 0; vs && t < jd->verdict_count; t++) {
-            cJSON *v = json_add(b, vs, NULL, rollup_json(b, in, jd, &dj->verdicts[t], t));
-            const char *next = t < dj->verdict_count ? dj->verdicts[t].next : NULL;
+            const smc_words *w =
+                smc_view_distribution_words(opt, in, (size_t)(d - in->distributions), t);
+            cJSON *v = json_add(b, vs, NULL, rollup_json(b, in, jd, &dj->verdicts[t], w, t));
+            const char *next = t < dj->verdict_count ? w->next : NULL;
             if (v) json_add(b, v, "next", next ? json_text(next) : cJSON_CreateNull());
         }
     }
@@ -434,7 +438,8 @@ static cJSON *input_json(builder *b, const smc_input *in, const smc_view *opt)
     const smc_judged *jd = smc_view_judged(opt, in);
     cJSON *vs = json_add(b, o, "verdicts", cJSON_CreateArray());
     for (size_t t = 0; opt && opt->target_count && vs && t < jd->verdict_count; t++)
-        json_add(b, vs, NULL, rollup_json(b, in, jd, &jd->verdicts[t], t));
+        json_add(b, vs, NULL,
+                 rollup_json(b, in, jd, &jd->verdicts[t], smc_view_input_words(opt, in, t), t));
     cJSON *dists = json_add(b, o, "distributions", cJSON_CreateArray());
     for (size_t i = 0; dists && i < in->distribution_count; i++)
         json_add(b, dists, NULL, distribution_json(b, in, &in->distributions[i], opt));

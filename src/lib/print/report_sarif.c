@@ -255,7 +255,8 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in, const
             snprintf(tok, sizeof tok, "sm_%u%u", g->cc_major, g->cc_minor);
             const char *member;
             char *uri = sarif_uri(in, lib->path, cwd, &member);
-            const char *why = j->reason, *next = j->next;
+            const smc_words *w = smc_view_library_words(opt, in, l, t);
+            const char *why = w->reason, *next = w->next;
             if (!uri || !why ||
                 asprintf(&text, "%s is %s on %s%s%s%s: %s.%s%s", lib->path,
                          smc_lib_status_str(j->status), g->name[0] ? g->name : tok,
@@ -310,6 +311,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in, const
                 !d->location)
                 continue;
             const char *status = smc_lib_status_str(v->status);
+            const smc_words *w = smc_view_distribution_words(opt, in, k, t);
             size_t rule = sarif_rule_of(missing                            ? RULE_ALTERNATIVE
                                         : v->status == SMC_STATUS_CPU_ONLY ? SMC_CAUSE_COUNT
                                                                            : RULE_COMPILER);
@@ -320,8 +322,8 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in, const
             char *uri = sarif_uri(in, d->location, cwd, &member);
             if (!uri || asprintf(&text, "%s %s is %s on %s: %s.%s%s", d->name ? d->name : "?",
                                  d->version ? d->version : "", status, g->name[0] ? g->name : tok,
-                                 v->reason ? v->reason : "", v->next ? " Next: " : "",
-                                 v->next ? v->next : "") < 0) {
+                                 w->reason ? w->reason : "", w->next ? " Next: " : "",
+                                 w->next ? w->next : "") < 0) {
                 text = NULL;
                 b->failed = true;
             }
@@ -350,7 +352,7 @@ static void sarif_results(builder *b, cJSON *results, const smc_input *in, const
                     json_add(b, props, "target", json_text(tok));
                     json_add(b, props, "gpu", g->name[0] ? json_text(g->name) : cJSON_CreateNull());
                     json_add(b, props, "security-severity", json_text(sarif_severity(v->status)));
-                    json_add(b, props, "next", v->next ? json_text(v->next) : cJSON_CreateNull());
+                    json_add(b, props, "next", w->next ? json_text(w->next) : cJSON_CreateNull());
                 }
             }
             free(text);

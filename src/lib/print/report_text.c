@@ -183,15 +183,18 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
     }
     /* What to install instead, once per distinct answer. */
     size_t nt = opt && dj->verdicts ? opt->target_count : 0;
+    const smc_words *words = dd ? dd->words : NULL;
+    size_t nw = dd ? dd->word_count : 0;
+#define WORDS(t) smc_words_at(words, nw, (t))
     for (size_t t = 0; t < nt && t < dj->verdict_count; t++) {
-        const char *next = dj->verdicts[t].next;
+        const char *next = WORDS(t)->next;
         bool said = false; /* with an earlier target's */
         for (size_t k = 0; next && k < t; k++)
-            said |= dj->verdicts[k].next && strcmp(dj->verdicts[k].next, next) == 0;
+            said |= WORDS(k)->next && strcmp(WORDS(k)->next, next) == 0;
         if (!next || said) continue;
         fputs("    next for", out);
         for (size_t k = t; k < nt && k < dj->verdict_count; k++) {
-            if (k > t && (!dj->verdicts[k].next || strcmp(dj->verdicts[k].next, next) != 0)) continue;
+            if (k > t && (!WORDS(k)->next || strcmp(WORDS(k)->next, next) != 0)) continue;
             char tok[16];
             target_token(tok, &opt->targets[k]);
             fprintf(out, "%s %s", k == t ? "" : ",", tok);
@@ -202,19 +205,20 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
      * it fails, and with --detail why a compiler does not. */
     for (size_t t = 0; t < nt && t < dj->verdict_count; t++) {
         const smc_rollup *r = &dj->verdicts[t];
+        const char *why = WORDS(t)->reason;
         bool compiler = r->compiler != SMC_NONE && r->library == SMC_NONE;
-        if (!r->reason || !(r->status == SMC_STATUS_CPU_ONLY || compiler || r->missing_cuda) ||
+        if (!why || !(r->status == SMC_STATUS_CPU_ONLY || compiler || r->missing_cuda) ||
             (compiler && r->status != SMC_STATUS_COMPILER && !opt->detail))
             continue;
         bool said = false;
         for (size_t k = 0; k < t; k++)
-            said |= dj->verdicts[k].reason && dj->verdicts[k].status == r->status &&
-                    strcmp(dj->verdicts[k].reason, r->reason) == 0;
+            said |= WORDS(k)->reason && dj->verdicts[k].status == r->status &&
+                    strcmp(WORDS(k)->reason, why) == 0;
         if (said) continue;
         fputs("   ", out);
         for (size_t k = t; k < nt && k < dj->verdict_count; k++) {
-            const smc_rollup *o = &dj->verdicts[k];
-            if (k > t && (!o->reason || o->status != r->status || strcmp(o->reason, r->reason) != 0))
+            const char *its = WORDS(k)->reason;
+            if (k > t && (!its || dj->verdicts[k].status != r->status || strcmp(its, why) != 0))
                 continue;
             char tok[16];
             target_token(tok, &opt->targets[k]);
@@ -222,7 +226,7 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
         }
         fputc(' ', out);
         print_status(out, opt, r->status, 0);
-        fprintf(out, ": %s\n", r->reason);
+        fprintf(out, ": %s\n", why);
     }
     /* Why, where it is not simply the worst library's word. */
     for (size_t t = 0; t < nt && t < dj->verdict_count; t++) {
@@ -233,8 +237,9 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
         target_token(tok, &opt->targets[t]);
         fprintf(out, "    %s ", tok);
         print_status(out, opt, r->status, 0);
-        fprintf(out, ": %s\n", r->reason ? r->reason : "");
+        fprintf(out, ": %s\n", WORDS(t)->reason ? WORDS(t)->reason : "");
     }
+#undef WORDS
     return SMC_OK;
 }
 
@@ -288,9 +293,9 @@ static void print_targets(FILE *out, const smc_view *opt)
 
 /* Why a library fails a target, and which containers (with --detail). */
 static smc_status print_why(FILE *out, const smc_library *lib, const smc_judgement *j,
-                            const smc_view *opt, const char *indent)
+                            const smc_words *w, const smc_view *opt, const char *indent)
 {
-    if (j->warning) fprintf(out, "%swarning: %s\n", indent, j->warning);
+    if (w->warning) fprintf(out, "%swarning: %s\n", indent, w->warning);
     if (!opt->detail) return SMC_OK;
     for (size_t f = 0; f < j->failing_count; f++) {
         const smc_container *c = &lib->containers[j->failing[f]];
@@ -309,11 +314,9 @@ static smc_status print_why(FILE *out, const smc_library *lib, const smc_judgeme
 }
 
 /* "sm_90 partial: 1 of 3 containers ...", then why. */
-static smc_status print_verdict(FILE *out, const smc_library *lib,
-                                const smc_library_judged *lj, size_t t, const smc_view *opt,
-                                const char *indent)
+static smc_status print_verdict(FILE *out, const smc_library *lib, const smc_judgement *j,
+                                const smc_words *w, const smc_view *opt, const char *indent)
 {
-    const smc_judgement *j = &lj->judgements[t];
     print_status(out, opt, j->status, 0);
     if (j->unused)
         fputs(j->used_by != SMC_NONE
@@ -321,9 +324,9 @@ static smc_status print_verdict(FILE *out, const smc_library *lib,
                     "supports it; it fails nothing)"
                   : " (an alternative that is not loaded on this GPU: it fails nothing)",
               out);
-    fprintf(out, ": %s\n", j->reason ? j->reason : "");
-    if (j->next) fprintf(out, "%snext: %s\n", indent, j->next);
-    return print_why(out, lib, j, opt, indent);
+    fprintf(out, ": %s\n", w->reason ? w->reason : "");
+    if (w->next) fprintf(out, "%snext: %s\n", indent, w->next);
+    return print_why(out, lib, j, w, opt, indent);
 }
 
 /* A matrix row's cells: the library's status per target; one with no container (only
@@ -392,9 +395,11 @@ static bool any_unused(const smc_view *opt)
     return false;
 }
 
-static smc_status print_judged(FILE *out, const smc_library *lib, const smc_library_judged *lj,
-                               const smc_view *opt)
+/* Library l of in, judged. */
+static smc_status print_judged(FILE *out, const smc_input *in, size_t l, const smc_view *opt)
 {
+    const smc_library *lib = &in->libraries[l];
+    const smc_library_judged *lj = smc_view_library_judged(opt, in, l);
     if (opt->target_count == 1 && lj->judgement_count == 0) {
         fprintf(out, "%s: no container could be read\n", lib->path);
         return SMC_OK;
@@ -403,7 +408,8 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_libr
         char tok[16];
         target_token(tok, &opt->targets[0]);
         fprintf(out, "%s: %s ", lib->path, tok);
-        smc_status st = print_verdict(out, lib, lj, 0, opt, "  ");
+        smc_status st = print_verdict(out, lib, &lj->judgements[0],
+                                      smc_view_library_words(opt, in, l, 0), opt, "  ");
         print_links(out, lib, "  ");
         return st;
     }
@@ -418,7 +424,7 @@ static smc_status print_judged(FILE *out, const smc_library *lib, const smc_libr
         char tok[16];
         target_token(tok, &opt->targets[t]);
         fprintf(out, "    %s ", tok);
-        st = print_verdict(out, lib, lj, t, opt, "      ");
+        st = print_verdict(out, lib, j, smc_view_library_words(opt, in, l, t), opt, "      ");
     }
     return st;
 }
@@ -540,7 +546,8 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
                 const smc_judgement *j = &lj->judgements[t];
                 if ((j->status != SMC_STATUS_NONE && j->status != SMC_STATUS_PARTIAL) || j->unused)
                     continue; /* an alternative that is not loaded fails nothing */
-                const char *toks = j->failing_tokens ? j->failing_tokens : "";
+                const smc_words *w = smc_view_library_words(opt, inputs[i], l, t);
+                const char *toks = w->failing_tokens ? w->failing_tokens : "";
                 size_t k = 0;
                 while (k < count && !(cells[k].lib == lib && cells[k].status == j->status &&
                                       cells[k].cause == j->cause &&
@@ -559,7 +566,7 @@ static smc_status print_reasons(FILE *out, smc_input *const *inputs, size_t n,
                 }
                 *c = (cell){.lib = lib, .status = j->status, .cause = j->cause,
                             .failing = j->failing_count, .counted = j->counted, .tokens = toks,
-                            .reason = j->reason ? j->reason : ""};
+                            .reason = w->reason ? w->reason : ""};
                 c->targets[t] = true;
                 count++;
             }
@@ -684,14 +691,15 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                 continue;
             }
             const smc_rollup *iv = &jd->verdicts[t];
-            if (iv->status == SMC_STATUS_COMPILER && iv->library == SMC_NONE && iv->reason &&
+            const char *why = smc_view_input_words(opt, in, t)->reason;
+            if (iv->status == SMC_STATUS_COMPILER && iv->library == SMC_NONE && why &&
                 iv->compiler < jd->compiler_count &&
                 jd->compilers[iv->compiler].distribution == SMC_NONE) { /* a compiler of its own */
                 char tok[16];
                 target_token(tok, &opt->targets[t]);
                 fprintf(out, "    %s ", tok);
                 print_status(out, opt, iv->status, 0);
-                fprintf(out, ": %s\n", iv->reason);
+                fprintf(out, ": %s\n", why);
                 continue;
             }
             if (!jd->verdicts[t].requires) continue;
@@ -699,7 +707,7 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             target_token(tok, &opt->targets[t]);
             fprintf(out, "    %s ", tok);
             print_status(out, opt, jd->verdicts[t].status, 0);
-            fprintf(out, ": %s\n", jd->verdicts[t].reason ? jd->verdicts[t].reason : "");
+            fprintf(out, ": %s\n", why ? why : "");
         }
         /* Grouped by distribution, then the libraries none claims. */
         for (size_t d = 0; d <= in->distribution_count; d++) {
@@ -739,7 +747,7 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                     continue;
                 }
                 smc_status st = judging
-                                    ? print_judged(out, lib, &jd->libraries[k], opt)
+                                    ? print_judged(out, in, k, opt)
                                     : print_library(out, lib, smc_view_library(opt, in, lib), opt);
                 if (st != SMC_OK) return st;
             }
