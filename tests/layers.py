@@ -13,6 +13,9 @@ checks, following those edges transitively:
     they only read a finished result;
   - the judge reaches no reader, nothing of derive and no printer;
   - there is no cycle of calls among the files;
+  - each wing's headers (its folder's, and for targets and derive smcheck/targets.h and
+    smcheck/builds.h, which the command includes too) declare only functions its own files
+    define (static inline ones aside); smcheck/model.h, the shared model, is the one exception;
   - the judge and the rules do no I/O (no open, read, mmap, fopen ... among their undefined
     symbols), and one finder reads containers: only the find wing and fatbin use the container
     and entry header parsers.
@@ -49,7 +52,7 @@ def wings_of(src):
 
 def graph(archive):
     out = subprocess.run(["nm", "-A", archive], capture_output=True, text=True, check=True).stdout
-    defined, used = {}, {}
+    defined, used, functions = {}, {}, {}
     for line in out.splitlines():
         m = re.match(r"[^:]*:([^:]+)\.c\.o:\s*(?:[0-9a-f]+)?\s+([A-Za-z])\s+(\S+)$", line)
         if not m:
@@ -58,6 +61,8 @@ def graph(archive):
         used.setdefault(obj, set())
         if kind in "TDRB":
             defined[sym] = obj
+        if kind == "T":
+            functions[sym] = obj
         elif kind == "U":
             used[obj].add(sym)
     edges = {o: {defined[s] for s in syms if s in defined and defined[s] != o}
@@ -65,7 +70,7 @@ def graph(archive):
     # ar lists every member, nm only those with symbols (pinflate.c built without ISA-L has none)
     members = subprocess.run(["ar", "t", archive], capture_output=True, text=True, check=True).stdout
     objects = {m[:-4] for m in members.split() if m.endswith(".c.o")}
-    return edges, used, objects
+    return edges, used, objects, functions
 
 
 def reach(edges, start):
@@ -136,13 +141,32 @@ def cycles(edges):
     return found
 
 
+def declared(path):
+    """The functions a header declares at file scope (not static inline ones)."""
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    inline = set(re.findall(r"static\s+inline\b[^;{]*?\b(smc\w*_\w+)\s*\(", text))
+    return set(re.findall(r'^(?!static|typedef|#|\s|extern "C"|})[^;{}()]*?\b(smc\w*_\w+)\s*\(',
+                          text, flags=re.M)) - inline
+
+
+def headers(src):
+    """Each wing header (its path) and its wing."""
+    out = {os.path.join(src, d, f): d for d in WINGS if os.path.isdir(os.path.join(src, d))
+           for f in os.listdir(os.path.join(src, d)) if f.endswith(".h")}
+    shared = os.path.join(src, "..", "include", "smcheck")
+    out.update({os.path.join(shared, "targets.h"): "targets",
+                os.path.join(shared, "builds.h"): "derive"})
+    return out
+
+
 def forbid(edges, group, banned, what):
     bad = [(a, b) for a in sorted(group & set(edges)) for b in sorted(reach(edges, a) & banned)]
     check(not bad, what, "; ".join(path(edges, a, b) for a, b in bad[:3]))
 
 
 def main():
-    edges, used, members = graph(sys.argv[1])
+    edges, used, members, functions = graph(sys.argv[1])
     wing, strays = wings_of(sys.argv[2])
     if "--show" in sys.argv:
         for o in sorted(edges, key=lambda o: (WINGS.index(wing.get(o, "base")), o)):
@@ -173,6 +197,11 @@ def main():
     readers = sorted(o for o, syms in used.items() if syms & parsers)
     check(set(readers) <= files("find") | {"fatbin"}, "one finder: only the find wing and fatbin "
           "parse container and entry headers", " ".join(readers))
+    foreign = []
+    for h, w in sorted(headers(sys.argv[2]).items()):
+        foreign += [f"{os.path.basename(h)}: {n} ({wing.get(functions.get(n), '?')})"
+                    for n in sorted(declared(h)) if wing.get(functions.get(n)) != w]
+    check(not foreign, "each wing's headers declare only its own functions", "; ".join(foreign[:5]))
     found = cycles(edges)
     check(not found, "no cycle of calls among the files", "; ".join(" ".join(c) for c in found))
     return finish()

@@ -315,7 +315,7 @@ static void round_trip(smc_input *in, const char *prefix, const char *label)
 
 static void scanned_round_trip(const char *path)
 {
-    smc_options opt = {.inspect = true, .jobs = 1};
+    smc_options opt = {.read.inspect = true, .run.jobs = 1};
     smc_input *in = NULL;
     if (smc_scan_path(path, &opt, &in) != SMC_OK || !in) {
         printf("FAILED %s: cannot scan\n", path);
@@ -1243,7 +1243,7 @@ static void choice_key(void)
 static int write_seeds(const char *dir, char **files, int n)
 {
     for (int i = 0; i < n; i++) {
-        smc_options opt = {.inspect = true, .jobs = 1};
+        smc_options opt = {.read.inspect = true, .run.jobs = 1};
         smc_input *in = NULL;
         char why[512], path[4096];
         if (smc_scan_path(files[i], &opt, &in) != SMC_OK) return 1;

@@ -424,7 +424,7 @@ static const char ptx[] = "//\n// Generated\n//\n\n.version 9.0\n.target sm_90a\
 
 static size_t findings_verified(const buf *b, const char *words)
 {
-    smc_options opt = {.verify = true};
+    smc_options opt = {.read.verify = true};
     smc_input *in;
     smc_library *lib = scan(b, false, &opt, &in);
     size_t n = lib ? lib->finding_count : 0;
@@ -450,7 +450,7 @@ static void test_payloads(void)
     CHECK(findings_verified(&b, NULL) == 0);
 
     /* What the text says is read with inspect, from a prefix of the payload. */
-    smc_options inspect = {.inspect = true};
+    smc_options inspect = {.read.inspect = true};
     img = image_at(&b, &inspect);
     CHECK(img.text_arch == 90 && img.text_variant == SMC_VARIANT_A && img.text_isa == 90);
     img = image_at(&b, NULL);

@@ -36,7 +36,7 @@ static void guarded(const char *path)
     CHECK(mprotect(map, span, PROT_READ) == 0);
 
     smc_target t[3] = {{.cc_major = 9}, {.cc_major = 8, .cc_minor = 6}, {.cc_major = 12}};
-    smc_options opt = {.inspect = true, .kernel_names = true, .verify = true};
+    smc_options opt = {.read.inspect = true, .read.kernel_names = true, .read.verify = true};
     smc_input *in = smc_input_new(path, SMC_INPUT_FILE);
     CHECK(in != NULL);
     if (in) {

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         CHECK(dir >= 0 && len == want);
         copy_into(dir, "lib.so", argv[1]);
         close(dir);
-        opt.max_path = k ? 8192 : 0;
+        opt.limits.max_path = k ? 8192 : 0;
         in = NULL;
         CHECK(smc_scan_path(path, &opt, &in) == SMC_OK && in);
         CHECK(in && in->error_count == 0 && in->library_count == 1 &&
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
         smc_input_free(in);
     }
     /* With the default --max-path of 4096, the longer one is reported, not read. */
-    opt.max_path = 0;
+    opt.limits.max_path = 0;
     in = NULL;
     snprintf(path, sizeof path, "%s/long1", top);
     CHECK(smc_scan_path(path, &opt, &in) == SMC_OK && in && in->library_count == 0 &&

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 
     /* Turned off (smcheck_session_allow), no handler is installed: the mapping, read whole
      * before the file is cut, leaves SIGBUS as it was. */
-    smc_options quiet = {.verify = true, .no_signals = true};
+    smc_options quiet = {.read.verify = true, .run.no_signals = true};
     smc_input *whole = smc_input_new(path, SMC_INPUT_FILE);
     struct sigaction before, now; /* a sanitizer's own handler may be there from the start */
     CHECK(sigaction(SIGBUS, NULL, &before) == 0);
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     smc_input_free(whole);
     CHECK(ftruncate(fd, 8192) == 0);
 
-    smc_options opt = {.verify = true};
+    smc_options opt = {.read.verify = true};
     smc_input *in = smc_input_new(path, SMC_INPUT_FILE);
     CHECK(smc_scan_mapped(in, path, map, sizeof buf, &opt) == SMC_OK);
     bool said = false;

@@ -39,7 +39,7 @@ static smc_input *streamed(const char *path, const uint8_t *buf, size_t len,
         return NULL;
     }
     in->files = 1;
-    in->inspected = opt->inspect;
+    in->inspected = opt->read.inspect;
     return in;
 }
 
@@ -54,11 +54,11 @@ static void compare_for(const char *path, const uint8_t *buf, size_t len, bool v
         {.cc_major = 10, .cc_minor = 0}, {.cc_major = 12, .cc_minor = 0},
     };
     static const int drivers[] = {0, 12080, 13000};
-    smc_options opt = {.verify = verify, .inspect = true, .jobs = 1};
+    smc_options opt = {.read.verify = verify, .read.inspect = true, .run.jobs = 1};
     if (only) {
-        opt.targets = only;
-        opt.target_count = 1;
-        opt.driver_cuda = 12080;
+        opt.read.targets = only;
+        opt.read.target_count = 1;
+        opt.read.driver_cuda = 12080;
     }
     smc_input *whole = smc_input_new(path, SMC_INPUT_FILE);
     bool twice = false, spilled = false;

@@ -245,7 +245,7 @@ static int parse_args(int argc, char **argv, config *cfg)
                                    "(or a wheel platform tag: manylinux_2_28_x86_64), not '%s'",
                                    optarg);
             /* a wheel tag says more (the glibc, musl) to the choice of wheels */
-            cfg->scan.wheel_platform = strchr(optarg, '_') ? optarg : NULL;
+            cfg->scan.index.wheel_platform = strchr(optarg, '_') ? optarg : NULL;
             break;
         case OPT_DRIVER:
             switch (smc_driver_parse(optarg, &cfg->driver_cuda)) {
@@ -300,7 +300,7 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->display.detail = true;
             break;
         case OPT_VERIFY:
-            cfg->scan.verify = true;
+            cfg->scan.read.verify = true;
             break;
         case OPT_LIST:
             cfg->list = true;
@@ -311,28 +311,28 @@ static int parse_args(int argc, char **argv, config *cfg)
             unsigned long n = strtoul(optarg, &end, 10);
             if (errno || *end || end == optarg || n < 1 || n > 256 || optarg[0] == '-')
                 return usage_error("--jobs wants a number from 1 to 256, not '%s'", optarg);
-            cfg->scan.jobs = (unsigned)n;
+            cfg->scan.run.jobs = (unsigned)n;
             break;
         }
         case OPT_INDEX_URL:
             if (!is_url(optarg))
                 return usage_error("--index-url wants an http:// or https:// URL, not '%s'", optarg);
-            cfg->scan.index_url = optarg;
+            cfg->scan.index.index_url = optarg;
             break;
         case OPT_EXTRA_INDEX_URL: {
             if (!is_url(optarg))
                 return usage_error("--extra-index-url wants an http:// or https:// URL, not '%s'",
                                    optarg);
-            if (!append_arg(&cfg->extra_indexes, &cfg->scan.extra_index_count, optarg))
+            if (!append_arg(&cfg->extra_indexes, &cfg->scan.index.extra_index_count, optarg))
                 return oom_exit();
-            cfg->scan.extra_index_urls = cfg->extra_indexes;
+            cfg->scan.index.extra_index_urls = cfg->extra_indexes;
             break;
         }
         case OPT_EXTRA: {
             if (!*optarg) return usage_error("%s", "--extra wants the name of an extra");
-            if (!append_arg(&cfg->lock_extras, &cfg->scan.lock_extra_count, optarg))
+            if (!append_arg(&cfg->lock_extras, &cfg->scan.index.lock_extra_count, optarg))
                 return oom_exit();
-            cfg->scan.lock_extras = cfg->lock_extras;
+            cfg->scan.index.lock_extras = cfg->lock_extras;
             break;
         }
         case OPT_PYTHON_VERSION: {
@@ -340,14 +340,14 @@ static int parse_args(int argc, char **argv, config *cfg)
             char tail;
             if (sscanf(optarg, "%u.%u%c", &major, &minor, &tail) != 2 || major != 3 || minor > 99)
                 return usage_error("--python-version wants 3.X (3.11), not '%s'", optarg);
-            cfg->scan.python_version = optarg;
+            cfg->scan.index.python_version = optarg;
             break;
         }
         case OPT_NO_CACHE:
-            cfg->scan.no_cache = true;
+            cfg->scan.cache.off = true;
             break;
         case OPT_CACHE_MAX:
-            if (!parse_size(optarg, &cfg->scan.cache_cap) || cfg->scan.cache_cap == 0)
+            if (!parse_size(optarg, &cfg->scan.cache.cap) || cfg->scan.cache.cap == 0)
                 return usage_error("--cache-max wants a size such as 512M or 4G, not '%s'", optarg);
             break;
         case OPT_TIMEOUT: {
@@ -356,12 +356,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             unsigned long n = strtoul(optarg, &end, 10);
             if (errno || *end || end == optarg || n < 1 || n > 86400 || optarg[0] == '-')
                 return usage_error("--timeout wants seconds from 1 to 86400, not '%s'", optarg);
-            cfg->scan.timeout = (unsigned)n;
+            cfg->scan.net.timeout = (unsigned)n;
             break;
         }
         case OPT_SPEED_LIMIT:
-            if (!parse_size(optarg, &cfg->scan.speed_limit) || cfg->scan.speed_limit == 0 ||
-                cfg->scan.speed_limit > (1u << 30))
+            if (!parse_size(optarg, &cfg->scan.net.speed_limit) || cfg->scan.net.speed_limit == 0 ||
+                cfg->scan.net.speed_limit > (1u << 30))
                 return usage_error("--speed-limit wants bytes a second such as 512 or 10k, at "
                                    "most 1G, not '%s'", optarg);
             break;
@@ -371,7 +371,8 @@ static int parse_args(int argc, char **argv, config *cfg)
             if (!parse_size(optarg, &v))
                 return usage_error(
                     "--max-inflate(-total) wants a size such as 512M or 4G, not '%s'", optarg);
-            *(c == OPT_MAX_INFLATE ? &cfg->scan.max_member_bytes : &cfg->scan.max_input_bytes) = v;
+            *(c == OPT_MAX_INFLATE ? &cfg->scan.limits.max_member_bytes
+                                   : &cfg->scan.limits.max_input_bytes) = v;
             break;
         }
         case OPT_MAX_CONTAINERS:
@@ -383,9 +384,9 @@ static int parse_args(int argc, char **argv, config *cfg)
             uint64_t v;
             if (!parse_size(optarg, &v))
                 return usage_error("a --max-... option wants a positive number, not '%s'", optarg);
-            uint64_t *field[] = {&cfg->scan.max_containers, &cfg->scan.max_images,
-                                 &cfg->scan.max_members,    &cfg->scan.max_depth,
-                                 &cfg->scan.max_path,       &cfg->scan.max_files};
+            uint64_t *field[] = {&cfg->scan.limits.max_containers, &cfg->scan.limits.max_images,
+                                 &cfg->scan.limits.max_members,    &cfg->scan.limits.max_depth,
+                                 &cfg->scan.limits.max_path,       &cfg->scan.limits.max_files};
             *field[c - OPT_MAX_CONTAINERS] = v;
             break;
         }
@@ -399,12 +400,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->quiet = true;
             break;
         case OPT_ONE_FILE_SYSTEM:
-            cfg->scan.one_file_system = true;
+            cfg->scan.walk.one_file_system = true;
             break;
         case OPT_EXCLUDE: {
-            if (!append_arg(&cfg->excludes, &cfg->scan.exclude_count, optarg))
+            if (!append_arg(&cfg->excludes, &cfg->scan.walk.exclude_count, optarg))
                 return oom_exit();
-            cfg->scan.excludes = cfg->excludes;
+            cfg->scan.walk.excludes = cfg->excludes;
             break;
         }
         case OPT_OUTPUT:
@@ -842,7 +843,7 @@ int main(int argc, char **argv)
     if ((stop = check_modes(&cfg)) >= 0) return stop;
     if (cfg.mode == MODE_GPUS)
         return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
-    cfg.scan.image_platform = cfg.platform; /* a multi-platform image's */
+    cfg.scan.walk.image_platform = cfg.platform; /* a multi-platform image's */
     if (cfg.mode == MODE_ADVISE)
         return npaths > 1 ? usage_error("'advise' takes one environment at most: %s", paths[1])
                           : advise(&cfg, npaths ? paths[0] : NULL);
@@ -863,8 +864,8 @@ int main(int argc, char **argv)
     }
     progress_state ps = {0};
     if (!cfg.quiet && isatty(STDERR_FILENO)) {
-        cfg.scan.progress = show_progress;
-        cfg.scan.progress_ctx = &ps;
+        cfg.scan.run.progress = show_progress;
+        cfg.scan.run.progress_ctx = &ps;
     }
 
     smc_gpu_table *table = NULL;

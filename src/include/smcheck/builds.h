@@ -42,15 +42,6 @@ int smc_builds_load(const char *path, smc_builds **out, char *err, size_t errlen
 int smc_builds_builtin(smc_builds **out);
 void smc_builds_free(smc_builds *b);
 
-/* The platform of a wheel tag, a conda subdir or a machine name: "manylinux_2_28_x86_64",
- * "linux-64" and "x86_64" give "linux-x86_64", "manylinux2014_aarch64" and "aarch64"
- * "linux-aarch64", "win_amd64" and "win-64" "windows-amd64"; the three names themselves are
- * accepted too. NULL for anything else. */
-const char *smc_platform_name(const char *text);
-/* Whether a GPU is one only Arm machines have (Jetson, DGX Spark): its builds are linux-aarch64. */
-bool smc_gpu_arm_only(const smc_target *t);
-/* The platform of this machine (as smcheck was built for it). */
-const char *smc_platform_here(void);
 
 /* One build judged for the GPUs. */
 typedef struct smc_advice_row {
@@ -149,23 +140,9 @@ char *smc_build_install(const smc_build *b, bool uv, const char *also,
 char *smc_next_build(const smc_builds *b, const char *platform, const smc_target *t,
                      int driver_cuda, const char *name, const smc_torch_installed *now);
 
-/* The advice as text for people and as JSON; with how->detail every build, not only the best of
- * each release. */
-smc_status smc_report_advice_text(FILE *out, const smc_advice *a, const smc_display *how);
-smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_display *how);
-
-/* The last Linux driver branch that supports a GPU of compute capability cc (major*10+minor):
- * 470 for Kepler, 580 for Maxwell, Pascal and Volta; 0 while current drivers still do. */
-int smc_last_driver_branch(unsigned cc);
-
 /* "R580 is the last driver branch for compute capability 6.1: no R590 driver runs it", when the
  * driver (a CUDA version) is newer than the last branch for t; else NULL. New memory. */
 char *smc_driver_note(const smc_target *t, int driver_cuda);
-
-/* The oldest Linux driver that runs what CUDA version cuda built, by minor-version compatibility
- * (11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06), or that supports cuda itself when exact,
- * into buf ("570.26"); docs/compatibility.md §2.1. NULL when the table does not know. */
-const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

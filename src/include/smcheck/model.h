@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "smcheck/status.h"
 #include "smcheck/targets.h"
 
 #ifdef __cplusplus
@@ -21,17 +22,6 @@ extern "C" {
 #endif
 
 #define SMC_VERSION "0.1.0"
-
-typedef enum smc_status {
-    SMC_OK = 0,
-    SMC_ERR_IO,     /* an input could not be read */
-    SMC_ERR_FORMAT, /* bytes that cannot be right */
-    SMC_ERR_NOMEM,
-    SMC_ERR_ARG,   /* a caller's mistake */
-    SMC_ERR_LIMIT, /* a limit of smc_options was reached */
-} smc_status;
-
-const char *smc_status_str(smc_status st);
 
 /* Kinds of image, with the values of the fatbin entry's kind field (docs/fatbin-format.md §3.1). */
 typedef enum smc_image_kind {
@@ -222,7 +212,7 @@ typedef struct smc_image {
     uint64_t stored_size; /* payload bytes as stored (compressed size when compressed) */
     uint64_t size;        /* payload bytes once decompressed */
     uint64_t flags;       /* the entry's raw flags */
-    /* Read from the payload when smc_options.inspect asks (0 when not known): */
+    /* Read from the payload when smc_options.read.inspect asks (0 when not known): */
     unsigned release;          /* cubin: the CUDA release of its ptxas (12080), .note.nv.tkinfo */
     unsigned text_arch;        /* PTX: the SM of its .target line (90 for ".target sm_90a") */
     smc_variant text_variant;  /* and its variant */
@@ -247,8 +237,8 @@ typedef struct smc_container {
     bool bare_cubin;     /* the library is itself a cubin, not a fat binary */
     size_t first_image;  /* its images are library.images[first_image .. first_image+image_count) */
     size_t image_count;
-    /* With smc_options.inspect: 1 when a cubin of it holds a kernel (a .text.* section), 0 when
-     * every cubin was read and none does, -1 when not known: a cubin not read counts as one, and
+    /* With smc_options.read.inspect: 1 when a cubin of it holds a kernel (a .text.* section), 0
+     * when every cubin was read and none does, -1 when not known: a cubin not read counts as one, and
      * the cubins of a container with PTX are read only for kernel_names. */
     int kernels;
     char *kernel_names; /* the kernels of its first cubin that has any, or NULL */
@@ -470,8 +460,8 @@ typedef struct smc_input {
      * its CUDA version, 0 none. On a target of the table's tag compat the judge takes it as the
      * driver when it is newer than the driver. */
     int compat_cuda;
-    /* Whether the facts the judge needs were read from the payloads (smc_options.inspect): the
-     * judge refuses a model without them (an assertion, in debug builds). */
+    /* Whether the facts the judge needs were read from the payloads (smc_options.read.inspect):
+     * the judge refuses a model without them (an assertion, in debug builds). */
     bool inspected;
     bool root; /* a complete root filesystem (an image, a directory with etc/ and usr/): a CUDA
                 * library it lacks, nothing provides */
@@ -491,13 +481,14 @@ typedef struct smc_input {
 #define SMC_MAX_CONTAINERS 200000
 #define SMC_MAX_IMAGES 1000000
 
-typedef struct smc_options {
+/* How a scan reads, by concern: what is read of the bytes, how directories and images are
+ * walked, the limits on what an input can make smcheck do, the network, the indexes requirements
+ * and locks are resolved on, the facts cache, and what a scan does to the process. */
+
+typedef struct smc_read_options {
     /* Decompress every image and check it against its header: a cubin must be an EM_CUDA ELF for
      * the same SM, PTX must name the same .version and .target. Mismatches become findings. */
     bool verify;
-    /* Files scanned at once by a pool of threads; 0 means one per online CPU. The report's
-     * order does not depend on it. */
-    unsigned jobs;
     /* Read what judging needs from the payloads: whether cubins hold kernels (and their names),
      * the toolkit release in cubins, the .version and .target lines of PTX (see targets below).
      * Judging itself reads no bytes (smc_judge). */
@@ -511,6 +502,9 @@ typedef struct smc_options {
     const smc_target *targets;
     size_t target_count;
     int driver_cuda;
+} smc_read_options;
+
+typedef struct smc_walk_options {
     /* Walking directories: stay on the filesystem of the directory named (--one-file-system),
      * and leave out what matches one of these fnmatch(3) patterns (--exclude): a pattern with a
      * '/' is matched against the whole path as reported, one without against each name. A root
@@ -522,6 +516,9 @@ typedef struct smc_options {
     /* A container image's platform to read from a multi-platform index ("linux/arm64",
      * "linux-aarch64"); NULL: this machine's. */
     const char *image_platform;
+} smc_walk_options;
+
+typedef struct smc_limits {
     /* Bytes one wheel member may inflate to, and one input altogether (0: the defaults, 16 GiB
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;
@@ -529,39 +526,66 @@ typedef struct smc_options {
      * [1,000,000] and images [10,000,000] in one file, members in one archive [1,000,000],
      * directory depth [256], path length [4096], files walked in one input [10,000,000]. */
     uint64_t max_containers, max_images, max_members, max_depth, max_path, max_files;
+} smc_limits;
+
+typedef struct smc_net_options {
     /* Reading URLs: the seconds a connection may take to open and a transfer may stall (0: 30),
      * and the bytes a second a transfer must keep over that many seconds (0: 1024). */
     unsigned timeout;
     uint64_t speed_limit;
+    /* Every read over HTTP(S) fails, saying so (URLs, requirements, the indexes locks are
+     * resolved on): smcheck_session_allow's network. */
+    bool off;
+} smc_net_options;
+
+typedef struct smc_index_options {
     /* Requirements (torch==2.8.0) and lock files: the index (NULL: PIP_INDEX_URL, UV_INDEX_URL,
      * UV_DEFAULT_INDEX, else PyPI), the extra ones (none: PIP_EXTRA_INDEX_URL,
      * UV_EXTRA_INDEX_URL, UV_INDEX), and the Python the wheels are for ("3.11"; NULL: 3.12),
-     * on the platform image_platform names (NULL: this machine's). */
+     * on the platform walk.image_platform names (NULL: this machine's). */
     const char *index_url;
     const char *const *extra_index_urls;
     size_t extra_index_count;
     const char *python_version;
     /* A wheel platform tag the wheels are chosen for ("manylinux_2_17_x86_64", "win_amd64"), when
-     * --platform named one; NULL: by image_platform. */
+     * --platform named one; NULL: by walk.image_platform. */
     const char *wheel_platform;
     /* A uv.lock's project extras to install, as uv sync --extra NAME (none: none). */
     const char *const *lock_extras;
     size_t lock_extra_count;
-    /* The facts of wheels read over the network whose sha256 is known are kept in cache_dir
-     * (NULL: none; smc_check fills in $XDG_CACHE_HOME/smcheck), trimmed to cache_cap bytes (0:
-     * 1 GiB); no_cache neither reads nor writes it. */
-    const char *cache_dir;
-    uint64_t cache_cap;
-    bool no_cache;
-    /* What else a check does to the process, each on unless turned off (smcheck_session_allow):
-     * no_network makes every read over HTTP(S) fail, saying so (URLs, requirements, the indexes
-     * locks are resolved on); no_signals installs no SIGBUS handler (source.c), so that a file
-     * cut while mapped raises SIGBUS in the process; no_trim never calls malloc_trim. */
-    bool no_network, no_signals, no_trim;
+} smc_index_options;
+
+typedef struct smc_cache_options {
+    /* The facts of wheels read over the network whose sha256 is known are kept in dir (NULL:
+     * none; smc_check fills in $XDG_CACHE_HOME/smcheck), trimmed to cap bytes (0: 1 GiB); off
+     * neither reads nor writes it. */
+    const char *dir;
+    uint64_t cap;
+    bool off;
+} smc_cache_options;
+
+typedef struct smc_run_options {
+    /* Files scanned at once by a pool of threads; 0 means one per online CPU. The report's
+     * order does not depend on it. */
+    unsigned jobs;
+    /* What else a scan does to the process, each on unless turned off (smcheck_session_allow):
+     * no_signals installs no SIGBUS handler (source.c), so that a file cut while mapped raises
+     * SIGBUS in the process; no_trim never calls malloc_trim. */
+    bool no_signals, no_trim;
     /* Called about ten times a second from the scanning threads, one call at a time: bytes done
      * of the total, and the file being read. NULL for none. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total, const char *current);
     void *progress_ctx;
+} smc_run_options;
+
+typedef struct smc_options {
+    smc_read_options read;
+    smc_walk_options walk;
+    smc_limits limits;
+    smc_net_options net;
+    smc_index_options index;
+    smc_cache_options cache;
+    smc_run_options run;
 } smc_options;
 
 /* What a library carries, counted: each distinct token with its number of images (counted without
@@ -692,7 +716,7 @@ typedef struct smc_situation {
  * over the model that writes out[i] for inputs[i]
  * (n of them, each freed with smc_judged_free, also on failure); overall (target_count entries,
  * or NULL) receives the worst status of all inputs that have one, per target (SMC_STATUS_NO_CODE
- * when none has device code). Scan with smc_options.inspect. */
+ * when none has device code). Scan with smc_options.read.inspect. */
 smc_status smc_judge(smc_input *const *inputs, size_t n, const smc_target *targets,
                      size_t target_count, int driver_cuda, const smc_situation *where,
                      smc_judged *out, smc_lib_status *overall);
@@ -719,42 +743,6 @@ int smc_next_driver(const smc_judgement *j);
  * memory. */
 char *smc_rollup_reason(const smc_input *in, const smc_judged *jd, const smc_rollup *r, size_t t);
 
-/* The local driver and GPUs, through the CUDA Driver API loaded at run time. ------------------ */
-
-typedef struct smc_gpu {
-    int index; /* as the driver numbers it (after CUDA_VISIBLE_DEVICES) */
-    char name[256];
-    unsigned cc_major, cc_minor;
-    bool integrated; /* Jetson, DGX Spark: shares memory with the CPU */
-} smc_gpu;
-
-typedef struct smc_driver {
-    bool loaded;       /* a libcuda was loaded */
-    int cuda_version;  /* the newest CUDA the driver supports, 1000*major + 10*minor; 0 unknown */
-    unsigned max_ptx_isa; /* the newest PTX ISA it compiles, major*10 + minor; 0 unknown */
-    int error;         /* the Driver API error that stopped the probe, -1 before any call, 0 none */
-    char message[256]; /* why there are no (or fewer) GPUs; "" when all went well */
-    smc_gpu *gpus;
-    size_t gpu_count;
-} smc_driver;
-
-/* Loads libcuda.so.1 (or $SMCHECK_LIBCUDA) and lists the GPUs. A missing or broken driver is not
- * an error of the call: it returns SMC_OK with no GPUs and the reason in d->message. */
-smc_status smc_driver_probe(smc_driver *d);
-void smc_driver_free(smc_driver *d);
-
-/* The targets the command judges against when none is named: the local GPUs of a probed driver
- * (with the table's tag compat where it names them), or one representative GPU per compute
- * capability (the table's rep rows), by capability. New arrays, NULL when empty. */
-smc_status smc_targets_local(const smc_gpu_table *table, const smc_driver *d, smc_target **out,
-                             size_t *n);
-smc_status smc_targets_representative(const smc_gpu_table *table, smc_target **out, size_t *n);
-/* The representative matrix follows the inputs' platform: when every library with device code is
- * an x86-64 one (by its ELF header or its wheel's tag), the GPUs only Arm machines have (Jetson,
- * DGX Spark) are taken out of targets. Returns whether any was. */
-bool smc_targets_for_platform(smc_input *const *inputs, size_t n, smc_target *targets,
-                              size_t *nt);
-
 /* The newest PTX ISA a driver of this CUDA version (1000*major + 10*minor) can compile. */
 bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
 
@@ -764,6 +752,15 @@ bool smc_ptx_isa_for_cuda(int cuda_version, unsigned *major, unsigned *minor);
  * any the tables know (*cuda_version is then the newest they know) or a CUDA version newer than
  * theirs (kept as given); 0 when text is neither, or older than CUDA 9.0. */
 int smc_driver_parse(const char *text, int *cuda_version);
+
+/* The last Linux driver branch that supports a GPU of compute capability cc (major*10+minor):
+ * 470 for Kepler, 580 for Maxwell, Pascal and Volta; 0 while current drivers still do. */
+int smc_last_driver_branch(unsigned cc);
+
+/* The oldest Linux driver that runs what CUDA version cuda built, by minor-version compatibility
+ * (11.x 450.80.02, 12.x 525.60.13, 13.x 580.65.06), or that supports cuda itself when exact,
+ * into buf ("570.26"); docs/compatibility.md §2.1. NULL when the table does not know. */
+const char *smc_driver_for_cuda(int cuda, bool exact, char *buf, size_t len);
 
 /* The check: one pipeline for the command and the API. ------------------------------------ */
 
@@ -874,9 +871,9 @@ smc_status smc_request_local(smc_request *req, const smc_gpu_table *table, smc_t
  * with it applied). SMC_OK with *out even when inputs could not be read (their errors are in the
  * model); other statuses leave *out NULL. */
 smc_status smc_check(const smc_request *req, smc_result **out);
-/* The same over inputs already read (smc_scan_memory with smc_options.inspect; req->paths and
- * req->scan are not used). The result borrows them: free them after it; until then, checking
- * them again changes what it holds. */
+/* The same over inputs already read (smc_scan_memory with smc_options.read.inspect; req->paths
+ * and req->scan are not used). The result borrows them: free them after it, which judging and
+ * deriving do not change. */
 smc_status smc_check_inputs(smc_input **inputs, size_t n, const smc_request *req,
                             smc_result **out);
 void smc_result_free(smc_result *r);
@@ -903,6 +900,11 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
 
 /* The JSON report (schema_version 2, see README and docs/report.schema.json). */
 smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how);
+/* The advice of smcheck/builds.h as text for people and as JSON; with how->detail every build,
+ * not only the best of each release. */
+typedef struct smc_advice smc_advice;
+smc_status smc_report_advice_text(FILE *out, const smc_advice *a, const smc_display *how);
+smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_display *how);
 
 /* SARIF 2.1.0 for code scanning: a rule per cause, a result per library and target worse than
  * ok (level and security-severity from the status), located at the file or archive (a URI

@@ -1,6 +1,8 @@
-/* targets.h: the GPUs smcheck judges against. A GPU table (data/gpus.tsv: product name -> compute
- * capability) and the parser of --gpu items: arch tokens (sm_86, sm_90a, compute_120f), compute
- * capabilities (8.6) and product names (h100, rtx-4090, gb10).
+/* targets.h: the header of the targets wing (src/lib/targets/): the GPUs smcheck judges against.
+ * A GPU table (data/gpus.tsv: product name -> compute capability), the parser of --gpu items:
+ * arch tokens (sm_86, sm_90a, compute_120f), compute capabilities (8.6) and product names (h100,
+ * rtx-4090, gb10), and platforms (arch.c); the local driver and GPUs through the CUDA Driver API
+ * (gpu.c). It lives in src/include because the command uses it too.
  *
  * Like the rest of libsmcheck, nothing here prints or exits: calls return a status and write a
  * one-line message into the caller's err buffer (snprintf rules: always terminated, maybe cut). */
@@ -10,9 +12,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "smcheck/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct smc_input smc_input; /* what was read of one path (smcheck/model.h) */
 
 /* One product of the table. */
 typedef struct smc_gpu_model {
@@ -76,6 +82,54 @@ int smc_target_parse(const smc_gpu_table *t, const char *text, smc_target *out, 
  * memory; *out is NULL unless 1. */
 int smc_target_parse_list(const smc_gpu_table *t, const char *list, smc_target **out, size_t *n,
                           char *err, size_t errlen);
+
+/* Platforms ------------------------------------------------------------------------------------ */
+
+/* The platform of a wheel tag, a conda subdir or a machine name: "manylinux_2_28_x86_64",
+ * "linux-64" and "x86_64" give "linux-x86_64", "manylinux2014_aarch64" and "aarch64"
+ * "linux-aarch64", "win_amd64" and "win-64" "windows-amd64"; the three names themselves are
+ * accepted too. NULL for anything else. */
+const char *smc_platform_name(const char *text);
+/* Whether a GPU is one only Arm machines have (Jetson, DGX Spark): its builds are linux-aarch64. */
+bool smc_gpu_arm_only(const smc_target *t);
+/* The platform of this machine (as smcheck was built for it). */
+const char *smc_platform_here(void);
+
+/* The local driver and GPUs, through the CUDA Driver API loaded at run time. ------------------ */
+
+typedef struct smc_gpu {
+    int index; /* as the driver numbers it (after CUDA_VISIBLE_DEVICES) */
+    char name[256];
+    unsigned cc_major, cc_minor;
+    bool integrated; /* Jetson, DGX Spark: shares memory with the CPU */
+} smc_gpu;
+
+typedef struct smc_driver {
+    bool loaded;       /* a libcuda was loaded */
+    int cuda_version;  /* the newest CUDA the driver supports, 1000*major + 10*minor; 0 unknown */
+    unsigned max_ptx_isa; /* the newest PTX ISA it compiles, major*10 + minor; 0 unknown */
+    int error;         /* the Driver API error that stopped the probe, -1 before any call, 0 none */
+    char message[256]; /* why there are no (or fewer) GPUs; "" when all went well */
+    smc_gpu *gpus;
+    size_t gpu_count;
+} smc_driver;
+
+/* Loads libcuda.so.1 (or $SMCHECK_LIBCUDA) and lists the GPUs. A missing or broken driver is not
+ * an error of the call: it returns SMC_OK with no GPUs and the reason in d->message. */
+smc_status smc_driver_probe(smc_driver *d);
+void smc_driver_free(smc_driver *d);
+
+/* The targets the command judges against when none is named: the local GPUs of a probed driver
+ * (with the table's tag compat where it names them), or one representative GPU per compute
+ * capability (the table's rep rows), by capability. New arrays, NULL when empty. */
+smc_status smc_targets_local(const smc_gpu_table *table, const smc_driver *d, smc_target **out,
+                             size_t *n);
+smc_status smc_targets_representative(const smc_gpu_table *table, smc_target **out, size_t *n);
+/* The representative matrix follows the inputs' platform: when every library with device code is
+ * an x86-64 one (by its ELF header or its wheel's tag), the GPUs only Arm machines have (Jetson,
+ * DGX Spark) are taken out of targets. Returns whether any was. */
+bool smc_targets_for_platform(smc_input *const *inputs, size_t n, smc_target *targets,
+                              size_t *nt);
 
 #ifdef __cplusplus
 }

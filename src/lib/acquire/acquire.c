@@ -17,16 +17,18 @@
 
 smc_net smc_net_of(const smc_options *opt)
 {
-    return opt ? (smc_net){.timeout = opt->timeout, .speed_limit = opt->speed_limit,
-                           .offline = opt->no_network}
+    return opt ? (smc_net){.timeout = opt->net.timeout,
+                           .speed_limit = opt->net.speed_limit,
+                           .offline = opt->net.off}
                : (smc_net){0};
 }
 
 bool smc_cacheable(const smc_options *opt)
 {
-    return opt && opt->inspect && !opt->no_cache && !opt->verify && !opt->kernel_names &&
-           !opt->max_member_bytes && !opt->max_input_bytes && !opt->max_containers &&
-           !opt->max_images && !opt->max_members;
+    return opt && opt->read.inspect && !opt->cache.off && !opt->read.verify &&
+           !opt->read.kernel_names && !opt->limits.max_member_bytes &&
+           !opt->limits.max_input_bytes && !opt->limits.max_containers && !opt->limits.max_images &&
+           !opt->limits.max_members;
 }
 
 void smc_wanted_free(smc_wanted *w, size_t n)
@@ -69,9 +71,10 @@ smc_status smc_acquire_url(const char *url, const smc_options *opt, smc_input *i
     /* Without #sha256=: the sha256 an index that serves it gives (resolve.c), so that it is
      * checked and its facts are cached under it as for a URL that names it; none when no index
      * does. */
-    if (!sha[0] && smc_cacheable(opt) && opt->cache_dir) {
+    if (!sha[0] && smc_cacheable(opt) && opt->cache.dir) {
         smc_indexes ix;
-        if (!smc_indexes_init(&ix, opt->index_url, opt->extra_index_urls, opt->extra_index_count))
+        if (!smc_indexes_init(&ix, opt->index.index_url, opt->index.extra_index_urls,
+                              opt->index.extra_index_count))
             return SMC_ERR_NOMEM;
         smc_net net = smc_net_of(opt);
         smc_resolve_url_sha256(&net, &ix, url, sha);
@@ -83,10 +86,10 @@ smc_status smc_acquire_url(const char *url, const smc_options *opt, smc_input *i
 /* The environment wheels are chosen for: --platform and --python-version. */
 static bool pyenv_of(const smc_options *opt, smc_pyenv *e, char *why, size_t n)
 {
-    const char *platform = opt && opt->wheel_platform   ? opt->wheel_platform
-                           : opt && opt->image_platform ? opt->image_platform
-                                                        : smc_host_platform();
-    return smc_pyenv_init(e, platform, opt ? opt->python_version : NULL, why, n);
+    const char *platform = opt && opt->index.wheel_platform  ? opt->index.wheel_platform
+                           : opt && opt->walk.image_platform ? opt->walk.image_platform
+                                                             : smc_host_platform();
+    return smc_pyenv_init(e, platform, opt ? opt->index.python_version : NULL, why, n);
 }
 
 smc_status smc_acquire_requirement(const char *spec, const smc_options *opt, smc_input *in,
@@ -98,8 +101,9 @@ smc_status smc_acquire_requirement(const char *spec, const smc_options *opt, smc
     smc_pyenv e;
     if (!pyenv_of(opt, &e, why, sizeof why)) return smc_input_add_error(in, spec, "%s", why);
     smc_indexes ix;
-    if (!smc_indexes_init(&ix, opt ? opt->index_url : NULL, opt ? opt->extra_index_urls : NULL,
-                          opt ? opt->extra_index_count : 0)) {
+    if (!smc_indexes_init(&ix, opt ? opt->index.index_url : NULL,
+                          opt ? opt->index.extra_index_urls : NULL,
+                          opt ? opt->index.extra_index_count : 0)) {
         smc_pyenv_free(&e);
         return SMC_ERR_NOMEM;
     }
@@ -283,8 +287,8 @@ smc_status smc_acquire_lock(const char *path, const smc_options *opt, smc_input 
         return smc_input_add_error(in, path, "%s", why);
     }
     smc_lock lock;
-    bool read = smc_lock_read(path, text, len, &e, opt ? opt->lock_extras : NULL,
-                              opt ? opt->lock_extra_count : 0, &lock, why, sizeof why);
+    bool read = smc_lock_read(path, text, len, &e, opt ? opt->index.lock_extras : NULL,
+                              opt ? opt->index.lock_extra_count : 0, &lock, why, sizeof why);
     free(text);
     if (!read) {
         smc_pyenv_free(&e);
@@ -297,19 +301,24 @@ smc_status smc_acquire_lock(const char *path, const smc_options *opt, smc_input 
         st = smc_input_add_note(in, "%s: %s", path, lock.notes[i]);
     smc_indexes ix = {0};
     bool own = lock.index_count > 0; /* requirements.txt's own --index-url lines */
-    if (st == SMC_OK &&
-        !smc_indexes_init(&ix, own && lock.index_given ? lock.indexes[0] : opt ? opt->index_url : NULL,
-                          own ? (const char *const *)lock.indexes + lock.index_given
-                              : opt ? opt->extra_index_urls : NULL,
-                          own ? lock.index_count - lock.index_given : opt ? opt->extra_index_count : 0))
+    if (st == SMC_OK && !smc_indexes_init(&ix,
+                                          own && lock.index_given ? lock.indexes[0]
+                                          : opt                   ? opt->index.index_url
+                                                                  : NULL,
+                                          own ? (const char *const *)lock.indexes + lock.index_given
+                                          : opt ? opt->index.extra_index_urls
+                                                : NULL,
+                                          own   ? lock.index_count - lock.index_given
+                                          : opt ? opt->index.extra_index_count
+                                                : 0))
         st = SMC_ERR_NOMEM;
     smc_net net = smc_net_of(opt);
     resolving rs = {.lock = &lock,
                     .ix = &ix,
                     .e = &e,
                     .net = &net,
-                    .cache_dir = smc_cacheable(opt) ? opt->cache_dir : NULL,
-                    .cache_cap = opt ? opt->cache_cap : 0};
+                    .cache_dir = smc_cacheable(opt) ? opt->cache.dir : NULL,
+                    .cache_cap = opt ? opt->cache.cap : 0};
     if (st == SMC_OK) st = resolve_pins(&rs);
     for (size_t i = 0; i < lock.pin_count && st == SMC_OK; i++) {
         const smc_pin *pin = &lock.pins[i];

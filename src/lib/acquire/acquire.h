@@ -378,9 +378,9 @@ void smc_lock_free(smc_lock *l);
 /* the facts read from one wheel (or other archive), kept by the sha256 of its bytes, so
  * that a second check of the same file for another GPU or driver reads none of its bytes again.
  *
- * A record is the smc_input that smc_scan_path makes of the file (with smc_options.inspect), before
- * judging: what the readers found, never what the judge or derive add (verdicts, roles, summaries,
- * serving lists, compilers, cpu_only). Paths in it are relative to the file (the prefix the caller
+ * A record is the smc_input that smc_scan_path makes of the file (with smc_options.read.inspect),
+ * as reading left it: what the readers found, never what the judge or derive add (verdicts,
+ * roles, summaries, serving lists, compilers, cpu_only: they live in a result). Paths in it are relative to the file (the prefix the caller
  * names), so the same bytes reached through another URL or a local path share one record. The text
  * is JSON lines: a document on the first line,
  *   {"format": "smcheck-facts", "version": SMC_CACHE_FORMAT, "reader": SMC_VERSION,

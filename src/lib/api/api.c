@@ -90,7 +90,7 @@ smcheck_error smcheck_session_new(smcheck_session **out)
         free(s);
         return rc < 0 ? SMCHECK_E_NOMEM : SMCHECK_E_FORMAT;
     }
-    s->scan.inspect = true;
+    s->scan.read.inspect = true;
     *out = s;
     return SMCHECK_OK;
 }
@@ -139,14 +139,14 @@ smcheck_error smcheck_session_set_driver(smcheck_session *s, const char *version
 smcheck_error smcheck_session_set_jobs(smcheck_session *s, unsigned jobs)
 {
     if (!s || jobs > 256) return fail(s, SMCHECK_E_ARG, "jobs: from 0 (one per CPU) to 256");
-    s->scan.jobs = jobs;
+    s->scan.run.jobs = jobs;
     return SMCHECK_OK;
 }
 
 smcheck_error smcheck_session_set_max_inflate(smcheck_session *s, unsigned long long bytes)
 {
     if (!s) return SMCHECK_E_ARG;
-    s->scan.max_member_bytes = bytes;
+    s->scan.limits.max_member_bytes = bytes;
     return SMCHECK_OK;
 }
 
@@ -154,10 +154,10 @@ smcheck_error smcheck_session_allow(smcheck_session *s, unsigned allowed)
 {
     if (!s) return SMCHECK_E_ARG;
     if (allowed & ~SMCHECK_ALLOW_ALL) return fail(s, SMCHECK_E_ARG, "an unknown SMCHECK_ALLOW_ bit");
-    s->scan.no_network = !(allowed & SMCHECK_ALLOW_NETWORK);
-    s->scan.no_cache = !(allowed & SMCHECK_ALLOW_CACHE);
-    s->scan.no_signals = !(allowed & SMCHECK_ALLOW_SIGBUS);
-    s->scan.no_trim = !(allowed & SMCHECK_ALLOW_TRIM);
+    s->scan.net.off = !(allowed & SMCHECK_ALLOW_NETWORK);
+    s->scan.cache.off = !(allowed & SMCHECK_ALLOW_CACHE);
+    s->scan.run.no_signals = !(allowed & SMCHECK_ALLOW_SIGBUS);
+    s->scan.run.no_trim = !(allowed & SMCHECK_ALLOW_TRIM);
     return SMCHECK_OK;
 }
 

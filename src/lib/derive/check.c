@@ -501,14 +501,15 @@ smc_status smc_check(const smc_request *req, smc_result **out)
     /* What judging needs is read with the bytes: only where it can change a verdict for the
      * targets; for what is served (scan), all of it, as for every GPU. */
     smc_options opt = req->scan;
-    opt.inspect = true;
-    opt.kernel_names = req->kernel_names;
-    opt.targets = req->target_count && !req->serving ? req->targets : NULL; /* NULL: every GPU */
-    opt.target_count = opt.targets ? req->target_count : 0;
-    opt.driver_cuda = opt.targets ? req->driver_cuda : 0;
+    opt.read.inspect = true;
+    opt.read.kernel_names = req->kernel_names;
+    opt.read.targets =
+        req->target_count && !req->serving ? req->targets : NULL; /* NULL: every GPU */
+    opt.read.target_count = opt.read.targets ? req->target_count : 0;
+    opt.read.driver_cuda = opt.read.targets ? req->driver_cuda : 0;
     /* The cache of wheels' facts: the user's unless told otherwise. */
-    char *cache = opt.cache_dir || opt.no_cache ? NULL : smc_cache_dir();
-    if (cache) opt.cache_dir = cache;
+    char *cache = opt.cache.dir || opt.cache.off ? NULL : smc_cache_dir();
+    if (cache) opt.cache.dir = cache;
     smc_input **inputs = calloc(req->path_count ? req->path_count : 1, sizeof *inputs);
     if (!inputs) {
         free(cache);

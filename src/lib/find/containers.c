@@ -346,8 +346,9 @@ static void ptx_facts(smc_finder *f, smc_image *img, struct kept *k)
 static void inspect(smc_finder *f, cparse *cp, hit *h)
 {
     const smc_options *o = f->opt;
-    if (f->want_names || !o->targets ||
-        smc_facts_matter(h->images, h->image_count, o->targets, o->target_count, o->driver_cuda))
+    if (f->want_names || !o->read.targets ||
+        smc_facts_matter(h->images, h->image_count, o->read.targets, o->read.target_count,
+                         o->read.driver_cuda))
         for (size_t i = 0; i < cp->kept_count; i++) {
             struct kept *k = &cp->kept_list[i];
             smc_image *img = &h->images[k->img];

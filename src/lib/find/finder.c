@@ -16,7 +16,7 @@
  * containers back to back with zero padding between them, garbage reported and skipped to the next
  * header 8-aligned from the section's start; elsewhere, whole containers at 8-aligned offsets from
  * the file's (or archive member's) start whose every entry has version 0x0101. While a container
- * is read, the facts the judge needs are taken from its payloads (smc_options.inspect), and
+ * is read, the facts the judge needs are taken from its payloads (smc_options.read.inspect), and
  * --verify checks each one; judging never comes back to the bytes. The bytes are untrusted: every
  * copy is bounded, and the bounds apply the same way to both kinds of input. */
 #include "find_private.h"
@@ -41,11 +41,11 @@ smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
     f->whole = whole;
     f->pass = 1;
     f->len = NOWHERE;
-    f->inspect = opt && (opt->inspect || opt->kernel_names);
-    f->want_names = opt && opt->kernel_names;
-    f->verify = opt && opt->verify;
-    f->max_containers = smc_limit(opt ? opt->max_containers : 0, SMC_MAX_CONTAINERS);
-    f->max_images = smc_limit(opt ? opt->max_images : 0, SMC_MAX_IMAGES);
+    f->inspect = opt && (opt->read.inspect || opt->read.kernel_names);
+    f->want_names = opt && opt->read.kernel_names;
+    f->verify = opt && opt->read.verify;
+    f->max_containers = smc_limit(opt ? opt->limits.max_containers : 0, SMC_MAX_CONTAINERS);
+    f->max_images = smc_limit(opt ? opt->limits.max_images : 0, SMC_MAX_IMAGES);
     f->tail_prev = NOWHERE;
     f->ar_member = SIZE_MAX;
     f->runtime = smc_runtime_kind_of(name, &f->runtime_kind);

@@ -33,7 +33,7 @@ smc_status smc_scan_memory(smc_input *in, const char *name, const void *buf, siz
 {
     if (!in || !name || (!buf && len)) return SMC_ERR_ARG;
     in->files++;
-    in->inspected = opt && opt->inspect && (in->inspected || in->files == 1);
+    in->inspected = opt && opt->read.inspect && (in->inspected || in->files == 1);
     return scan_window(in, name, buf, len, opt);
 }
 
@@ -90,7 +90,7 @@ static void install_bus(void)
 smc_status smc_scan_mapped(smc_input *in, const char *path, const uint8_t *map, uint64_t len,
                            const smc_options *opt)
 {
-    if (!opt || !opt->no_signals) pthread_once(&bus_once, install_bus);
+    if (!opt || !opt->run.no_signals) pthread_once(&bus_once, install_bus);
     guard.start = (uint8_t *)(uintptr_t)map;
     guard.end = guard.start + len;
     guard.hit = 0;

@@ -559,7 +559,7 @@ static smc_status judge_input(const smc_input *in, const smc_situation *where, s
     /* Verdicts need what the payloads say (kernels, PTX .target and .version, ptxas releases):
      * a model read without it would be judged on guesses. */
     if (in->library_count && !in->inspected) {
-        assert(!"a model judged without its facts: read it with smc_options.inspect");
+        assert(!"a model judged without its facts: read it with smc_options.read.inspect");
         return SMC_ERR_ARG;
     }
     jd->libraries = calloc(in->library_count ? in->library_count : 1, sizeof *jd->libraries);

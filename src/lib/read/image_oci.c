@@ -17,7 +17,7 @@ static const char *str_of(const cJSON *o, const char *key)
 /* The platform asked for, as OCI writes it: "linux/amd64". */
 static void wanted_platform(const image *im, char *buf, size_t n)
 {
-    const char *p = im->opt && im->opt->image_platform ? im->opt->image_platform : NULL;
+    const char *p = im->opt && im->opt->walk.image_platform ? im->opt->walk.image_platform : NULL;
     const char *name = p ? smc_platform_name(p) : NULL;
     if (p && !name) {
         snprintf(buf, n, "%s", p); /* as given: "linux/arm/v7" */

@@ -48,18 +48,21 @@ static bool zip_file(const smc_item *it)
 }
 
 /* Adds an item, expanding a wheel into its members so that the pool shares them out; a zip under
- * another name found by the walk is read whole by the thread that meets it. */
+ * another name found by the walk is read whole by the thread that meets it. What planning learns
+ * of a file (a conda package, no zip archive) goes with it, so that it is not asked again. */
 static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_options *opt,
                            smc_item **items, size_t *n)
 {
-    bool named = zip_named(it->path);
-    if (!it->error && (direct || named) && !smc_conda_named(it->path) && zip_file(it)) {
+    bool named = zip_named(it->path), conda = smc_conda_named(it->path);
+    if (!it->error && (direct || named) && !conda && zip_file(it)) {
         smc_status st = smc_wheel_plan(in, it->path, it, opt, items, n);
         if (direct && st == SMC_OK) in->kind = SMC_INPUT_WHEEL;
         free(it->path);
         free(it->error);
         return st;
     }
+    if (conda) it->kind = SMC_ITEM_CONDA;
+    else if (direct) it->kind = SMC_ITEM_FILE; /* its magic was read: no zip */
     /* A wheel that is no zip archive is a broken input, not a file without device code. */
     if (!it->error && named && !(it->error = smc_strdup("named like a wheel, but not a zip archive"))) {
         free(it->path);
@@ -87,8 +90,9 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
     /* Named by the URL without its credentials (every name and message made from it), fetched
      * from the URL. */
     smc_net_wheel *nw = calloc(1, sizeof *nw);
-    *slot = (smc_item){.path = smc_redact(smc_strdup(url)), .root = -1, .member = -1,
-                       .dist = SMC_NONE, .input = input, .same_as = SMC_NONE, .net = nw};
+    *slot = (smc_item){.kind = SMC_ITEM_REMOTE, .path = smc_redact(smc_strdup(url)), .root = -1,
+                       .member = -1, .dist = SMC_NONE, .input = input, .same_as = SMC_NONE,
+                       .net = nw};
     if (!slot->path || !nw || !(nw->url = smc_strdup(url))) {
         free(slot->path);
         free(nw);
@@ -99,10 +103,10 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
     const char *name = slot->path;
     bool keyed = sha256 && smc_cache_key_ok(sha256);
     if (keyed) snprintf(nw->cache_key, sizeof nw->cache_key, "%s", sha256);
-    if (keyed && smc_cacheable(opt) && opt->cache_dir) {
+    if (keyed && smc_cacheable(opt) && opt->cache.dir) {
         char why[512];
         size_t len = 0;
-        char *text = smc_cache_load(opt->cache_dir, sha256, &len, why, sizeof why);
+        char *text = smc_cache_load(opt->cache.dir, sha256, &len, why, sizeof why);
         if (text) {
             nw->wheel = smc_cache_decode(text, len, name, name, sha256, why, sizeof why);
             free(text);
@@ -113,9 +117,10 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
             }
         }
         if (why[0]) { /* damaged: said, and read again (which replaces it) */
-            smc_status st = smc_input_add_error(in, name, "its facts in the cache (%s) cannot be "
+            smc_status st = smc_input_add_error(in, name,
+                                                "its facts in the cache (%s) cannot be "
                                                 "used: %s; read from the network again",
-                                                opt->cache_dir, why);
+                                                opt->cache.dir, why);
             if (st != SMC_OK) return st;
         }
     }
@@ -207,9 +212,9 @@ static smc_status plan_image(planning *pl)
     pl->in->root = true;
     smc_item *slot = smc_push(pl->items, *pl->n, sizeof *slot);
     if (!slot) return SMC_ERR_NOMEM;
-    *slot = (smc_item){.path = smc_strdup(pl->path), .root = -1, .member = -1,
-                       .dist = SMC_NONE, .size = (uint64_t)pl->sb.st_size,
-                       .input = pl->input, .same_as = SMC_NONE, .image = true};
+    *slot = (smc_item){.kind = SMC_ITEM_IMAGE, .path = smc_strdup(pl->path), .root = -1,
+                       .member = -1, .dist = SMC_NONE, .size = (uint64_t)pl->sb.st_size,
+                       .input = pl->input, .same_as = SMC_NONE};
     if (!slot->path) return SMC_ERR_NOMEM;
     (*pl->n)++;
     return SMC_OK;

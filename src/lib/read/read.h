@@ -28,7 +28,23 @@ typedef struct smc_net_wheel {
     char cache_key[65];
 } smc_net_wheel;
 
+/* How an item is read: decided when it is planned where planning learns it (a wheel's member, a
+ * wheel over the network, a container image, a file whose first bytes planning read), else when
+ * it is read (a file the walk found: a conda package by its name, a zip archive by its magic,
+ * else a file). Each kind has one reader in scan.c's table. */
+typedef enum smc_item_kind {
+    SMC_ITEM_FOUND,  /* a file the walk found: its kind is decided when it is read */
+    SMC_ITEM_FILE,   /* a file that is no zip archive nor conda package: the finder reads it */
+    SMC_ITEM_ZIP,    /* a zip archive read whole by one thread (one the walk found) */
+    SMC_ITEM_CONDA,  /* a conda package (.conda, .tar.bz2) */
+    SMC_ITEM_MEMBER, /* a member of the zip archive at path (member) */
+    SMC_ITEM_REMOTE, /* a wheel read over the network (net) */
+    SMC_ITEM_IMAGE,  /* a container image the user named: read by smc_image_scan */
+    SMC_ITEM_KINDS
+} smc_item_kind;
+
 typedef struct smc_item {
+    smc_item_kind kind;
     char *path;
     char *error;        /* set when the walk could not read it */
     size_t rel;         /* found by the walk: path + rel relative to root; -1 for a path named */
@@ -43,7 +59,6 @@ typedef struct smc_item {
     int root;           /* found by the walk: the directory it opened */
     bool borrowed;      /* path belongs to another item (the members of one wheel share it) */
     bool nofollow;      /* found by the walk: a link in its place is not followed */
-    bool image;         /* a container image the user named: read by smc_image_scan */
     bool solo;          /* a member of an archive of so many members (SMC_SOLO_MEMBERS) that its
                          * directory, which each thread reading it holds, is read by one at a time */
 } smc_item;

@@ -53,14 +53,14 @@ static void tick(void *ctx, uint64_t n, const char *current)
 {
     pool *p = ctx;
     uint64_t done = atomic_fetch_add(&p->done, (uint_fast64_t)n) + n;
-    if (!p->opt || !p->opt->progress || pthread_mutex_trylock(&p->lock) != 0) return;
+    if (!p->opt || !p->opt->run.progress || pthread_mutex_trylock(&p->lock) != 0) return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double since =
         (double)(now.tv_sec - p->last.tv_sec) + (double)(now.tv_nsec - p->last.tv_nsec) / 1e9;
     if (since >= 0.1) {
         p->last = now;
-        p->opt->progress(p->opt->progress_ctx, done, p->total, current);
+        p->opt->run.progress(p->opt->run.progress_ctx, done, p->total, current);
     }
     pthread_mutex_unlock(&p->lock);
 }
@@ -151,9 +151,9 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
         smc_options all = *opt;
         bool keep = nw->cache_key[0] && smc_cacheable(opt);
         if (keep) {
-            all.targets = NULL;
-            all.target_count = 0;
-            all.driver_cuda = 0;
+            all.read.targets = NULL;
+            all.read.target_count = 0;
+            all.read.driver_cuda = 0;
         }
         smc_item proto = {.path = it->path, .root = -1, .member = -1, .dist = SMC_NONE,
                           .input = it->input, .same_as = SMC_NONE, .remote = r};
@@ -177,14 +177,15 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
                                      "is judged");
         }
         smc_remote_close(r);
-        if (st == SMC_OK && keep && same && opt->cache_dir) {
+        if (st == SMC_OK && keep && same && opt->cache.dir) {
             own->inspected = true;
             st = list_libraries(own, true);
             char *text = st == SMC_OK ? smc_cache_encode(own, it->path, nw->cache_key, why,
                                                          sizeof why)
                                       : NULL;
-            if (text) smc_cache_store(opt->cache_dir, nw->cache_key, text, strlen(text),
-                                      opt->cache_cap, why, sizeof why);
+            if (text)
+                smc_cache_store(opt->cache.dir, nw->cache_key, text, strlen(text), opt->cache.cap,
+                                why, sizeof why);
             free(text); /* a cache that cannot be written is not the input's problem */
         }
     }
@@ -198,56 +199,98 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
 static void heap_back(const smc_options *opt)
 {
 #if defined(__GLIBC__) && !SMC_SANITIZED
-    if (!opt || !opt->no_trim) malloc_trim(0);
+    if (!opt || !opt->run.no_trim) malloc_trim(0);
 #else
     (void)opt;
 #endif
 }
 
 /* Scans one item into its own input, so that threads share nothing but the item list. */
+/* One item being read: its part of the input, where progress goes, the thread's zip cache. */
+typedef struct reading {
+    pool *p;
+    const smc_item *it;
+    smc_input *part;
+    smc_ticker *tk;
+    smc_zipcache *zc;
+} reading;
+
+static smc_status read_member(reading *r)
+{
+    return smc_wheel_member(r->part, r->zc, r->it, r->p->opt, r->tk, NULL);
+}
+
+static smc_status read_remote(reading *r)
+{
+    r->tk->buffer = SMC_REMOTE_BUFFER; /* its read-ahead and tail take the room of the buffer it
+                                        * needs less */
+    smc_status st = scan_remote(r->part, r->it, r->p->opt, r->tk, r->zc);
+    heap_back(r->p->opt); /* its directory and libraries' tables were freed between the facts
+                           * kept (a cold lock at -j2: heap resident 37 -> 34 MB) */
+    return st;
+}
+
+static smc_status read_image(reading *r)
+{
+    const char *path = r->it->path;
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    bool dir = fd >= 0 && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+    smc_status st = fd < 0 ? smc_input_add_error(r->part, path, "%s", strerror(errno))
+                           : smc_image_scan(r->part, path, dir ? fd : -1, dir ? -1 : fd,
+                                            r->p->opt, r->tk);
+    if (fd >= 0) close(fd);
+    return st;
+}
+
+/* The kinds read from the file itself, opened once: a file the walk found is told by its name (a
+ * conda package) or its first bytes (a zip archive), once. */
+static smc_status read_local(reading *r)
+{
+    const smc_item *it = r->it;
+    int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return smc_input_add_error(r->part, it->path, "%s", smc_open_error(errno));
+    smc_item_kind kind = it->kind;
+    if (kind == SMC_ITEM_FOUND) {
+        uint8_t head[4];
+        kind = smc_conda_named(it->path) ? SMC_ITEM_CONDA
+               : pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+                       smc_zip_at(head, sizeof head)
+                   ? SMC_ITEM_ZIP
+                   : SMC_ITEM_FILE;
+    }
+    smc_status st = kind == SMC_ITEM_CONDA
+                        ? smc_conda_scan(r->part, it->path, fd, it->root < 0, r->p->opt, r->tk)
+                    : kind == SMC_ITEM_ZIP ? scan_zip_here(r->part, it, r->p->opt, r->tk)
+                                           : smc_scan_fd(r->part, it->path, fd, r->p->opt);
+    close(fd);
+    tick(r->p, it->size, it->path);
+    return st;
+}
+
+/* The reader of each kind of item. */
+static smc_status (*const readers[SMC_ITEM_KINDS])(reading *r) = {
+    [SMC_ITEM_FOUND] = read_local,   [SMC_ITEM_FILE] = read_local,
+    [SMC_ITEM_ZIP] = read_local,     [SMC_ITEM_CONDA] = read_local,
+    [SMC_ITEM_MEMBER] = read_member, [SMC_ITEM_REMOTE] = read_remote,
+    [SMC_ITEM_IMAGE] = read_image,
+};
+
 static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
 {
     const smc_item *it = &p->items[i];
     /* A part is merged into its input, under the input's name: a member's needs no copy of its
      * wheel's path (500,000 members under a path of 4 KB: 2 GB). */
-    smc_input *part = p->parts[i] = smc_input_new(it->member >= 0 ? "" : it->path, SMC_INPUT_FILE);
+    smc_input *part = p->parts[i] =
+        smc_input_new(it->kind == SMC_ITEM_MEMBER ? "" : it->path, SMC_INPUT_FILE);
     if (!part) return SMC_ERR_NOMEM;
     smc_ticker tk = {tick, p, &p->inflated[it->input],
                      SMC_WHEEL_BUFFERS / (p->jobs < SMC_ZIP_READERS ? p->jobs : SMC_ZIP_READERS),
                      &p->idle};
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
     if (it->error) return smc_input_add_error(part, it->path, "%s", it->error);
-    if (it->member >= 0) return smc_wheel_member(part, zc, it, p->opt, &tk, NULL);
-    if (it->net) { /* its read-ahead and tail take the room of the buffer it needs less */
-        tk.buffer = SMC_REMOTE_BUFFER;
-        smc_status st = scan_remote(part, it, p->opt, &tk, zc);
-        heap_back(p->opt); /* its directory and libraries' tables were freed between the facts kept
-                        (a cold lock at -j2: heap resident 37 -> 34 MB) */
-        return st;
-    }
-    if (it->image) {
-        struct stat sb;
-        int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        bool dir = fd >= 0 && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
-        smc_status st = fd < 0 ? smc_input_add_error(part, it->path, "%s", strerror(errno))
-                               : smc_image_scan(part, it->path, dir ? fd : -1, dir ? -1 : fd,
-                                                p->opt, &tk);
-        if (fd >= 0) close(fd);
-        return st;
-    }
-    int fd = smc_item_open(it, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return smc_input_add_error(part, it->path, "%s", smc_open_error(errno));
-    uint8_t head[4];
-    smc_status st;
-    if (smc_conda_named(it->path))
-        st = smc_conda_scan(part, it->path, fd, it->root < 0, p->opt, &tk);
-    else if (pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && smc_zip_at(head, sizeof head))
-        st = scan_zip_here(part, it, p->opt, &tk);
-    else
-        st = smc_scan_fd(part, it->path, fd, p->opt);
-    close(fd);
-    tick(p, it->size, it->path);
-    return st;
+    reading r = {p, it, part, &tk, zc};
+    return readers[it->kind](&r);
 }
 
 /* Whether a part found nothing but files to count (most members of most wheels): it is then
@@ -281,7 +324,7 @@ static void *worker(void *arg)
 
 static unsigned job_count(const smc_options *opt, size_t n)
 {
-    size_t jobs = opt && opt->jobs ? opt->jobs : smc_cpus();
+    size_t jobs = opt && opt->run.jobs ? opt->run.jobs : smc_cpus();
     if (jobs > n) jobs = n;
     return jobs > 256 ? 256 : (unsigned)(jobs ? jobs : 1);
 }
@@ -522,7 +565,7 @@ smc_status smc_scan_paths(const char *const *paths, size_t count, const smc_opti
             st = smc_env_attribute(out[i], envs[i]);
         }
         if (st == SMC_OK) st = smc_distributions_finish(out[i]);
-        if (st == SMC_OK) out[i]->inspected = opt->inspect;
+        if (st == SMC_OK) out[i]->inspected = opt->read.inspect;
     }
     for (size_t k = 0; parts && k < n; k++)
         smc_input_free(parts[k]);

@@ -37,8 +37,8 @@ typedef struct list {
 /* Whether --exclude leaves out an entry: path as reported, name its last component. */
 static bool excluded(const smc_options *opt, const char *path, const char *name)
 {
-    for (size_t i = 0; opt && i < opt->exclude_count; i++) {
-        const char *pat = opt->excludes[i];
+    for (size_t i = 0; opt && i < opt->walk.exclude_count; i++) {
+        const char *pat = opt->walk.excludes[i];
         if (fnmatch(pat, strchr(pat, '/') ? path : name, 0) == 0) return true;
     }
     return false;
@@ -164,7 +164,7 @@ static smc_status walk(list *l, int dfd, const char *path, uint64_t depth)
         struct stat sb;
         if (fstatat(dirfd(d), names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0) {
             st = add(l, child, strerror(errno));
-        } else if (S_ISDIR(sb.st_mode) && l->opt && l->opt->one_file_system &&
+        } else if (S_ISDIR(sb.st_mode) && l->opt && l->opt->walk.one_file_system &&
                    sb.st_dev != l->top_dev) {
             if (l->other_fs++ == 0)
                 l->other_example = child;
@@ -230,9 +230,9 @@ static smc_status say_left_out(smc_input *in, const list *l, const char *path)
 smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt, smc_item **items,
                         size_t *n, int *root)
 {
-    list l = {.max_depth = smc_limit(opt ? opt->max_depth : 0, 256),
-              .max_path = smc_limit(opt ? opt->max_path : 0, 4096),
-              .max_files = smc_limit(opt ? opt->max_files : 0, 10000000),
+    list l = {.max_depth = smc_limit(opt ? opt->limits.max_depth : 0, 256),
+              .max_path = smc_limit(opt ? opt->limits.max_path : 0, 4096),
+              .max_files = smc_limit(opt ? opt->limits.max_files : 0, 10000000),
               .root = -1,
               .opt = opt};
     *items = NULL;
