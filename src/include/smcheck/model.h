@@ -476,11 +476,6 @@ typedef struct smc_input {
 #define SMC_FINDINGS_KEPT 100
 #define SMC_ERRORS_KEPT 1000
 
-/* The default caps on one file (0 in smc_options): the largest real library, cuFFT 12, has 23,984
- * containers and as many images. */
-#define SMC_MAX_CONTAINERS 200000
-#define SMC_MAX_IMAGES 1000000
-
 /* How a scan reads, by concern: what is read of the bytes, how directories and images are
  * walked, the limits on what an input can make smcheck do, the network, the indexes requirements
  * and locks are resolved on, the facts cache, and what a scan does to the process. */
@@ -523,8 +518,9 @@ typedef struct smc_limits {
      * and 256 GiB): a cap on what a hostile archive can make smcheck do. */
     uint64_t max_member_bytes, max_input_bytes;
     /* Other limits on what an input can make smcheck do (0: the defaults in brackets): containers
-     * [1,000,000] and images [10,000,000] in one file, members in one archive [1,000,000],
-     * directory depth [256], path length [4096], files walked in one input [10,000,000]. */
+     * [200,000] and images [1,000,000] in one file (the largest real library, cuFFT 12, has
+     * 23,984 containers and as many images), members in one archive [1,000,000], directory depth
+     * [256], path length [4096], files walked in one input [10,000,000]. */
     uint64_t max_containers, max_images, max_members, max_depth, max_path, max_files;
 } smc_limits;
 
@@ -587,6 +583,9 @@ typedef struct smc_options {
     smc_cache_options cache;
     smc_run_options run;
 } smc_options;
+
+/* The limits of opt (NULL: none set), each left 0 replaced by its default. */
+smc_limits smc_limits_of(const smc_options *opt);
 
 /* What a library carries, counted: each distinct token with its number of images (counted without
  * de-duplication), and each distinct per-container token set with the number of containers that

@@ -115,11 +115,7 @@ smc_status smc_library_add_finding(smc_library *lib, uint64_t offset, const char
 smc_status smc_input_add_error(smc_input *in, const char *path, const char *fmt, ...)
     SMC_PRINTF(3, 4);
 smc_library *smc_library_new(const char *path);
-/* v, or dflt when v is 0 (an smc_options limit left unset). */
-static inline uint64_t smc_limit(uint64_t v, uint64_t dflt)
-{
-    return v ? v : dflt;
-}
+
 smc_status smc_input_add_note(smc_input *in, const char *fmt, ...) SMC_PRINTF(2, 3);
 void smc_distribution_clear(smc_distribution *d);
 /* Judgements, with what each owns (its failing list and support). */

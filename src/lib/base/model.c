@@ -491,6 +491,20 @@ smc_status smc_input_take_library(smc_input *in, smc_library *lib)
     return SMC_OK;
 }
 
+smc_limits smc_limits_of(const smc_options *opt)
+{
+    smc_limits l = opt ? opt->limits : (smc_limits){0};
+    if (!l.max_member_bytes) l.max_member_bytes = 16ull << 30;
+    if (!l.max_input_bytes) l.max_input_bytes = 256ull << 30;
+    if (!l.max_containers) l.max_containers = 200000;
+    if (!l.max_images) l.max_images = 1000000;
+    if (!l.max_members) l.max_members = 1000000;
+    if (!l.max_depth) l.max_depth = 256;
+    if (!l.max_path) l.max_path = 4096;
+    if (!l.max_files) l.max_files = 10000000;
+    return l;
+}
+
 void smc_compilers_free(smc_compiler *c, size_t n)
 {
     for (size_t i = 0; c && i < n; i++) {

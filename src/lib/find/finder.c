@@ -44,8 +44,9 @@ smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
     f->inspect = opt && (opt->read.inspect || opt->read.kernel_names);
     f->want_names = opt && opt->read.kernel_names;
     f->verify = opt && opt->read.verify;
-    f->max_containers = smc_limit(opt ? opt->limits.max_containers : 0, SMC_MAX_CONTAINERS);
-    f->max_images = smc_limit(opt ? opt->limits.max_images : 0, SMC_MAX_IMAGES);
+    smc_limits lim = smc_limits_of(opt);
+    f->max_containers = lim.max_containers;
+    f->max_images = lim.max_images;
     f->tail_prev = NOWHERE;
     f->ar_member = SIZE_MAX;
     f->runtime = smc_runtime_kind_of(name, &f->runtime_kind);

@@ -423,17 +423,17 @@ static smc_status read_conda(package *pk, int fd)
 smc_status smc_conda_scan(smc_input *part, const char *path, int fd, bool named,
                           const smc_options *opt, const smc_ticker *tk)
 {
-    package pk = {
-        .part = part,
-        .named = named,
-        .path = path,
-        .opt = opt,
-        .tk = tk,
-        .member_max = smc_limit(opt ? opt->limits.max_member_bytes : 0, SMC_DEFAULT_MEMBER_BYTES),
-        .input_max = smc_limit(opt ? opt->limits.max_input_bytes : 0, SMC_DEFAULT_INPUT_BYTES),
-        .members_max = smc_limit(opt ? opt->limits.max_members : 0, SMC_DEFAULT_MEMBERS),
-        .first_library = part->library_count,
-        .first_runtime = part->runtime_count};
+    smc_limits lim = smc_limits_of(opt);
+    package pk = {.part = part,
+                  .named = named,
+                  .path = path,
+                  .opt = opt,
+                  .tk = tk,
+                  .member_max = lim.max_member_bytes,
+                  .input_max = lim.max_input_bytes,
+                  .members_max = lim.max_members,
+                  .first_library = part->library_count,
+                  .first_runtime = part->runtime_count};
     part->files++;
     smc_status st;
     if (smc_ends_with(path, ".conda")) {

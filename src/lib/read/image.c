@@ -593,17 +593,17 @@ static void image_free(image *im, char **layers, size_t nl, char *config, char *
 smc_status smc_image_scan(smc_input *part, const char *path, int dirfd, int tarfd,
                           const smc_options *opt, const smc_ticker *tk)
 {
-    image im = {
-        .part = part,
-        .fs = smc_input_new(path, SMC_INPUT_ENVIRONMENT),
-        .path = path,
-        .opt = opt,
-        .tk = tk,
-        .dirfd = dirfd,
-        .tarfd = tarfd,
-        .member_max = smc_limit(opt ? opt->limits.max_member_bytes : 0, SMC_DEFAULT_MEMBER_BYTES),
-        .total_max = smc_limit(opt ? opt->limits.max_input_bytes : 0, SMC_DEFAULT_INPUT_BYTES),
-        .members_max = smc_limit(opt ? opt->limits.max_members : 0, SMC_DEFAULT_MEMBERS)};
+    smc_limits lim = smc_limits_of(opt);
+    image im = {.part = part,
+                .fs = smc_input_new(path, SMC_INPUT_ENVIRONMENT),
+                .path = path,
+                .opt = opt,
+                .tk = tk,
+                .dirfd = dirfd,
+                .tarfd = tarfd,
+                .member_max = lim.max_member_bytes,
+                .total_max = lim.max_input_bytes,
+                .members_max = lim.max_members};
     if (!im.fs) return SMC_ERR_NOMEM;
     char **layers = NULL, *config = NULL, **keys = NULL;
     size_t nl = 0, nkeys = 0, repeats = 0;

@@ -147,11 +147,6 @@ smc_entry_end smc_entry_scan(struct archive *a, const uint8_t *head, size_t hlen
                              smc_input *into, const char *name, const smc_options *opt,
                              smc_status *st);
 
-/* The default caps of smc_options on what an archive can make smcheck inflate and read. */
-#define SMC_DEFAULT_MEMBER_BYTES (16ull << 30)
-#define SMC_DEFAULT_INPUT_BYTES (256ull << 30)
-#define SMC_DEFAULT_MEMBERS 1000000u
-
 /* conda.c: conda packages (.conda, .tar.bz2), read in place into part: the package's
  * distribution and its libraries (named "pkg.conda!lib/libx.so"). fd is the package open; named:
  * the user named it (a walk's tarball without a package index is only a note). */

@@ -230,9 +230,10 @@ static smc_status say_left_out(smc_input *in, const list *l, const char *path)
 smc_status smc_walk_dir(smc_input *in, const char *path, const smc_options *opt, smc_item **items,
                         size_t *n, int *root)
 {
-    list l = {.max_depth = smc_limit(opt ? opt->limits.max_depth : 0, 256),
-              .max_path = smc_limit(opt ? opt->limits.max_path : 0, 4096),
-              .max_files = smc_limit(opt ? opt->limits.max_files : 0, 10000000),
+    smc_limits lim = smc_limits_of(opt);
+    list l = {.max_depth = lim.max_depth,
+              .max_path = lim.max_path,
+              .max_files = lim.max_files,
               .root = -1,
               .opt = opt};
     *items = NULL;

@@ -389,7 +389,7 @@ smc_status smc_wheel_plan(smc_input *in, const char *path, const smc_item *proto
         return smc_input_add_error(in, path,
                                    "its members cannot be checked for overlaps (%s): not read", dir);
     }
-    uint64_t max = smc_limit(opt ? opt->limits.max_members : 0, SMC_DEFAULT_MEMBERS);
+    uint64_t max = smc_limits_of(opt).max_members;
     if (count > 0 && (uint64_t)count > max) {
         smc_status st0 = smc_input_add_error(in, path,
                                              "%lld members, more than %llu: the rest are not "
@@ -663,8 +663,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         return SMC_ERR_NOMEM;
     }
     part->files++;
-    uint64_t member_max =
-        smc_limit(opt ? opt->limits.max_member_bytes : 0, SMC_DEFAULT_MEMBER_BYTES);
+    uint64_t member_max = smc_limits_of(opt).max_member_bytes;
     if ((zs.valid & ZIP_STAT_SIZE) && zs.size > member_max) {
         smc_status st =
             smc_input_add_error(part, name,
@@ -675,7 +674,7 @@ smc_status smc_wheel_member(smc_input *part, smc_zipcache *zc, const smc_item *i
         free(name);
         return st;
     }
-    uint64_t input_max = smc_limit(opt ? opt->limits.max_input_bytes : 0, SMC_DEFAULT_INPUT_BYTES);
+    uint64_t input_max = smc_limits_of(opt).max_input_bytes;
 
     /* A claimed size is a limit too: a member that inflates past it lies, and is read no
      * further than it claims. */
