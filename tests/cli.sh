@@ -43,6 +43,13 @@ check "unknown format is a usage error (64)" status_is 64
 check "unknown format names the value" has "$err" "unknown format 'yaml'"
 run --jobs 0 "$fixtures/nvcc/multi.so"
 check "--jobs 0 is a usage error (64)" status_is 64
+run --drvier 12.8 "$fixtures/nvcc/multi.so"
+check "a misspelt option: a usage error that names the nearest (64)" all 'status_is 64' \
+    'has "$err" "unknown option '"'"'--drvier'"'"' (did you mean --driver?)"'
+run --fail-om=none "$fixtures/nvcc/multi.so"
+check "a misspelt option with its value: the nearest" has "$err" "(did you mean --fail-on?)"
+run --frobnicate "$fixtures/nvcc/multi.so"
+check "an option near none: no guess" all 'status_is 64' 'lacks "$err" "did you mean"'
 
 run scan "$fixtures/nvcc/multi.so"
 check "a good library exits 0" status_is 0

@@ -192,13 +192,41 @@ static int usage_error(const char *fmt, const char *what)
     return EXIT_USAGE;
 }
 
-/* Returns -1 to go on, or the exit status to stop with. */
+/* The option nearest a misspelt long one by edit distance ("drvier" -> "driver"), when at most
+ * two edits and a third of its length away; else NULL. given: the name after "--", to any '='. */
+static const char *nearest_option(const char *given)
+{
+    size_t n = strcspn(given, "="), best_d = SIZE_MAX, row[65];
+    const char *best = NULL;
+    for (size_t r = 0; r < N_OPTIONS && n <= 64; r++) {
+        const char *name = option_rows[r].name;
+        size_t m = strlen(name);
+        if (m > 64) continue;
+        for (size_t j = 0; j <= m; j++)
+            row[j] = j;
+        for (size_t i = 1; i <= n; i++) { /* row: the distances of given[0..i) to name[0..j) */
+            size_t corner = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= m; j++) {
+                size_t above = row[j], d = corner + (given[i - 1] != name[j - 1]);
+                if (above + 1 < d) d = above + 1;
+                if (row[j - 1] + 1 < d) d = row[j - 1] + 1;
+                row[j] = d;
+                corner = above;
+            }
+        }
+        if (row[m] < best_d) best_d = row[m], best = name;
+    }
+    return best && best_d <= 2 && best_d * 3 <= n ? best : NULL;
+}
+
 /* An http:// or https:// URL, as the library reads them. */
 static bool is_url(const char *s)
 {
     return strncasecmp(s, "https://", 8) == 0 || strncasecmp(s, "http://", 7) == 0;
 }
 
+/* Returns -1 to go on, or the exit status to stop with. */
 static int parse_args(int argc, char **argv, config *cfg)
 {
     struct option longs[N_OPTIONS + 1];
@@ -421,7 +449,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: {
             const char opt[3] = {'-', (char)optopt, '\0'};
-            return usage_error("unknown option '%s'", optopt ? opt : argv[optind - 1]);
+            const char *given = optopt ? opt : argv[optind - 1];
+            const char *near = strncmp(given, "--", 2) == 0 ? nearest_option(given + 2) : NULL;
+            if (!near) return usage_error("unknown option '%s'", given);
+            fprintf(diag, "smcheck: unknown option '%s' (did you mean --%s?)\n", given, near);
+            fputs("Try 'smcheck --help'.\n", diag);
+            return EXIT_USAGE;
         }
         }
     }
