@@ -18,10 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fd < 0) return 0;
     if (write(fd, data, size) == (ssize_t)size && lseek(fd, 0, SEEK_SET) == 0) {
         smc_target t = {.cc_major = 9, .cc_minor = 0};
-        smc_options opt = {.inspect = true,
-                           .max_member_bytes = 32u << 20,
-                           .max_input_bytes = 64u << 20,
-                           .max_members = 10000};
+        smc_options opt = {.read.inspect = true,
+                           .limits.max_member_bytes = 32u << 20,
+                           .limits.max_input_bytes = 64u << 20,
+                           .limits.max_members = 10000};
         smc_input *in = smc_input_new("fuzz", SMC_INPUT_FILE);
         const char *name = data[0] & 1 ? "fuzz-1.0-0.conda" : "fuzz-1.0-0.tar.bz2";
         if (in && smc_conda_scan(in, name, fd, true, &opt, NULL) == SMC_OK)

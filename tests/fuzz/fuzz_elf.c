@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     smc_target t[2] = {{.cc_major = 9, .cc_minor = 0}, {.cc_major = 8, .cc_minor = 7}};
-    smc_options opt = {.verify = true, .inspect = true};
+    smc_options opt = {.read.verify = true, .read.inspect = true};
     smc_input *in = smc_input_new("fuzz", SMC_INPUT_FILE);
     if (!in) return 0;
     if (smc_scan_memory(in, "fuzz", data, size, &opt) == SMC_OK) fuzz_pipeline(in, t, 2, 12080);

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     memcpy(buf, head, sizeof head);
     memcpy(buf + sizeof head, data, size);
-    smc_options opt = {.verify = true, .inspect = true};
+    smc_options opt = {.read.verify = true, .read.inspect = true};
     smc_target t[2] = {{.cc_major = 9, .cc_minor = 0}, {.cc_major = 8, .cc_minor = 7}};
     if (smc_scan_memory(in, "fuzz", buf, size + sizeof head, &opt) == SMC_OK)
         fuzz_pipeline(in, t, 2, 12080);

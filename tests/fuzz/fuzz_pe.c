@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         smc_pe_free(&pe);
     }
     smc_target t = {.cc_major = 9, .cc_minor = 0};
-    smc_options opt = {.inspect = true};
+    smc_options opt = {.read.inspect = true};
     smc_input *in = smc_input_new("fuzz.dll", SMC_INPUT_FILE);
     if (!in) return 0;
     if (smc_scan_memory(in, "fuzz.dll", data, size, &opt) == SMC_OK) fuzz_pipeline(in, &t, 1, 12080);

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3) return 0;
     size_t piece = ((size_t)data[0] | (size_t)data[1] << 8) + 1;
     data += 2, size -= 2;
-    smc_options opt = {.verify = true, .inspect = true};
+    smc_options opt = {.read.verify = true, .read.inspect = true};
     smc_input *whole = smc_input_new("fuzz", SMC_INPUT_FILE);
     smc_input *stream = smc_input_new("fuzz", SMC_INPUT_FILE);
     smc_finder *f = stream ? smc_finder_new("fuzz", &opt, false) : NULL;

@@ -16,11 +16,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         smc_target t[1] = {{.cc_major = 9, .cc_minor = 0}};
-        smc_options opt = {.verify = true,
-                           .inspect = true,
-                           .jobs = 1,
-                           .max_member_bytes = 64u << 20,
-                           .max_input_bytes = 256u << 20};
+        smc_options opt = {.read.verify = true,
+                           .read.inspect = true,
+                           .run.jobs = 1,
+                           .limits.max_member_bytes = 64u << 20,
+                           .limits.max_input_bytes = 256u << 20};
         smc_input *in = NULL;
         if (smc_scan_path(path, &opt, &in) == SMC_OK) {
             fuzz_pipeline(in, t, 1, 12080);
