@@ -19,12 +19,10 @@ Prints one line per comparison ("ok" or "FAILED" with the first difference), the
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
-from harness import check, equal, finish
+from harness import check, corpus, equal, finish, long, quick
 
 SMCHECK, API, FIXTURES, STUB = (os.path.abspath(a) for a in sys.argv[1:5])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,8 +48,6 @@ def inputs(work):
         found += sorted(os.path.join(d, n) for n in os.listdir(d)
                         if os.path.isfile(os.path.join(d, n)) and not n.startswith("hostile")
                         and not n.endswith((".md", ".py", ".cu", ".txt")))
-    subprocess.run([sys.executable, os.path.join(HERE, "make_wheels.py"), work],
-                   check=True, capture_output=True)
     found += sorted(os.path.join(work, n) for n in os.listdir(work)
                     if not n.startswith(("bad_", "image_hostile", "bomb", "escape", "cut")))
     return found
@@ -135,11 +131,13 @@ def text_reasons(text):
 
 
 def main():
-    work = tempfile.mkdtemp(prefix="smcheck-agree-")
+    work, done = corpus("wheels", FIXTURES)
     try:
         paths = inputs(work)
         check(len(paths) > 60, f"{len(paths)} inputs")
-        for driver in ("12.8", ""):
+        # The quick part: with a driver, and scan; the long part: with none, the next steps
+        # applied, and the local GPUs.
+        for driver in [d for d, part in (("12.8", quick), ("", long)) if part()]:
             drv = ["--driver", driver] if driver else []
             name = f"driver {driver or 'unknown'}"
             base = json_of([SMCHECK, "--gpu", GPUS, *drv, "--format", "json", *paths])
@@ -195,7 +193,8 @@ def main():
         # Next steps, applied: each driver a library or distribution is told to get (with a 12.4
         # driver) makes it ok or jit when judged with that driver; a build step is offered only
         # where no driver does.
-        base = json_of([SMCHECK, "--gpu", GPUS, "--driver", "12.4", "--format", "json", *paths])
+        base = long() and json_of([SMCHECK, "--gpu", GPUS, "--driver", "12.4", "--format", "json",
+                                   *paths])
         steps = {}
         for i in base["inputs"] if base else []:
             rows = [("lib", l["path"], l["verdicts"]) for l in i["libraries"]]
@@ -206,8 +205,9 @@ def main():
                     if m:
                         cuda = "%s.%s" % (m.group(1), m.group(2) or "0")
                         steps.setdefault(cuda, []).append((kind, key, v["target"], v["next"]))
-        check(sum(map(len, steps.values())) > 5,
-              "driver 12.4: %d driver steps offered" % sum(map(len, steps.values())))
+        if long():
+            check(sum(map(len, steps.values())) > 5,
+                  "driver 12.4: %d driver steps offered" % sum(map(len, steps.values())))
         for cuda, todo in sorted(steps.items()):
             doc = json_of([SMCHECK, "--gpu", GPUS, "--driver", cuda, "--format", "json", *paths])
             got = {}
@@ -224,7 +224,7 @@ def main():
                   str(bad[:3]))
         # No GPU named: both front doors choose the local GPUs the same way (one machine, its
         # platform, its driver), or the representative matrix where there are none.
-        for devices in LOCAL:
+        for devices in LOCAL if long() else ():
             name = "local GPUs: " + (devices.replace("|", " ") or "none")
             doc = json_of([SMCHECK, "--format", "json", *paths], devices)
             rc, text = run([API, "json", "auto", "", *paths], devices)
@@ -241,8 +241,8 @@ def main():
                 same(f"{name}: the API's json = the command's", judged(api), judged(doc))
                 same(f"{name}: the API's driver = the command's", api["driver"], doc["driver"])
         # scan: what is served, whatever is shown or verified.
-        base = json_of([SMCHECK, "scan", "--format", "json", *paths])
-        if base is not None:
+        base = quick() and json_of([SMCHECK, "scan", "--format", "json", *paths])
+        if base:
             want = served(base)
             check(sum(v is not None for v in want.values()) > 40,
                   f"scan: {sum(v is not None for v in want.values())} serving lists")
@@ -251,7 +251,7 @@ def main():
                 if doc is not None:
                     same(f"scan {' '.join(extra)}: serving = scan's", served(doc), want)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        done()
     return finish()
 
 

@@ -2,6 +2,7 @@
 with what was compared), the closing "N passed, M failed" with its exit status, and a run
 measured against a budget of time and memory."""
 import os
+import sys
 import subprocess
 import tempfile
 import time
@@ -57,3 +58,45 @@ def measured(cmd, cwd, env, limit, keep):
             texts.append(f.read(keep + 1))
         return (os.waitstatus_to_exitcode(status), secs, usage.ru_maxrss, texts[0], texts[1],
                 sum(sizes))
+
+
+def part():
+    """Which checks a test runs, from SMCHECK_TEST_PART: "quick" (the README's test command),
+    "long" (the big corpora, under ctest's label long), or, unset (a test run by hand), both."""
+    return os.environ.get("SMCHECK_TEST_PART", "all")
+
+
+def quick():
+    return part() in ("quick", "all")
+
+
+def long():
+    return part() in ("long", "all")
+
+
+def corpus(kind, fixtures=None):
+    """A generated corpus, to read and never write: "wheels" (tests/make_wheels.py: wheels,
+    packages, environments, images) or "hostile" (fixtures/gen.py --hostile). The one ctest's
+    fixture `corpus` made for every test (tests/corpus.py, in SMCHECK_TEST_CORPUS), else a fresh
+    one. Returns (folder, cleanup)."""
+    shared = os.environ.get("SMCHECK_TEST_CORPUS")
+    if shared and os.path.exists(os.path.join(shared, "done")):
+        return os.path.join(shared, kind), lambda: None
+    here = os.path.dirname(os.path.abspath(__file__))
+    work = tempfile.mkdtemp(prefix="smcheck-%s-" % kind)
+    out = os.path.join(work, kind)
+    subprocess.run(make_corpus(kind, out, fixtures or os.path.join(os.path.dirname(here), "fixtures")),
+                   check=True, capture_output=True)
+
+    def cleanup():
+        subprocess.run(["chmod", "-R", "u+rwx", work])
+        subprocess.run(["rm", "-rf", work])
+    return out, cleanup
+
+
+def make_corpus(kind, out, fixtures):
+    """The command that writes a corpus of that kind into out."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if kind == "wheels":
+        return [sys.executable, os.path.join(here, "make_wheels.py"), out]
+    return [sys.executable, os.path.join(fixtures, "gen.py"), "--hostile", out]
