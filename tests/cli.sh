@@ -245,8 +245,9 @@ check "-q scan PATH: scan is the subcommand, not a file" all 'status_is 0' \
     'has "$out" "kernel.cubin: 1 container, 1 image"' '[ -z "$err" ]'
 run --gpu h100 --builds-table "$fixtures/../tests/builds_fixture.tsv" advise
 check "--gpu h100 advise: advise is the subcommand" all 'status_is 0' 'has "$out" "install: torch"'
-run -- scan
-check "-- scan: after --, scan is a PATH" all 'status_is 2' 'has "$err" "scan: No such file"'
+run --index-url http://127.0.0.1:1/simple/ -- scan
+check "-- scan: after --, scan is a PATH (or a project: none here)" all 'status_is 2' \
+    'has "$err" "scan: No such file or directory; as a project: the index http://127.0.0.1:1/simple/scan/: "'
 run --format=json -o "$tmp/g.json" gpus
 check "--format=json -o FILE gpus: gpus after options with arguments" all 'status_is 0' \
     '[ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[\"tool\"][\"name\"])" "$tmp/g.json")" = smcheck ]'

@@ -14,7 +14,8 @@ HTTP/1.1 with keep-alive, as real indexes are.
   /status/CODE/NAME      that status
   /simple/PROJECT/       PEP 691 JSON when the Accept header asks for it, else PEP 503 HTML: the
                          files of DIR whose name is the project's (PEP 503 normalized), with
-                         sha256 and requires-python (>=3.8); /html/simple/... always HTML;
+                         sha256 and requires-python (>=3.8), yanked where DIR has NAME.yanked
+                         (its text the reason); /html/simple/... always HTML;
                          /json/simple/... always JSON; /badhash/simple/... JSON whose sha256s
                          are all zeros
   /hostile/simple/PROJECT/  a page of hostile links (file:, javascript:, huge, unterminated)
@@ -77,6 +78,15 @@ def project_files(project):
         if normalize(stem) == normalize(project):
             out.append(name)
     return out
+
+
+def yanked(name):
+    """The reason a file is yanked (PEP 592): the text of NAME.yanked beside it, or None."""
+    try:
+        with open(os.path.join(ROOT, name + ".yanked")) as f:
+            return f.read().strip() or "yanked"
+    except OSError:
+        return None
 
 
 _made = {}  # the big pages, made once
@@ -251,10 +261,12 @@ class Handler(BaseHTTPRequestHandler):
                 {"filename": f, "url": up + f,
                  "hashes": {"sha256": "0" * 64 if bad_hash else sha256_of(os.path.join(ROOT, f))},
                  "requires-python": ">=3.8", "size": os.path.getsize(os.path.join(ROOT, f)),
-                 "yanked": False} for f in files]}
+                 "yanked": yanked(f) or False} for f in files]}
             return self.send_body(200, json.dumps(page).encode(), "application/vnd.pypi.simple.v1+json")
-        links = "".join('<a href="%s%s#sha256=%s" data-requires-python="%s">%s</a><br/>\n'
-                        % (up, f, sha256_of(os.path.join(ROOT, f)), html.escape(">=3.8"), f) for f in files)
+        links = "".join('<a href="%s%s#sha256=%s" data-requires-python="%s"%s>%s</a><br/>\n'
+                        % (up, f, sha256_of(os.path.join(ROOT, f)), html.escape(">=3.8"),
+                           ' data-yanked="%s"' % html.escape(yanked(f)) if yanked(f) else "", f)
+                        for f in files)
         body = "<!DOCTYPE html><html><body>\n%s</body></html>\n" % links
         return self.send_body(200, body.encode(), "text/html")
 

@@ -355,7 +355,8 @@ ptx = [{ name = "demo-ptx" }]
               % (extra, rc, names, notes, errs))
 
     bad = [("pylock.toml", "lock-version = = 1\n", "not TOML: line 1"),
-           ("requirements.txt", "demo-ptx>=1.0\n", "line 1: 'demo-ptx>=1.0' is not pinned"),
+           ("requirements.txt", "demo-ptx>=1.0.x\n",
+            "line 1: 'demo-ptx>=1.0.x' is not a requirement pip takes"),
            ("pylock.toml", pylock.replace(h["demo_cu128"], "0" * 64), "its sha256 is"),
            ("pylock.toml", pylock.replace("manylinux_2_28_x86_64", "win_amd64"), "no wheel for")]
     for name, text, words in bad:
@@ -535,6 +536,77 @@ def tls_checks(www, sandbox, gpus, wheels):
         server.wait()
 
 
+def specifier_checks(work, sandbox):
+    """Requirements as pip reads them, on an index of its own: spec-demo 1.0, 1.1, 1.2 (yanked),
+    1.3 (a cp39 wheel alone) and 2.0rc1, each the demo_ptx wheel under that name. Ranges, a bare
+    name, extras, pre-releases and yanked files choose as pip does, the choice said; nothing
+    that matches names the releases there are; requirements.txt lines the same."""
+    www = os.path.join(work, "specs")
+    os.mkdir(www)
+    demo = [f for f in os.listdir(os.path.join(FIX, "demo")) if f.startswith("demo_ptx-")][0]
+    tags = demo.split("-", 2)[2]  # cp312-cp312-manylinux_2_28_x86_64.whl
+    for v, t in (("1.0", tags), ("1.1", tags), ("1.2", tags), ("2.0rc1", tags),
+                 ("1.3", "cp39-cp39-manylinux_2_28_x86_64.whl")):
+        shutil.copy(os.path.join(FIX, "demo", demo), os.path.join(www, "spec_demo-%s-%s" % (v, t)))
+    with open(os.path.join(www, "spec_demo-1.2-" + tags + ".yanked"), "w") as f:
+        f.write("broken build\n")
+    server = subprocess.Popen([sys.executable, os.path.join(HERE, "httpd.py"), www],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        base = "http://127.0.0.1:%d" % int(server.stdout.readline())
+        env = ("cp312", "manylinux_2_28_x86_64")
+        for pages in ("simple", "html/simple"):
+            idx = ["scan", "--index-url", "%s/%s/" % (base, pages), "--python-version", "3.12",
+                   "--platform", "linux-x86_64", "--format", "json"]
+            for spec, version, why in (
+                    ("spec-demo>=1.0", "1.1", "1.2 yanked, 1.3 no wheel for cp312, 2.0rc1 a pre-release"),
+                    ("spec-demo", "1.1", "a bare name: the newest"),
+                    ("spec-demo ~= 1.0", "1.1", "compatible release"),
+                    ("spec-demo!=1.1", "1.0", "excluded"),
+                    ("spec-demo==1.*", "1.1", "a wildcard"),
+                    ("spec-demo>=1.0,<1.1", "1.0", "several clauses"),
+                    ("spec-demo==1.2", "1.2", "pinned: a yanked file is taken"),
+                    ("spec-demo>=2.0rc1", "2.0rc1", "a clause names a pre-release"),
+                    ("spec-demo>1.3", "2.0rc1", "only a pre-release matches"),
+                    ("spec-demo[gpu]>=1.0", "1.1", "extras")):
+                rc, out, err, _ = run(idx + [spec], sandbox)
+                doc = json.loads(out) if out else {"inputs": []}
+                paths = [l["path"] for i in doc["inputs"] for l in i["libraries"]]
+                notes = [n for i in doc["inputs"] for n in i.get("notes", [])]
+                exact = spec.endswith("==1.2")
+                said = "%s: %s, the newest with a wheel for %s %s" % (spec, version, *env)
+                check(rc == 0 and err == "" and paths and
+                      all("/spec_demo-%s-" % version in p for p in paths) and
+                      (exact or said in notes) and
+                      ("[gpu]" not in spec or any("extras [gpu] are not judged" in n for n in notes)),
+                      "%s (%s, %s pages): %s; notes %r; %s" % (spec, why, pages, paths[:1], notes, err))
+            for spec, words in (
+                    ("spec-demo>1.1,<2", "no wheel of spec-demo >1.1,<2 for cp312 manylinux_2_28_x86_64"),
+                    ("spec-demo>1.1,<2", "1 yanked (taken only when pinned with ==)"),
+                    ("spec-demo>=3", "no release of spec-demo matches '>=3'"),
+                    ("spec-demo>=3", "the newest releases with wheels: 2.0rc1, 1.3, 1.2"),
+                    ("spec-demo==1.05", "no file of spec-demo 1.05 on the index page"),
+                    ("spec-demo==1.05", "the nearest releases with wheels: 1.3, 2.0rc1"),
+                    ("spec-demo==0.5", "the nearest releases with wheels: 1.0")):
+                rc, out, err, _ = run(idx + [spec], sandbox)
+                check(rc == 2 and one_error(err, spec, words),
+                      "%s, %s pages: one error: %r (%d %r)" % (spec, pages, words, rc, err.strip()))
+        reqs = os.path.join(sandbox, "..", "requirements-spec.txt")
+        with open(reqs, "w") as f:
+            f.write("# ranges, as pip reads them\nspec-demo >=1.0, <1.1\n")
+        rc, out, err, _ = run(["scan", "--index-url", base + "/simple/", "--python-version", "3.12",
+                               "--platform", "linux-x86_64", "--format", "json", reqs], sandbox)
+        doc = json.loads(out) if out else {"inputs": []}
+        paths = [l["path"] for i in doc["inputs"] for l in i["libraries"]]
+        notes = [n for i in doc["inputs"] for n in i.get("notes", [])]
+        check(rc == 0 and paths and all("/spec_demo-1.0-" in p for p in paths) and
+              any("spec-demo>=1.0, <1.1: 1.0, the newest with a wheel for cp312" in n for n in notes),
+              "requirements.txt: a range resolved as pip would: %r; %r; %s" % (paths[:1], notes, err))
+    finally:
+        server.kill()
+        server.wait()
+
+
 def main():
     work = tempfile.mkdtemp(prefix="smcheck-remote-")
     www, sandbox = os.path.join(work, "www"), os.path.join(work, "sandbox")
@@ -603,6 +675,7 @@ def main():
             check(secs < 30, "%s: took %.1f s" % (url, secs))
 
         specs_and_locks(base, www, sandbox, gpus)
+        specifier_checks(work, sandbox)
         if API:
             allow_checks(base, www, sandbox)
         tls_checks(www, sandbox, gpus, wheels)

@@ -1059,17 +1059,32 @@ static void requirements_cases(void)
           has_problem(&l, "line 1", "--index-url"));
     smc_lock_free(&l);
 
-    /* Unpinned requirements (and what is not one) refuse the whole file, naming the line. */
+    /* A range, or a bare name, is kept as its specifier set, for the index to resolve. */
+    static const struct {
+        const char *text, *spec;
+    } ranges[] = {
+        {"torch>=2.0\n", ">=2.0"},
+        {"torch\n", ""},
+        {"torch==2.*\n", "==2.*"},
+        {"torch==2.0,<3\n", "==2.0,<3"},
+        {"torch~=2.0\n", "~=2.0"},
+        {"torch!=2.0\n", "!=2.0"},
+        {"torch[cuda] >= 2.8 ; python_version >= '3'\n", ">= 2.8"},
+    };
+    for (size_t i = 0; i < COUNT(ranges); i++) {
+        bool read = rd("requirements.txt", ranges[i].text, &lin, &l);
+        const smc_pin *pt = read ? pin_of(&l, "torch") : NULL;
+        CHECK(read && l.pin_count == 1 && pt && strcmp(pt->version, ranges[i].spec) == 0 &&
+              !pt->url);
+        if (read) smc_lock_free(&l);
+    }
+    /* What is not a requirement pip takes refuses the whole file, naming the line. */
     static const struct {
         const char *text, *word;
     } unpinned[] = {
-        {"torch>=2.0\n", "torch"},
-        {"torch\n", "torch"},
-        {"torch==2.*\n", "torch"},
-        {"torch==2.0,<3\n", "torch"},
-        {"torch~=2.0\n", "torch"},
-        {"torch!=2.0\n", "torch"},
         {"a==1\ntorch ==\n", "line 2"},
+        {"torch>=2.0.x\n", "torch"},
+        {"torch=2.0\n", "torch"},
         {"torch==2.0 junk\n", "torch"},
         {"torch[cuda\n", "torch"},
         {"torch==not a version\n", "torch"},
@@ -1465,12 +1480,19 @@ static void included_files(void)
           l.pin_count == 2 && strcmp(pin_of(&l, "six")->version, "1.0") == 0 &&
           l.problem_count == 1 && has_problem(&l, "ham: its constraints pin more than one", NULL));
     smc_lock_free(&l);
-    /* a requirement no constraint pins still refuses the file, naming its line */
-    CHECK(!rd_file("requirements.txt", "-c constraints.txt\n\nlate\n", &lin, &l) &&
-          strstr(why, "line 3: 'late' is not pinned"));
-    file_at("sub2.txt", "x>=1\n");
-    CHECK(!rd_file("requirements.txt", "a==1\n-r sub2.txt\n", &lin, &l) &&
-          strstr(why, "line 2: -r sub2.txt: line 1: 'x>=1' is not pinned"));
+    /* a requirement no constraint pins keeps its range (or none), for the index to answer */
+    CHECK(rd_file("requirements.txt", "-c constraints.txt\n\nlate\n", &lin, &l) &&
+          l.pin_count == 2 && pin_of(&l, "e") && strcmp(pin_of(&l, "late")->version, "") == 0 &&
+          !pin_of(&l, "late")->url); /* its constraint is for win32 alone */
+    smc_lock_free(&l);
+    file_at("sub2.txt", "x>=1, !=1.5\n");
+    CHECK(rd_file("requirements.txt", "a==1\n-r sub2.txt\n", &lin, &l) && l.pin_count == 2 &&
+          strcmp(pin_of(&l, "x")->version, ">=1, !=1.5") == 0);
+    smc_lock_free(&l);
+    /* a specifier pip would not take refuses the file, naming its line */
+    file_at("sub3.txt", "x>=1.x\n");
+    CHECK(!rd_file("requirements.txt", "a==1\n-r sub3.txt\n", &lin, &l) &&
+          strstr(why, "line 2: -r sub3.txt: line 1: 'x>=1.x' is not a requirement pip takes"));
 
     for (int i = made_count - 1; i >= 0; i--)
         unlink(made[i]);

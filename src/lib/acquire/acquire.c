@@ -95,9 +95,9 @@ static bool pyenv_of(const smc_options *opt, smc_pyenv *e, char *why, size_t n)
 smc_status smc_acquire_requirement(const char *spec, const smc_options *opt, smc_input *in,
                                    smc_wanted **out, size_t *n)
 {
-    char name[128], version[128], why[512];
+    char name[128], extras[208], version[160], why[512], chose[256];
     in->kind = SMC_INPUT_WHEEL;
-    smc_requirement_split(spec, name, sizeof name, version, sizeof version);
+    smc_requirement_split(spec, name, sizeof name, extras, sizeof extras, version, sizeof version);
     smc_pyenv e;
     if (!pyenv_of(opt, &e, why, sizeof why)) return smc_input_add_error(in, spec, "%s", why);
     smc_indexes ix;
@@ -109,10 +109,19 @@ smc_status smc_acquire_requirement(const char *spec, const smc_options *opt, smc
     }
     smc_net net = smc_net_of(opt);
     char *url = NULL, sha[65];
-    smc_status st = smc_resolve_pin(&net, NULL, &ix, &e, name, version, NULL, 0, &url, sha, why,
-                                    sizeof why)
+    smc_status st = smc_resolve_pin(&net, NULL, &ix, &e, name, version, NULL, 0, &url, sha, chose,
+                                    sizeof chose, why, sizeof why)
                         ? add_wanted(out, n, url, sha, false, NULL)
-                        : smc_input_add_error(in, spec, "%s", why);
+                    : version[0]
+                        ? smc_input_add_error(in, spec, "%s", why)
+                        : smc_input_add_error(in, spec, /* a bare name: a file's too */
+                                              "%s; as a project: %s", strerror(ENOENT), why);
+    if (st == SMC_OK && url && chose[0]) st = smc_input_add_note(in, "%s: %s", spec, chose);
+    if (st == SMC_OK && url && extras[0])
+        st = smc_input_add_note(in,
+                                "%s: the extras %s are not judged (they name other "
+                                "distributions; this wheel's files are the same)",
+                                spec, extras);
     free(url);
     smc_indexes_free(&ix);
     smc_pyenv_free(&e);
@@ -136,6 +145,7 @@ typedef struct resolving {
     char **urls;      /* per pin: the wheel chosen, or NULL (why[i]) */
     char (*sha)[65];
     char (*why)[512];
+    char (*chose)[256];      /* per pin: for a range, the version taken and why (smc_resolve_pin) */
     char (*cache_why)[1024]; /* per pin: why its choice in the cache could not be used, or "" */
     atomic_size_t next;
 } resolving;
@@ -182,8 +192,8 @@ static void *resolver(void *arg)
                                                              hashes, pin->hash_count, key);
         if (keyed && choice_cached(rs, i, key)) continue;
         if (!smc_resolve_pin(rs->net, &f, rs->ix, rs->e, pin->name, pin->version, hashes,
-                             pin->hash_count, &rs->urls[i], rs->sha[i], rs->why[i],
-                             sizeof rs->why[i])) {
+                             pin->hash_count, &rs->urls[i], rs->sha[i], rs->chose[i],
+                             sizeof rs->chose[i], rs->why[i], sizeof rs->why[i])) {
             rs->urls[i] = NULL;
             continue;
         }
@@ -205,8 +215,9 @@ static smc_status resolve_pins(resolving *rs)
     rs->urls = calloc(n ? n : 1, sizeof *rs->urls);
     rs->sha = calloc(n ? n : 1, sizeof *rs->sha);
     rs->why = calloc(n ? n : 1, sizeof *rs->why);
+    rs->chose = calloc(n ? n : 1, sizeof *rs->chose);
     rs->cache_why = calloc(n ? n : 1, sizeof *rs->cache_why);
-    if (!rs->urls || !rs->sha || !rs->why || !rs->cache_why) return SMC_ERR_NOMEM;
+    if (!rs->urls || !rs->sha || !rs->why || !rs->chose || !rs->cache_why) return SMC_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         want += rs->lock->pins[i].url == NULL;
     atomic_init(&rs->next, 0);
@@ -228,6 +239,7 @@ static void resolving_free(resolving *rs)
     free(rs->urls);
     free(rs->sha);
     free(rs->why);
+    free(rs->chose);
     free(rs->cache_why);
 }
 
@@ -326,10 +338,16 @@ smc_status smc_acquire_lock(const char *path, const smc_options *opt, smc_input 
             st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version,
                                      rs.cache_why[i]);
         if (st != SMC_OK) break;
+        const char *blank = !pin->version[0] || strchr("=<>!~", pin->version[0]) ? "" : " ";
         if (!pin->url && !rs.urls[i]) {
-            st = smc_input_add_error(in, path, "%s %s: %s", pin->name, pin->version, rs.why[i]);
+            st = smc_input_add_error(in, path, "%s%s%s: %s", pin->name, blank, pin->version,
+                                     rs.why[i]);
             continue;
         }
+        if (rs.chose[i][0])
+            st = smc_input_add_note(in, "%s: %s%s%s: %s", path, pin->name, blank, pin->version,
+                                    rs.chose[i]);
+        if (st != SMC_OK) break;
         const char *where = pin->url ? pin->url : rs.urls[i];
         const char *sha = pin->url ? pin->sha256 : rs.sha[i];
         char problem[256] = ""; /* a local wheel that is not one, or not the one pinned */

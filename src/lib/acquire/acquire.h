@@ -66,6 +66,15 @@ int smc_pep440_cmp(const char *a, const char *b);
  * version (packaging's prereleases=True, as pip checks Requires-Python and markers). */
 int smc_pep440_match(const char *specifiers, const char *version);
 
+/* Whether version is a PEP 440 version; *pre (may be NULL): whether a pre- or dev release. */
+bool smc_pep440_is_version(const char *version, bool *pre);
+/* A requirement's version part as a specifier set into spec: "2.8.0" and "==2.8.0" as
+ * "==2.8.0", ">=2.8,<3" as it is, "" (a bare name) as "" (any version). *exact: it names one
+ * version (== without a wildcard, or ===), the only case where pip takes a yanked file; *pre: a
+ * clause names a pre-release, so pre-releases are candidates (packaging's prereleases). False
+ * when it is not a specifier set or does not fit n. */
+bool smc_pep440_spec(const char *version, char *spec, size_t n, bool *exact, bool *pre);
+
 /* PEP 503 normalized project name into out (lower case, runs of -_. become -), cut to n-1. */
 void smc_pyname_normalize(const char *name, char *out, size_t n);
 
@@ -122,14 +131,17 @@ bool smc_url_sha256(const char *link, char out[65]);
  * (and *bad) when empty or when it holds '/' or a control byte once decoded. */
 char *smc_url_filename(const char *u, bool *bad);
 
-/* The file pip would install for project==version in e: only wheels; files whose
+/* The file pip would install for project and version in e: only wheels; files whose
  * requires-python excludes e's python dropped (a malformed one is ignored, as pip does);
  * incompatible tags dropped; when hashes are given (lower-case hex sha256), files without one of
- * them dropped. version is a pin with PEP 440 == semantics ("2.8" is "2.8.0"; "2.8.0" matches
- * "2.8.0+cu128", "2.8.0+cu128" only itself; a leading "==" is allowed). Among the rest, pip's
- * order: not yanked first (a yanked file is allowed, the pin being exact: PEP 592), then the
- * higher version (local versions differ), the best smc_wheel_rank, the higher build tag.
- * Returns the index, or -1 with a one-line why naming what there was. */
+ * them dropped. version is a pin ("2.8.0" or "==2.8.0", PEP 440 == semantics: "2.8" is "2.8.0";
+ * "2.8.0" matches "2.8.0+cu128", "2.8.0+cu128" only itself), a specifier set (">=2.8,<3",
+ * "~=2.8.0", "==2.8.*") or "" (any version: a bare name), as smc_pep440_spec reads it. A yanked
+ * file is taken only for a pin (PEP 592); pre-releases only where a clause names one or no
+ * final release matches (packaging's filter). Among the rest, pip's order: not yanked first,
+ * then the higher version (local versions differ), the best smc_wheel_rank, the higher build
+ * tag. Returns the index, or -1 with a one-line why naming what there was: for a version or
+ * range the index does not have, the releases nearest it, or the newest. */
 long smc_index_choose(const smc_index_file *files, size_t n, const char *project,
                       const char *version, const smc_pyenv *e, const char *const *hashes,
                       size_t n_hashes, char *why, size_t whylen);
@@ -214,13 +226,16 @@ struct zip_source *smc_remote_zip_source(smc_remote *r);
 /* resolve ------------------------------------------------------------------------------------
  */
 
-/* requirements pinned to one version resolved to wheels through package indexes
- * (resolve.c) */
+/* requirements resolved to wheels through package indexes, as pip resolves them (resolve.c) */
 
-/* Whether s is a requirement pinned to one version: NAME[extras]==VERSION (or ===). */
+/* Whether s is a requirement as pip takes one on its command line: NAME[extras] followed by a
+ * PEP 440 specifier set (==2.8.0, >=2.8,<3, ~=2.8.0, ==2.8.*, ===x), or a bare NAME (any
+ * version) that holds no '.' (which a file's name would). Blanks between the parts are allowed. */
 bool smc_requirement_is(const char *s);
-/* Its name and version, cut to the sizes given; false when it is not one. */
-bool smc_requirement_split(const char *s, char *name, size_t nn, char *version, size_t vn);
+/* Its name, extras ("[a,b]" or "") and specifier set ("" for a bare name), each cut to its size;
+ * false when it is not one. */
+bool smc_requirement_split(const char *s, char *name, size_t nn, char *extras, size_t en,
+                           char *spec, size_t sn);
 
 /* The indexes to look in, the first the default one: --index-url's, else PIP_INDEX_URL,
  * UV_INDEX_URL or UV_DEFAULT_INDEX, else https://pypi.org/simple/; then the extra ones
@@ -238,13 +253,16 @@ void smc_indexes_free(smc_indexes *ix);
 /* smcheck's name of this machine's platform ("linux-x86_64", "linux-aarch64"). */
 const char *smc_host_platform(void);
 
-/* The wheel pip would install for name==version in e, from the files of every index pooled
- * (their pages fetched through f, which may be NULL):
- * its URL (malloc'd) and sha256 ("" when the index gives none). hashes: the sha256s the file must
- * have (requirements.txt's --hash), or none. False with a one-line why. */
+/* The wheel pip would install for name and version in e (a pin, a specifier set or "": see
+ * smc_index_choose), from the files of every index pooled (their pages fetched through f, which
+ * may be NULL): its URL (malloc'd) and sha256 ("" when the index gives none). hashes: the
+ * sha256s the file must have (requirements.txt's --hash), or none. chose (cn bytes, may be 0):
+ * for a range or a bare name, the version taken and why ("2.9.1, the newest with a wheel for
+ * cp312 manylinux_2_28_x86_64"), else "". False with a one-line why. */
 bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, const smc_pyenv *e,
                      const char *name, const char *version, const char *const *hashes,
-                     size_t n_hashes, char **url, char sha256[65], char *why, size_t wn);
+                     size_t n_hashes, char **url, char sha256[65], char *chose, size_t cn,
+                     char *why, size_t wn);
 
 /* The sha256 an index gives for the wheel at url, a URL that names none (#sha256=): asked of the
  * indexes that serve it (url on an index's own host, or on files.pythonhosted.org for PyPI's:

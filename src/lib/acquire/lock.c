@@ -186,10 +186,11 @@ static bool copy_hashes(smc_pin *to, const smc_pin *from)
 
 /* What the constraints (-c) do to the requirements, as pip's resolver takes them: a requirement
  * not pinned gets its constraint's version (and file, and hashes where it has none); one that no
- * constraint pins refuses the file, as before constraints were read; a constraint that excludes
+ * constraint pins keeps its specifier set, resolved later as pip would (the newest release that
+ * matches and has a wheel for the environment); a constraint that excludes
  * a requirement's version, or constraints that pin two versions, are a lock_problem (pip finds
  * nothing to install), and that requirement is left out. */
-static bool settle(reader *r, char *why, size_t n)
+static bool settle(reader *r)
 {
     smc_lock *l = r->l;
     names x;
@@ -212,11 +213,7 @@ static bool settle(reader *r, char *why, size_t n)
                 "to install",
                 p->name);
             drop[i] = true;
-        } else if (where && !c) {
-            smc_say(why, n, "%s: '%.100s%.200s' is not pinned to one version (%.100s==version)",
-                    where, p->name, p->version, p->name);
-            ok = false;
-        } else if (!c) {
+        } else if (!c) { /* a range no constraint narrows is resolved as pip would */
             continue;
         } else if (where && smc_pep440_match(p->version, c->version) != 1) {
             ok =
@@ -279,8 +276,7 @@ bool smc_lock_read(const char *path, const char *text, size_t len, const smc_pye
     if (bl >= 4 && strcmp(base + bl - 4, ".txt") == 0) {
         struct stat st; /* the file named is the first one open (-r and -c open the others) */
         ok = (stat(path, &st) != 0 || lock_opened(&r, &st, why, n)) &&
-             lock_read_requirements(&r, text, len, why, n) && settle(&r, why, n) &&
-             extras_unused(&r);
+             lock_read_requirements(&r, text, len, why, n) && settle(&r) && extras_unused(&r);
     } else {
         char terr[256];
         cJSON *root = smc_toml_parse(text, len, terr, sizeof terr);

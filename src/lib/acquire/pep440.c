@@ -355,6 +355,40 @@ int smc_pep440_match(const char *specifiers, const char *version)
     }
 }
 
+bool smc_pep440_is_version(const char *version, bool *pre)
+{
+    pver v;
+    if (!pver_of(version, &v)) return false;
+    if (pre) *pre = is_prerelease(&v);
+    return true;
+}
+
+bool smc_pep440_spec(const char *version, char *spec, size_t n, bool *exact, bool *pre)
+{
+    while (is_space(*version))
+        version++;
+    bool op = strchr("=<>!~", *version) && *version;
+    int k = snprintf(spec, n, "%s%s", op || !*version ? "" : "==", version);
+    if (k < 0 || (size_t)k >= n) return false;
+    while (k > 0 && is_space(spec[k - 1]))
+        spec[--k] = '\0';
+    *exact = strncmp(spec, "===", 3) == 0 || (strncmp(spec, "==", 2) == 0 && !strpbrk(spec, ",*"));
+    *pre = false;
+    if (smc_pep440_match(spec, "0") < 0) return false;
+    /* packaging's SpecifierSet.prereleases: a clause naming a pre-release takes them */
+    for (const char *p = spec; *p;) {
+        const char *e = p + strcspn(p, ","), *s = p;
+        while (s < e && is_space(*s))
+            s++;
+        int o = pep440_take_op(&s, e);
+        pver v;
+        if (o >= 0 && o != OP_ARB && pep440_pver_parse(s, e, &v, &(bool){false}))
+            *pre = *pre || is_prerelease(&v);
+        p = *e ? e + 1 : e;
+    }
+    return true;
+}
+
 /* ---- names ------------------------------------------------------------------------------ */
 
 void smc_pyname_normalize(const char *name, char *out, size_t n)

@@ -187,12 +187,11 @@ smc_index_stream *smc_index_stream_new(const char *project, const char *version)
 {
     smc_index_stream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    bool exact, pre;
     if (project && version) {
-        while (*version == ' ' || *version == '=')
-            version++;
         smc_pyname_normalize(project, s->pg.want, sizeof s->pg.want);
-        int k = snprintf(s->pg.spec, sizeof s->pg.spec, "==%s", version);
-        if (k < 0 || (size_t)k >= sizeof s->pg.spec) s->pg.want[0] = '\0'; /* all kept */
+        if (!smc_pep440_spec(version, s->pg.spec, sizeof s->pg.spec, &exact, &pre))
+            s->pg.want[0] = '\0'; /* all kept */
     }
     return s;
 }
@@ -413,6 +412,52 @@ static int build_cmp(const char *a, const char *b)
     return c < 0 ? -1 : c > 0;
 }
 
+typedef char version_text[64];
+
+static int by_version_desc(const void *x, const void *y)
+{
+    return smc_pep440_cmp((const char *)y, (const char *)x);
+}
+
+/* What the page has instead, for the message: the releases with wheels next to a pinned
+ * version, or the newest three for a range. Only on the way to an error. */
+static void put_releases(msg *m, const smc_index_file *files, size_t n, const char *want,
+                         const char *version, bool exact)
+{
+    size_t cap = n < 65536 ? n : 65536, k = 0;
+    version_text *v = malloc((cap ? cap : 1) * sizeof *v);
+    for (size_t i = 0; v && i < n && k < cap; i++) {
+        smc_wheel_name w;
+        if (files[i].filename && smc_wheel_name_parse(files[i].filename, &w) &&
+            strcmp(w.name, want) == 0 && strlen(w.version) < sizeof v[0] &&
+            smc_pep440_is_version(w.version, NULL))
+            snprintf(v[k++], sizeof v[0], "%s", w.version);
+    }
+    if (!v || !k) {
+        if (v || !cap) put(m, "; the index has no wheel of it");
+        free(v);
+        return;
+    }
+    qsort(v, k, sizeof v[0], by_version_desc);
+    size_t u = 1; /* distinct, newest first */
+    for (size_t i = 1; i < k; i++)
+        if (strcmp(v[i], v[u - 1]) != 0) memmove(v[u++], v[i], sizeof v[0]);
+    if (exact) {
+        const char *pin = version + strspn(version, "= ");
+        size_t below = 0; /* the first at or below the pin */
+        while (below < u && smc_pep440_cmp(v[below], pin) > 0)
+            below++;
+        put(m, "; the nearest releases with wheels:");
+        if (below < u) put(m, " %s", v[below]);
+        if (below > 0) put(m, "%s %s", below < u ? "," : "", v[below - 1]);
+    } else {
+        put(m, "; the newest releases with wheels:");
+        for (size_t i = 0; i < u && i < 3; i++)
+            put(m, "%s %s", i ? "," : "", v[i]);
+    }
+    free(v);
+}
+
 long smc_index_choose(const smc_index_file *files, size_t n, const char *project,
                       const char *version, const smc_pyenv *e, const char *const *hashes,
                       size_t n_hashes, char *why, size_t whylen)
@@ -424,74 +469,96 @@ long smc_index_choose(const smc_index_file *files, size_t n, const char *project
         put(&m, "no project, version or environment");
         return -1;
     }
-    while (*version == ' ' || *version == '=')
-        version++;
     clean(project, shown_name);
     clean(version, shown_ver);
     smc_pyname_normalize(project, want, sizeof want);
-    int spec_len = snprintf(spec, sizeof spec, "==%s", version);
-    if (spec_len < 0 || (size_t)spec_len >= sizeof spec || smc_pep440_match(spec, version) != 1) {
-        put(&m, "%s: %s is not a version", shown_name, shown_ver);
+    bool exact, pre_named;
+    if (!smc_pep440_spec(version, spec, sizeof spec, &exact, &pre_named)) {
+        put(&m, "%s: %s is not a version or a specifier set", shown_name, shown_ver);
         return -1;
     }
+    if (exact) clean(spec + strspn(spec, "= "), shown_ver);
     long best = -1, best_rank = 0;
-    size_t nfiles = 0, nwheels = 0, nsdists = 0, n_rp = 0, n_hash = 0, n_tags = 0;
+    size_t nfiles = 0, nwheels = 0, nsdists = 0, n_rp = 0, n_hash = 0, n_tags = 0, n_yanked = 0,
+           n_pre = 0;
     const char *rp_seen = NULL;
     seen interps = {0}, plats = {0};
-    for (size_t i = 0; i < n; i++) {
-        const smc_index_file *f = &files[i];
-        smc_wheel_name w;
-        if (!f->filename) continue;
-        if (!smc_wheel_name_parse(f->filename, &w)) {
-            if (index_sdist_of(f->filename, want, spec)) nfiles++, nsdists++;
-            continue;
-        }
-        if (strcmp(w.name, want) != 0) continue;
-        if (smc_pep440_match(spec, w.version) != 1) continue;
-        nfiles++, nwheels++;
-        if (f->requires_python &&
-            smc_pep440_match(f->requires_python, e->python_full_version) == 0) {
-            n_rp++;
-            if (!rp_seen) rp_seen = f->requires_python;
-            continue;
-        }
-        if (n_hashes) {
-            bool listed = false;
-            for (size_t h = 0; h < n_hashes && !listed && f->sha256[0]; h++)
-                listed = hashes[h] && strcmp(hashes[h], f->sha256) == 0;
-            if (!listed) {
-                n_hash++;
+    /* A second pass takes pre-releases, where the first found only those (packaging's filter). */
+    for (int pass = 0; pass < 2 && best < 0 && (pass == 0 || (n_pre && nwheels == n_pre)); pass++) {
+        bool take_pre = pre_named || pass == 1;
+        nfiles = nwheels = nsdists = n_rp = n_hash = n_tags = n_yanked = 0;
+        interps.n = plats.n = 0;
+        interps.more = plats.more = false;
+        for (size_t i = 0; i < n; i++) {
+            const smc_index_file *f = &files[i];
+            smc_wheel_name w;
+            if (!f->filename) continue;
+            if (!smc_wheel_name_parse(f->filename, &w)) {
+                if (index_sdist_of(f->filename, want, spec)) nfiles++, nsdists++;
                 continue;
             }
+            if (strcmp(w.name, want) != 0) continue;
+            if (smc_pep440_match(spec, w.version) != 1) continue;
+            bool pre = false;
+            if (!exact && (!smc_pep440_is_version(w.version, &pre) || (pre && !take_pre))) {
+                if (pre && pass == 0) n_pre++;
+                if (pre) nfiles++, nwheels++;
+                continue;
+            }
+            nfiles++, nwheels++;
+            if (!exact && f->yanked) { /* PEP 592: only a pin takes a yanked file */
+                n_yanked++;
+                continue;
+            }
+            if (f->requires_python &&
+                smc_pep440_match(f->requires_python, e->python_full_version) == 0) {
+                n_rp++;
+                if (!rp_seen) rp_seen = f->requires_python;
+                continue;
+            }
+            if (n_hashes) {
+                bool listed = false;
+                for (size_t h = 0; h < n_hashes && !listed && f->sha256[0]; h++)
+                    listed = hashes[h] && strcmp(hashes[h], f->sha256) == 0;
+                if (!listed) {
+                    n_hash++;
+                    continue;
+                }
+            }
+            long rank = smc_wheel_rank(e, f->filename);
+            if (rank < 0) {
+                n_tags++;
+                size_t a = strcspn(w.tags, "-"), b = a + 1 + strcspn(w.tags + a + 1, "-");
+                note(&interps, w.tags, a);
+                note(&plats, w.tags + b + 1, strlen(w.tags + b + 1));
+                continue;
+            }
+            if (best >= 0) {
+                /* pip 26's _sort_key, greater preferred: not yanked, version, -tag rank, build */
+                const smc_index_file *o = &files[best];
+                smc_wheel_name ow;
+                smc_wheel_name_parse(o->filename, &ow);
+                int c = (o->yanked > f->yanked) - (o->yanked < f->yanked);
+                if (!c) c = smc_pep440_cmp(w.version, ow.version);
+                if (!c) c = rank < best_rank ? 1 : rank > best_rank ? -1 : 0;
+                if (!c) c = build_cmp(w.build, ow.build);
+                if (c <= 0) continue;
+            }
+            best = (long)i;
+            best_rank = rank;
         }
-        long rank = smc_wheel_rank(e, f->filename);
-        if (rank < 0) {
-            n_tags++;
-            size_t a = strcspn(w.tags, "-"), b = a + 1 + strcspn(w.tags + a + 1, "-");
-            note(&interps, w.tags, a);
-            note(&plats, w.tags + b + 1, strlen(w.tags + b + 1));
-            continue;
-        }
-        if (best >= 0) {
-            /* pip 26's _sort_key, greater preferred: not yanked, version, -tag rank, build */
-            const smc_index_file *o = &files[best];
-            smc_wheel_name ow;
-            smc_wheel_name_parse(o->filename, &ow);
-            int c = (o->yanked > f->yanked) - (o->yanked < f->yanked);
-            if (!c) c = smc_pep440_cmp(w.version, ow.version);
-            if (!c) c = rank < best_rank ? 1 : rank > best_rank ? -1 : 0;
-            if (!c) c = build_cmp(w.build, ow.build);
-            if (c <= 0) continue;
-        }
-        best = (long)i;
-        best_rank = rank;
     }
     if (best >= 0) return best;
 
     const char *t0 = e->tags[0], *d1 = strchr(t0, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
     if (!nfiles) {
-        put(&m, "no file of %s %s on the index page (%zu files of other versions or projects)",
-            shown_name, shown_ver, n);
+        if (exact)
+            put(&m, "no file of %s %s on the index page (%zu files of other versions or projects)",
+                shown_name, shown_ver, n);
+        else
+            put(&m, "no release of %s matches '%s' (%zu files of other versions or projects)",
+                shown_name, shown_ver, n);
+        put_releases(&m, files, n, want, spec, exact);
         return -1;
     }
     put(&m, "no wheel of %s %s for %.*s %s: %zu file%s (%zu wheel%s", shown_name, shown_ver,
@@ -499,6 +566,7 @@ long smc_index_choose(const smc_index_file *files, size_t n, const char *project
         nwheels == 1 ? "" : "s");
     if (nsdists) put(&m, ", %zu sdist%s", nsdists, nsdists == 1 ? "" : "s");
     put(&m, ")");
+    if (n_yanked) put(&m, "; %zu yanked (taken only when pinned with ==)", n_yanked);
     if (n_rp) {
         char shown_rp[64];
         clean(rp_seen, shown_rp);

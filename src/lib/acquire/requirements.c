@@ -162,7 +162,8 @@ static bool option_line(reader *r, char *p, unsigned lineno, char *why, size_t n
 
 /* One logical line (continuations joined, the comment cut): a pin with its --hash options, or
  * an option of the file. What is not a requirement refuses the file (as pip would refuse it);
- * one not pinned to one version waits for the constraints (settle). In a -c file a pin is a
+ * one not pinned to one version waits for the constraints (settle), and without one is resolved
+ * as pip would. In a -c file a pin is a
  * constraint, and a requirement not pinned constrains nothing this reads. */
 static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, size_t n)
 {
@@ -239,7 +240,9 @@ static bool requirement_line(reader *r, char *line, unsigned lineno, char *why, 
                 pinned = strlen(version) <= 128 && smc_pep440_match(pinspec, version) == 1;
             }
             if (!pinned && (strlen(q) > 200 || smc_pep440_match(q, "0") < 0)) {
-                smc_say(why, n, "line %u: '%.200s' is not pinned to one version (%s==version)",
+                smc_say(why, n,
+                        "line %u: '%.200s' is not a requirement pip takes (%s with a "
+                        "specifier set such as ==2.8.0 or >=2.8,<3)",
                         lineno, p, name);
                 return false;
             }

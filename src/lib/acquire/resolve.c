@@ -15,39 +15,47 @@
 #define DEFAULT_INDEX "https://pypi.org/simple/"
 #define ACCEPT "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
 
-bool smc_requirement_is(const char *s)
+/* The parts of a requirement: [name) [extras) [spec), or false. */
+static bool requirement_parts(const char *s, size_t *name_end, size_t *extras_end,
+                              const char **spec)
 {
     size_t n = 0;
     while (isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-')
         n++;
-    if (n == 0 || !isalnum((unsigned char)s[0])) return false;
+    if (n == 0 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1])) return false;
+    *name_end = n;
     if (s[n] == '[') {
         const char *close = strchr(s + n, ']');
-        if (!close) return false;
+        if (!close || close - s > 200 || memchr(s + n, '/', (size_t)(close - s) - n)) return false;
         n = (size_t)(close - s) + 1;
     }
+    *extras_end = n;
     while (s[n] == ' ')
         n++;
-    if (strncmp(s + n, "==", 2) != 0) return false;
-    n += s[n + 2] == '=' ? 3 : 2;
-    while (s[n] == ' ')
-        n++;
-    if (!isalnum((unsigned char)s[n])) return false;
-    for (; s[n]; n++)
-        if (!(isalnum((unsigned char)s[n]) || strchr(".+!_-", s[n]))) return false;
-    return true;
+    *spec = s + n;
+    if (!s[n]) return !memchr(s, '.', *name_end); /* a bare name: not a file's */
+    char buf[160];
+    bool exact, pre;
+    return !strchr(s + n, '/') && strchr("=<>!~", s[n]) &&
+           smc_pep440_spec(s + n, buf, sizeof buf, &exact, &pre);
 }
 
-bool smc_requirement_split(const char *s, char *name, size_t nn, char *version, size_t vn)
+bool smc_requirement_is(const char *s)
 {
-    if (!smc_requirement_is(s)) return false;
-    size_t k = strcspn(s, "[ =");
-    snprintf(name, nn, "%.*s", (int)k, s);
-    const char *v = strstr(s, "==") + 2;
-    if (*v == '=') v++;
-    while (*v == ' ')
-        v++;
-    snprintf(version, vn, "%s", v);
+    size_t a, b;
+    const char *spec;
+    return requirement_parts(s, &a, &b, &spec);
+}
+
+bool smc_requirement_split(const char *s, char *name, size_t nn, char *extras, size_t en,
+                           char *spec, size_t sn)
+{
+    size_t a, b;
+    const char *v;
+    if (!requirement_parts(s, &a, &b, &v)) return false;
+    snprintf(name, nn, "%.*s", (int)a, s);
+    snprintf(extras, en, "%.*s", (int)(b - a), s + a);
+    snprintf(spec, sn, "%s", v);
     return true;
 }
 
@@ -179,18 +187,29 @@ static bool read_page(const smc_net *net, smc_fetch *f, const char *index, const
 
 bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, const smc_pyenv *e,
                      const char *name, const char *version, const char *const *hashes,
-                     size_t n_hashes, char **url, char sha256[65], char *why, size_t wn)
+                     size_t n_hashes, char **url, char sha256[65], char *chose, size_t cn,
+                     char *why, size_t wn)
 {
     *url = NULL;
     sha256[0] = '\0';
     why[0] = '\0';
-    char project[128];
+    if (cn) chose[0] = '\0';
+    char project[128], spec[160];
     smc_pyname_normalize(name, project, sizeof project);
+    bool exact, pre;
+    if (!smc_pep440_spec(version, spec, sizeof spec, &exact, &pre)) {
+        snprintf(why, wn, "%.100s: '%.100s' is not a version or a specifier set", name, version);
+        return false;
+    }
     smc_index_file *files = NULL;
     size_t n = 0, dropped = 0;
     bool ok = true;
-    for (size_t i = 0; ok && i < ix->count; i++)
-        ok = read_page(net, f, ix->urls[i], project, version, &files, &n, &dropped, why, wn);
+    /* A pin keeps its version's files alone; a range, or a pin to a version the indexes do not
+     * have (then for the message), every version's. */
+    for (int pass = 0; pass < 2 && ok && n == 0 && (pass == 0 || (exact && !dropped)); pass++)
+        for (size_t i = 0; ok && i < ix->count; i++)
+            ok = read_page(net, f, ix->urls[i], project, pass == 0 && exact ? spec : "", &files, &n,
+                           &dropped, why, wn);
     if (ok && n == 0 && dropped) {
         snprintf(why, wn, "the index's page of %s has no link to take (%zu dropped: not http(s), "
                  "over 8 KiB, or no file name)", project, dropped);
@@ -202,12 +221,17 @@ bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, co
         free(first);
         ok = false;
     }
-    long k = ok ? smc_index_choose(files, n, project, version, e, hashes, n_hashes, why, wn) : -1;
+    long k = ok ? smc_index_choose(files, n, project, spec, e, hashes, n_hashes, why, wn) : -1;
     if (k >= 0) {
         *url = smc_strdup(files[k].url);
         snprintf(sha256, 65, "%s", files[k].sha256);
         ok = *url != NULL;
         if (!ok) snprintf(why, wn, "out of memory");
+        smc_wheel_name w;
+        const char *t = e->tags[0], *d1 = strchr(t, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+        if (ok && !exact && cn && smc_wheel_name_parse(files[k].filename, &w))
+            snprintf(chose, cn, "%s, the newest with a wheel for %.*s %s", w.version,
+                     d1 ? (int)(d1 - t) : 0, t, d2 ? d2 + 1 : "");
     } else {
         ok = false;
     }
