@@ -12,12 +12,14 @@ HTTP/1.1 with keep-alive, as real indexes are.
   /redirect/N/REST       302 to /redirect/N-1/REST, and at 0 to /REST
   /loop/NAME             302 to itself
   /status/CODE/NAME      that status
+  /packages/AB/CD/HEX/NAME  the file, as /files/ serves it (PyPI's digest-addressed URLs)
   /simple/PROJECT/       PEP 691 JSON when the Accept header asks for it, else PEP 503 HTML: the
                          files of DIR whose name is the project's (PEP 503 normalized), with
                          sha256 and requires-python (>=3.8), yanked where DIR has NAME.yanked
                          (its text the reason); /html/simple/... always HTML;
                          /json/simple/... always JSON; /badhash/simple/... JSON whose sha256s
-                         are all zeros
+                         are all zeros; /digest/simple/... JSON whose URLs are /packages/ ones
+                         (the BLAKE2b-256 of the file, as PyPI's)
   /hostile/simple/PROJECT/  a page of hostile links (file:, javascript:, huge, unterminated)
   /served                the bytes of files sent so far (a test's proof that nothing was read)
   /mutate/HOW/OFFSET/NAME  the file as /files/ serves it the first time it is asked for, then
@@ -251,14 +253,22 @@ class Handler(BaseHTTPRequestHandler):
         if truncate:
             self.close_connection = True
 
-    def simple(self, project, fmt, bad_hash=False):
+    def simple(self, project, fmt, bad_hash=False, digest=False):
         files = project_files(project)
         if not files:
             return self.send_body(404, b"no such project\n", "text/plain")
-        up = "../" * len(self.path.split("?")[0].strip("/").split("/")) + "files/"
+        root = "../" * len(self.path.split("?")[0].strip("/").split("/"))
+        up = root + "files/"
+
+        def url(f):  # PyPI's digest-addressed URL, or /files/NAME
+            if not digest:
+                return up + f
+            with open(os.path.join(ROOT, f), "rb") as fh:
+                h = hashlib.blake2b(fh.read(), digest_size=32).hexdigest()
+            return "%spackages/%s/%s/%s/%s" % (root, h[:2], h[2:4], h[4:], f)
         if fmt == "json":
             page = {"meta": {"api-version": "1.1"}, "name": normalize(project), "files": [
-                {"filename": f, "url": up + f,
+                {"filename": f, "url": url(f),
                  "hashes": {"sha256": "0" * 64 if bad_hash else sha256_of(os.path.join(ROOT, f))},
                  "requires-python": ">=3.8", "size": os.path.getsize(os.path.join(ROOT, f)),
                  "yanked": yanked(f) or False} for f in files]}
@@ -291,7 +301,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.redirect("http://__token__:%s@127.0.0.1:%d/auth%s" % (
                 SECRET, self.server.server_address[1], self.path[len("/leak"):]))
         try:
-            if parts[0] == "files":
+            if parts[0] in ("files", "packages"):
                 return self.serve_file(parts[-1])
             if parts[0] == "norange":
                 return self.serve_file(parts[-1], ranges=False)
@@ -319,6 +329,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.simple(parts[2], parts[0])
             if parts[0] == "badhash" and len(parts) >= 3 and parts[1] == "simple":
                 return self.simple(parts[2], "json", bad_hash=True)
+            if parts[0] == "digest" and len(parts) >= 3 and parts[1] == "simple":
+                return self.simple(parts[2], "json", digest=True)
             if parts[0] in ("huge", "hugehtml") and len(parts) >= 3 and parts[1] == "simple":
                 html_page = parts[0] == "hugehtml"
                 return self.send_body(200, huge_page(parts[2], html_page),

@@ -591,6 +591,15 @@ def specifier_checks(work, sandbox):
                 rc, out, err, _ = run(idx + [spec], sandbox)
                 check(rc == 2 and one_error(err, spec, words),
                       "%s, %s pages: one error: %r (%d %r)" % (spec, pages, words, rc, err.strip()))
+        # Text names the wheel's libraries by its file name, the URL once.
+        rc, out, err, _ = run(["--gpu", "sm_80,sm_120", "--index-url", base + "/simple/",
+                               "--python-version", "3.12", "--platform", "linux-x86_64",
+                               "spec-demo>=1.0"], sandbox)
+        url = base + "/files/spec_demo-1.1-" + tags
+        rows = [l for l in out.splitlines() if "spec_demo-1.1-" in l]
+        check(rc == 0 and out.count(url) == 1 and "  from " + url + "\n" in out and
+              len(rows) == 2 and rows[1].split()[-1] == "spec_demo-1.1-%s!demo_ptx/_kernels.so" % tags,
+              "text: the URL once (\"from URL\"), the library by the wheel's file name: %r" % rows)
         reqs = os.path.join(sandbox, "..", "requirements-spec.txt")
         with open(reqs, "w") as f:
             f.write("# ranges, as pip reads them\nspec-demo >=1.0, <1.1\n")
@@ -602,6 +611,22 @@ def specifier_checks(work, sandbox):
         check(rc == 0 and paths and all("/spec_demo-1.0-" in p for p in paths) and
               any("spec-demo>=1.0, <1.1: 1.0, the newest with a wheel for cp312" in n for n in notes),
               "requirements.txt: a range resolved as pip would: %r; %r; %s" % (paths[:1], notes, err))
+        # A digest-addressed URL (PyPI's /packages/AB/CD/<BLAKE2b-256>/NAME) cannot change: once
+        # read, it is answered from the cache, with neither the index nor the file asked (the
+        # server is gone); a /files/ URL is not.
+        name = "spec_demo-1.1-" + tags
+        with open(os.path.join(www, name), "rb") as f:
+            b2 = hashlib.blake2b(f.read(), digest_size=32).hexdigest()
+        fixed = "%s/packages/%s/%s/%s/%s" % (base, b2[:2], b2[2:4], b2[4:], name)
+        args = ["--gpu", "sm_80", "--format", "json", "--index-url", base + "/digest/simple/"]
+        rc1, out1, err1, _ = run(args + [fixed], sandbox)
+        server.kill()
+        server.wait()
+        rc2, out2, err2, _ = run(args + [fixed], sandbox)
+        rc3, _, err3, _ = run(args + [base + "/files/" + name], sandbox)
+        check(rc1 == 0 and err1 == "" and (rc2, out2, err2) == (rc1, out1, err1) and rc3 == 2,
+              "an immutable URL read once is judged again with the server gone (%d %d %r; "
+              "a /files/ URL: %d %r)" % (rc1, rc2, err2[:200], rc3, err3[:200]))
     finally:
         server.kill()
         server.wait()

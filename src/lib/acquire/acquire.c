@@ -59,6 +59,32 @@ static smc_status add_wanted(smc_wanted **out, size_t *n, const char *where, con
     return SMC_OK;
 }
 
+/* Whether the bytes at url cannot change: a package index's digest-addressed file URL, as
+ * PyPI's files are (/packages/AB/CD/<60 hex digits of the file's BLAKE2b-256>/NAME). */
+static bool url_immutable(const char *url)
+{
+    const char *p = strstr(url, "://");
+    p = p ? strstr(p + 3, "/packages/") : NULL;
+    if (!p) return false;
+    p += 10;
+    static const size_t parts[] = {2, 2, 60};
+    for (size_t i = 0; i < 3; i++, p++) {
+        size_t k = strspn(p, "0123456789abcdef");
+        if (k != parts[i] || p[k] != '/') return false;
+        p += k;
+    }
+    return *p && !strchr(p, '/');
+}
+
+/* The cache key of an immutable URL's sha256 record (smc_choice_encode): one line a fact. */
+static bool url_key(const char *url, char key[65])
+{
+    char *text = smc_asprintf("smcheck-url\nurl %s\n", url);
+    bool ok = text && smc_sha256_hex(text, strlen(text), key);
+    free(text);
+    return ok;
+}
+
 smc_status smc_acquire_url(const char *url, const smc_options *opt, smc_input *in,
                            smc_wanted **out, size_t *n)
 {
@@ -70,8 +96,21 @@ smc_status smc_acquire_url(const char *url, const smc_options *opt, smc_input *i
                                    "nothing to check the file against");
     /* Without #sha256=: the sha256 an index that serves it gives (resolve.c), so that it is
      * checked and its facts are cached under it as for a URL that names it; none when no index
-     * does. */
-    if (!sha[0] && smc_cacheable(opt) && opt->cache.dir) {
+     * does. A URL whose bytes cannot change keeps that sha256 in the cache: then neither the
+     * index nor the file is asked again. */
+    bool cached = !sha[0] && smc_cacheable(opt) && opt->cache.dir;
+    char key[65], why[512];
+    bool keyed = cached && url_immutable(url) && url_key(url, key);
+    if (keyed) {
+        size_t len = 0;
+        char *text = smc_cache_load(opt->cache.dir, key, &len, why, sizeof why), *was = NULL;
+        if (text && smc_choice_decode(text, len, key, &was, sha, why, sizeof why) &&
+            strcmp(was, url) != 0)
+            sha[0] = '\0';
+        free(was);
+        free(text);
+    }
+    if (cached && !sha[0]) {
         smc_indexes ix;
         if (!smc_indexes_init(&ix, opt->index.index_url, opt->index.extra_index_urls,
                               opt->index.extra_index_count))
@@ -79,6 +118,11 @@ smc_status smc_acquire_url(const char *url, const smc_options *opt, smc_input *i
         smc_net net = smc_net_of(opt);
         smc_resolve_url_sha256(&net, &ix, url, sha);
         smc_indexes_free(&ix);
+        char *text = keyed && sha[0] ? smc_choice_encode(key, url, sha) : NULL;
+        if (text) /* a cache that cannot be written is not this URL's problem */
+            smc_cache_store(opt->cache.dir, key, text, strlen(text), opt->cache.cap, why,
+                            sizeof why);
+        free(text);
     }
     return add_wanted(out, n, url, sha, false, NULL);
 }
