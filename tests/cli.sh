@@ -363,6 +363,11 @@ else
     echo "skip   --one-file-system: no mount point under /dev, /sys/fs or /run here"
 fi
 
+# A file without device code is not a library found, even one with a finding to report.
+run scan "$fixtures/gen/bad_truncated.so" "$fixtures/nvcc/nodevice.so" "$fixtures/nvcc/multi.so"
+check "a file with no device code is not counted as a library found" all 'status_is 2' \
+    'has "$out" "bad_truncated.so: 0 containers"' 'has "$out" "3 files looked at, 1 library found"'
+
 # The README's usage block is --help, word for word.
 run --help
 readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../README.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')

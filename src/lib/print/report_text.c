@@ -777,7 +777,8 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             fprintf(out, "note: and %zu more notes, not kept (%d are, an input)\n",
                     in->notes_more, SMC_ERRORS_KEPT);
         files += inputs[i]->files;
-        libraries += inputs[i]->library_count;
+        for (size_t l = 0; l < in->library_count; l++) /* a file with no device code is none */
+            libraries += in->libraries[l].container_count > 0;
         errors += inputs[i]->error_count + inputs[i]->errors_more;
     }
     if (judging && opt->target_count > 1 && !opt->detail) {
