@@ -298,7 +298,7 @@ demo_cu128==1.0 --hash=sha256:%s  # via proj
               "%s: rc %d, kind %s, the two wheels its markers keep, as from disk: %s; %s"
               % (name, rc, inp.get("kind"), got == want, err.strip()[:300]))
         # the project itself (a packaged one, as `uv export` and `pip lock .` write it): a note
-        notes = inp.get("notes", [])
+        notes = [n for n in inp.get("notes", []) if ": judged for Python " not in n]
         check(len(notes) == 1 and notes[0].startswith(path + ": ") and
               "a local directory" in notes[0] and ("proj" in notes[0] or "-e ." in notes[0]),
               "%s: the project, a local directory, is one note: %r" % (name, notes))
@@ -346,7 +346,7 @@ ptx = [{ name = "demo-ptx" }]
                               sandbox)
         inp = json.loads(out)["inputs"][0] if out else {}
         names = sorted(d["name"] for d in inp.get("distributions", []))
-        notes = inp.get("notes", [])
+        notes = [n for n in inp.get("notes", []) if ": judged for Python " not in n]
         errs = [l for l in err.splitlines() if l]
         check(rc == code and names == dists and len(notes) == 1 and left in notes[0] and
               (errs == [] if extra != "nope" else
@@ -611,6 +611,35 @@ def specifier_checks(work, sandbox):
         check(rc == 0 and paths and all("/spec_demo-1.0-" in p for p in paths) and
               any("spec-demo>=1.0, <1.1: 1.0, the newest with a wheel for cp312" in n for n in notes),
               "requirements.txt: a range resolved as pip would: %r; %r; %s" % (paths[:1], notes, err))
+        # A lock of one Python is judged for it without --python-version, and says so; one that
+        # fixes none is judged for the default, said.
+        cp311 = "spec_demo-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+        shutil.copy(os.path.join(www, "spec_demo-1.0-" + tags), os.path.join(www, cp311))
+        locks = os.path.join(sandbox, "..", "py-locks")
+        os.makedirs(locks, exist_ok=True)
+        pylock = os.path.join(locks, "pylock.toml")
+        with open(pylock, "w") as f:
+            f.write('lock-version = "1.0"\ncreated-by = "tests"\n\n[[packages]]\nname = "spec-demo"\n'
+                    'version = "1.0"\nwheels = [{ url = "%s/files/%s", hashes = { sha256 = "%s" } }]\n'
+                    % (base, cp311, sha(os.path.join(www, cp311))))
+        reqs311 = os.path.join(locks, "requirements.txt")
+        with open(reqs311, "w") as f:
+            f.write("spec-demo @ %s/files/%s\n" % (base, cp311))
+        for lock, how in ((pylock, "each of its 1 wheel is built for cp311"),
+                          (reqs311, "each of its 1 wheel is built for cp311")):
+            rc, out, err, _ = run(["scan", "--format", "json", "--platform", "linux-x86_64", lock],
+                                  sandbox)
+            doc = json.loads(out) if out else {"inputs": []}
+            paths = [l["path"] for i in doc["inputs"] for l in i["libraries"]]
+            notes = [n for i in doc["inputs"] for n in i.get("notes", [])]
+            check(rc == 0 and err == "" and paths and all(cp311 in p for p in paths) and
+                  notes == ["%s: judged for Python 3.11: %s" % (lock, how)],
+                  "%s of cp311 wheels, no --python-version: judged for 3.11, said (%d %r %r)"
+                  % (os.path.basename(lock), rc, notes, err[:300]))
+        rc, out, err, _ = run(["scan", "--format", "json", "--platform", "linux-x86_64",
+                               "--python-version", "3.12", pylock], sandbox)
+        check(rc == 2 and "no wheel for cp312" in err,
+              "the same pylock.toml with --python-version 3.12: refused as before (%d %r)" % (rc, err[:300]))
         # A digest-addressed URL (PyPI's /packages/AB/CD/<BLAKE2b-256>/NAME) cannot change: once
         # read, it is answered from the cache, with neither the index nor the file asked (the
         # server is gone); a /files/ URL is not.

@@ -1503,9 +1503,43 @@ static void included_files(void)
     smc_pyenv_free(&lin);
 }
 
+/* The one Python a lock fixes (smc_lock_python): by requires-python, or by its wheels' tags. */
+static void lock_pythons(void)
+{
+    static const struct {
+        const char *text, *python, *how;
+    } cases[] = {
+        {"version = 1\nrequires-python = \"==3.11.*\"\n[[package]]\nname = \"a\"\n", "3.11",
+         "its requires-python (==3.11.*) admits no other"},
+        {"requires-python = '>=3.12,<3.13'\n", "3.12",
+         "its requires-python (>=3.12,<3.13) admits no other"},
+        {"requires-python = \">=3.12, <3.13\"\n", "3.12",
+         "its requires-python (>=3.12, <3.13) admits no other"},
+        {"requires-python = \">=3.10\"\n", NULL, NULL},
+        {"[tool]\nrequires-python = \"==3.11.*\"\n", NULL, NULL}, /* not at the top */
+        {"x @ https://e.org/x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl\n"
+         "y==2 ; python_version > '3'\nz @ https://e.org/z-1.0-cp311-cp311-win_amd64.whl\n",
+         "3.11", "each of its 2 wheels is built for cp311"},
+        {"url = \"https://e.org/x-1.0-cp311-cp311-linux_x86_64.whl\"\n"
+         "url = \"https://e.org/x-1.0-cp312-cp312-linux_x86_64.whl\"\n",
+         NULL, NULL},
+        {"x @ https://e.org/x-1.0-cp311-abi3-linux_x86_64.whl\n", NULL, NULL},
+        {"x @ https://e.org/x-1.0-py3-none-any.whl\n", NULL, NULL},
+        {"torch==2.8.0\n", NULL, NULL},
+    };
+    for (size_t i = 0; i < COUNT(cases); i++) {
+        char py[16], how[200];
+        bool got =
+            smc_lock_python(cases[i].text, strlen(cases[i].text), py, sizeof py, how, sizeof how);
+        CHECK(got == (cases[i].python != NULL) &&
+              (!got || (strcmp(py, cases[i].python) == 0 && strcmp(how, cases[i].how) == 0)));
+    }
+}
+
 int main(int argc, char **argv)
 {
     named();
+    lock_pythons();
     if (argc > 1) fixtures(argv[1]);
     uv_cases();
     pylock_cases();

@@ -337,10 +337,28 @@ smc_status smc_acquire_lock(const char *path, const smc_options *opt, smc_input 
     int r = smc_read_small_file(path, 64u << 20, &text, &len, why, sizeof why);
     if (r < 0) return SMC_ERR_NOMEM;
     if (r == 0) return smc_input_add_error(in, path, "%s", why);
+    /* The Python: --python-version's, else the one the lock fixes, else the default; said. */
+    char python[16] = "", how[200] = "";
+    bool given = opt && opt->index.python_version;
+    bool fixed = !given && smc_lock_python(text, len, python, sizeof python, how, sizeof how);
+    smc_options with = opt ? *opt : (smc_options){0};
+    if (fixed) with.index.python_version = python;
     smc_pyenv e;
-    if (!pyenv_of(opt, &e, why, sizeof why)) {
+    if (!pyenv_of(&with, &e, why, sizeof why)) {
         free(text);
         return smc_input_add_error(in, path, "%s", why);
+    }
+    smc_status said =
+        given   ? SMC_OK
+        : fixed ? smc_input_add_note(in, "%s: judged for Python %s: %s", path, python, how)
+                : smc_input_add_note(in,
+                                     "%s: judged for Python %s, the default (it fixes none; "
+                                     "--python-version names another)",
+                                     path, e.python_version);
+    if (said != SMC_OK) {
+        free(text);
+        smc_pyenv_free(&e);
+        return said;
     }
     smc_lock lock;
     bool read = smc_lock_read(path, text, len, &e, opt ? opt->index.lock_extras : NULL,

@@ -365,6 +365,12 @@ typedef struct smc_lock {
     bool index_given; /* it names its --index-url: the default index is not used */
 } smc_lock;
 
+/* The one Python a lock's text fixes, as "3.11" into python: its top-level requires-python
+ * admits one minor of Python 3 ("==3.11.*", ">=3.11,<3.12"), or every wheel it names is built
+ * for one CPython (cp311, not abi3: a wheel for any Python fixes nothing). how: why, for the
+ * report. False when it fixes none. */
+bool smc_lock_python(const char *text, size_t len, char *python, size_t pn, char *how, size_t hn);
+
 /* Whether a file is a lock file by its name: pylock.toml, pylock.NAME.toml, uv.lock,
  * requirements*.txt, *.lock.txt. */
 bool smc_lock_named(const char *path);

@@ -25,6 +25,84 @@ bool smc_lock_named(const char *path)
            (n > 9 && strcmp(base + n - 9, ".lock.txt") == 0);
 }
 
+/* The quoted value of a top-level `key = "..."` of TOML text (before its first table), or
+ * false. */
+static bool toml_top_string(const char *text, size_t len, const char *key, char *out, size_t n)
+{
+    size_t kl = strlen(key);
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < e && *p == '[') return false; /* the first table: no more top-level keys */
+        if ((size_t)(e - p) > kl && memcmp(p, key, kl) == 0) {
+            const char *q = p + kl;
+            while (q < e && (*q == ' ' || *q == '\t'))
+                q++;
+            if (q < e && *q == '=') {
+                q++;
+                while (q < e && (*q == ' ' || *q == '\t'))
+                    q++;
+                const char *close = q < e && (*q == '"' || *q == '\'') /* basic or literal */
+                                        ? memchr(q + 1, *q, (size_t)(e - q - 1))
+                                        : NULL;
+                if (!close || (size_t)(close - q - 1) >= n) return false;
+                snprintf(out, n, "%.*s", (int)(close - q - 1), q + 1);
+                return true;
+            }
+        }
+        p = e + 1;
+    }
+    return false;
+}
+
+bool smc_lock_python(const char *text, size_t len, char *python, size_t pn, char *how, size_t hn)
+{
+    /* requires-python that admits one minor of Python 3 */
+    char rp[128];
+    int only = -1, seen = 0;
+    if (toml_top_string(text, len, "requires-python", rp, sizeof rp))
+        for (int m = 6; m <= 30; m++) {
+            char lo[16], hi[16];
+            snprintf(lo, sizeof lo, "3.%d.0", m);
+            snprintf(hi, sizeof hi, "3.%d.999", m);
+            if (smc_pep440_match(rp, lo) == 1 || smc_pep440_match(rp, hi) == 1) only = m, seen++;
+        }
+    if (seen == 1) {
+        snprintf(python, pn, "3.%d", only);
+        snprintf(how, hn, "its requires-python (%s) admits no other", rp);
+        return true;
+    }
+    /* every wheel it names built for one CPython (cpXY, not abi3): the tags of each ".whl" */
+    int minor = -1, wheels = 0;
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *w = memmem(p, (size_t)(end - p), ".whl", 4);
+        if (!w) break;
+        const char *s = w;
+        while (s > text && s - w < 512 && !strchr("/\"' =\n\t", s[-1]))
+            s--;
+        char name[600];
+        smc_wheel_name wn;
+        snprintf(name, sizeof name, "%.*s.whl", (int)(w - s < 590 ? w - s : 590), s);
+        p = w + 4;
+        if (!smc_wheel_name_parse(name, &wn)) continue;
+        const char *t = wn.tags, *d1 = strchr(t, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+        if (!d2) continue;
+        if (strncmp(d1 + 1, "abi3", 4) == 0 || strncmp(t, "cp3", 3) != 0 ||
+            strspn(t + 3, "0123456789") != (size_t)(d1 - t - 3))
+            return false; /* a wheel for any Python, or several: nothing fixed */
+        int m = atoi(t + 3);
+        if (minor >= 0 && m != minor) return false;
+        minor = m;
+        wheels++;
+    }
+    if (minor < 0) return false;
+    snprintf(python, pn, "3.%d", minor);
+    snprintf(how, hn, "each of its %d wheel%s is built for cp3%d", wheels, wheels == 1 ? "" : "s",
+             minor);
+    return true;
+}
+
 static void pin_free(smc_pin *p)
 {
     free(p->name);

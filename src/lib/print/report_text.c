@@ -91,12 +91,18 @@ static void print_serving(FILE *out, const smc_serving *sv, const char *indent)
     fputc('\n', out);
 }
 
+/* Whether s is an http(s) URL. */
+static bool is_url(const char *s)
+{
+    return s && (strncmp(s, "https://", 8) == 0 || strncmp(s, "http://", 7) == 0);
+}
+
 /* A library's path as text shows it: a member of a wheel read over the network by the wheel's
  * file name ("torch-2.8.0-...whl!torch/lib/libtorch_cuda.so"), the URL being said once, where its
  * input is introduced; JSON and SARIF keep the URL. */
 static const char *shown(const char *path)
 {
-    if (strncmp(path, "https://", 8) != 0 && strncmp(path, "http://", 7) != 0) return path;
+    if (!is_url(path)) return path;
     const char *bang = strchr(path, '!'), *s = bang;
     if (!bang) return path;
     while (s > path && s[-1] != '/')
@@ -162,7 +168,9 @@ static void target_token(char buf[16], const smc_target *t)
 
 /* "demo-cuda 1.0+cu130 (wheel cp312-cp312-manylinux_2_28_x86_64; CUDA 13.0 per version.py)",
  * and with targets its worst status per target. */
-static smc_status print_distribution(FILE *out, const smc_distribution *d,
+/* A distribution of the input at input_path: its line, and where a remote wheel came from when
+ * the input's own name does not say it (a requirement, a lock): the URL said once. */
+static smc_status print_distribution(FILE *out, const char *input_path, const smc_distribution *d,
                                      const smc_distribution_judged *dj,
                                      const smc_distribution_derived *dd, const smc_view *opt)
 {
@@ -185,6 +193,8 @@ static smc_status print_distribution(FILE *out, const smc_distribution *d,
         print_status(out, opt, dj->verdicts[0].status, 0);
     }
     fputc('\n', out);
+    if (is_url(d->location) && strcmp(d->location, input_path) != 0)
+        fprintf(out, "    from %.*s\n", (int)strcspn(d->location, "!"), d->location);
     if (dd && dd->serving) print_serving(out, dd->serving, "    ");
     size_t unbacked = dd ? dd->unbacked_count : 0;
     if (d->variant_claim_count) {
@@ -694,12 +704,6 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             fprintf(out, "%s: %s, %zu distribution%s, %zu with device code\n", in->path,
                     smc_input_kind_str(in->kind), in->distribution_count,
                     in->distribution_count == 1 ? "" : "s", with);
-        const char *from = in->kind == SMC_INPUT_WHEEL && in->distribution_count == 1
-                               ? in->distributions[0].location
-                               : NULL; /* a requirement's wheel: the URL said once */
-        if (from && (!strncmp(from, "https://", 8) || !strncmp(from, "http://", 7)) &&
-            strcmp(from, in->path) != 0)
-            fprintf(out, "  from %.*s\n", (int)strcspn(from, "!"), from);
         for (size_t t = 0; judging && t < jd->verdict_count; t++) { /* an image's own word */
             if (!jd->verdicts[t].requires && jd->verdicts[t].compat) {
                 char tok[16];
@@ -738,7 +742,7 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
                 !jd->distributions[d].cpu_only && !judged_compiler(&jd->distributions[d]))
                 continue;
             if (dist) {
-                smc_status st = print_distribution(out, dist, &jd->distributions[d],
+                smc_status st = print_distribution(out, in->path, dist, &jd->distributions[d],
                                                    smc_view_distribution(opt, in, dist), opt);
                 if (st != SMC_OK) return st;
             }
