@@ -69,6 +69,7 @@ for whl in "${wheels[@]}"; do
         check "$arch: pip install --no-index into a fresh venv" \
             "$w/venv/bin/pip" install -q --no-index --disable-pip-version-check --root-user-action=ignore "$whl"
         check "$arch: pip show smcheck-cuda" sh -c "'$w/venv/bin/pip' show smcheck-cuda 2>/dev/null | grep -qx 'Name: smcheck-cuda'"
+        check "$arch: python -m smcheck_cuda --version" sh -c "'$w/venv/bin/python' -m smcheck_cuda --version | grep -qF '$version'"
         exe=$w/venv/bin/smcheck
         run=$exe
         ;;
@@ -96,6 +97,9 @@ for whl in "${wheels[@]}"; do
         run=
         ;;
     esac
+    # The unrelated PyPI project smcheck installs a package smcheck/: none of our files may be its.
+    check "$arch: its files are under smcheck_cuda/, none under smcheck/ (another project's)" \
+        sh -c "unzip -Z1 '$whl' | grep -q '^smcheck_cuda/__main__.py\$' && ! unzip -Z1 '$whl' | grep -q '^smcheck/'"
     [ -f "$exe" ] || { echo "FAILED $arch: no installed executable"; failed=$((failed + 1)); continue; }
     g=$(max_glibc "$exe")
     echo "$arch: newest GLIBC symbol version needed: ${g:-none}"

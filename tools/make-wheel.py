@@ -3,8 +3,10 @@
 
 The distribution is smcheck-cuda (the PyPI name smcheck is another project's); the command is smcheck.
 The wheel carries the executable as smcheck_cuda-VERSION.data/scripts/smcheck, so that pip and uv install it
-as bin/smcheck and no Python runs when it is called; a tiny `smcheck` package lets `python -m smcheck`
-exec the same file. Licenses go to the dist-info's licenses/ folder. It trusts its arguments: files
+as bin/smcheck and no Python runs when it is called; a tiny `smcheck_cuda` package lets
+`python -m smcheck_cuda` exec the same file (not a `smcheck` package: the unrelated PyPI project
+smcheck installs one, and pip would let one replace the other's files without a word; its
+`smcheck` command still clashes with ours, which the README says). Licenses go to the dist-info's licenses/ folder. It trusts its arguments: files
 this repository's build wrote. Output is reproducible: fixed timestamps, sorted members.
 """
 import argparse
@@ -21,7 +23,7 @@ import zipfile
 # 1980-01-01, zip's earliest date; SOURCE_DATE_EPOCH overrides it for both archives.
 EPOCH = int(os.environ.get("SOURCE_DATE_EPOCH", "315532800"))
 
-MAIN_PY = '''"""`python -m smcheck`: runs the smcheck executable that this wheel installed in the scripts folder."""
+MAIN_PY = '''"""`python -m smcheck_cuda`: runs the smcheck executable that this wheel installed in the scripts folder."""
 import os
 import sys
 import sysconfig
@@ -98,8 +100,9 @@ def main():
         ["Wheel-Version: 1.0", "Generator: smcheck tools/make-wheel.py", "Root-Is-Purelib: false", f"Tag: {tag}", ""]
     )
     members = [
-        ("smcheck/__init__.py", b'"""smcheck: the executable is in the scripts folder; see __main__."""\n', 0o644),
-        ("smcheck/__main__.py", MAIN_PY.encode(), 0o644),
+        ("smcheck_cuda/__init__.py", b'"""smcheck-cuda: the executable is in the scripts folder; see __main__."""\n',
+         0o644),
+        ("smcheck_cuda/__main__.py", MAIN_PY.encode(), 0o644),
         (f"{stem}-{ver}.data/scripts/smcheck", exe, 0o755),
     ]
     members += [(f"{distinfo}/licenses/{n}", license_data[n], 0o644) for n in licenses]

@@ -90,7 +90,8 @@ int main(void)
          "schema is docs/report.schema.json.");
     puts(".SH NOTES\nAs a Python wheel, smcheck is the distribution \\fBsmcheck\\-cuda\\fR "
          "(pip install smcheck\\-cuda, once published; the name smcheck on PyPI belongs to another "
-         "project). It installs this executable; python \\-m smcheck runs it too.");
+         "project, which also installs a command named smcheck: install one of the two). It "
+         "installs this executable; python \\-m smcheck_cuda runs it too.");
     puts(".SH SEE ALSO\n.BR cuobjdump (1),\n.BR nvidia\\-smi (1)");
     return ferror(f) ? 1 : 0;
 }
