@@ -368,9 +368,9 @@ run scan "$fixtures/gen/bad_truncated.so" "$fixtures/nvcc/nodevice.so" "$fixture
 check "a file with no device code is not counted as a library found" all 'status_is 2' \
     'has "$out" "bad_truncated.so: 0 containers"' 'has "$out" "3 files looked at, 1 library found"'
 
-# The README's usage block is --help, word for word.
+# docs/cli.md's usage block is --help, word for word.
 run --help
-readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../README.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')
-check "the README's usage is --help" [ "$readme_usage" = "$out" ]
+readme_usage=$(sed -n '/^## Usage$/,/^## /p' "$fixtures/../docs/cli.md" | sed -n '/^```$/,/^```$/p' | sed '1d;$d')
+check "docs/cli.md's usage is --help" [ "$readme_usage" = "$out" ]
 
 finish

@@ -93,5 +93,5 @@ Next:
   build/smcheck                           the active Python environment, against the local GPU
   build/smcheck advise --gpu YOUR-GPU     the PyTorch build to install for it
   build/smcheck fixtures/nvcc             a matrix: one representative GPU per architecture
-  ctest --test-dir build                  the tests (README: Quick start)
+  ctest --test-dir build -j$(nproc) -LE long   the tests (README: Quick start)
 EOF

@@ -61,7 +61,7 @@ typedef enum smc_verdict {
 
 const char *smc_verdict_str(smc_verdict v);
 
-/* A status for a target, best first (the roll-up rules are smc_judge's, see README). */
+/* A status for a target, best first (the roll-up rules are smc_judge's, see docs/guide.md). */
 typedef enum smc_lib_status {
     SMC_STATUS_OK,      /* every counted container native or compatible */
     SMC_STATUS_JIT,     /* some need the driver to compile PTX */
@@ -897,7 +897,7 @@ FILE *smc_redact_stream(FILE *to, bool owned);
  * counting files and libraries. Input errors are not printed here (they are diagnostics). */
 smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *how);
 
-/* The JSON report (schema_version 2, see README and docs/report.schema.json). */
+/* The JSON report (schema_version 2, see docs/cli.md and docs/report.schema.json). */
 smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how);
 /* The advice of smcheck/builds.h as text for people and as JSON; with how->detail every build,
  * not only the best of each release. */
