@@ -27,6 +27,7 @@ HTTP/1.1 with keep-alive, as real indexes are.
                          (ETag "v1", then "v2"), modified (Last-Modified moving a day) or quiet
                          (nothing)
   /drip/REST             REST with its body sent one byte every 250 ms
+  /throttle/REST         REST with its body sent 128 KiB every 100 ms (1.3 MB/s)
   /huge/simple/PROJECT/  PEP 691 JSON, gzip-encoded: the project's files among 1,000,000 entries
                          of other versions (some 200 MB, 2 MB on the wire); /hugehtml/simple/...
                          the same as PEP 503 HTML
@@ -153,12 +154,20 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     drip = False
+    throttle = False
 
     def log_message(self, fmt, *args):  # quiet
         pass
 
     def emit(self, data):
-        """A body's bytes, at once or (/drip/) one every 250 ms."""
+        """A body's bytes, at once, (/drip/) one every 250 ms, or (/throttle/) 128 KiB every
+        100 ms."""
+        if self.throttle:
+            for i in range(0, len(data), 128 << 10):
+                self.wfile.write(data[i:i + (128 << 10)])
+                self.wfile.flush()
+                time.sleep(0.1)
+            return None
         if not self.drip:
             return self.wfile.write(data)
         for i in range(len(data)):
@@ -296,6 +305,10 @@ class Handler(BaseHTTPRequestHandler):
         if parts[0] == "drip":
             self.drip = True
             self.path = self.path[len("/drip"):]
+            return self.do_GET()
+        if parts[0] == "throttle":
+            self.throttle = True
+            self.path = self.path[len("/throttle"):]
             return self.do_GET()
         if parts[0] == "leak":
             return self.redirect("http://__token__:%s@127.0.0.1:%d/auth%s" % (

@@ -658,13 +658,16 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total, const char *
     for (char *c = base; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     double rate = secs > 0 ? (double)done / 1e6 / secs : 0.0;
+    bool gb = (total && done <= total ? total : done) >= 1000000000u; /* the unit of both */
+    double unit = gb ? 1e9 : 1e6;
     if (total && done <= total)
-        fprintf(diag, "\r\033[Ksmcheck: %3.0f%% %.1f of %.1f GB, %.0f MB/s, %.60s",
-                100.0 * (double)done / (double)total, (double)done / 1e9, (double)total / 1e9,
-                rate, base);
-    else /* wheels read over the network: their size is learnt as they are read */
-        fprintf(diag, "\r\033[Ksmcheck: %.1f GB, %.0f MB/s, %.60s", (double)done / 1e9, rate,
-                base);
+        fprintf(diag, "\r\033[Ksmcheck: %3.0f%% %.1f of %.1f %s, %.0f MB/s, %.60s",
+                100.0 * (double)done / (double)total, (double)done / unit, (double)total / unit,
+                gb ? "GB" : "MB", rate, base);
+    else /* more than was known to come: a remote wheel before its directory is read */
+        fprintf(diag, "\r\033[Ksmcheck: %.1f %s, %.0f MB/s, %.60s", (double)done / unit,
+                gb ? "GB" : "MB", rate, base);
+    fflush(diag); /* line-buffered, and this line has no end: out now, as it happens */
     ps->shown = true;
 }
 
@@ -940,7 +943,10 @@ int main(int argc, char **argv)
                        .environment = cfg.local ? (const char *const *)environ : NULL};
     smc_result *r = NULL;
     smc_status st = smc_check(&req, &r);
-    if (ps.shown) fputs("\r\033[K", diag); /* the progress line goes */
+    if (ps.shown) { /* the progress line goes, before the report comes */
+        fputs("\r\033[K", diag);
+        fflush(diag);
+    }
     free(targets);
     free(serving);
     if (st != SMC_OK) {

@@ -109,6 +109,8 @@ typedef struct smc_zipcache {
 typedef struct smc_ticker {
     void (*tick)(void *ctx, uint64_t bytes, const char *current);
     void *ctx;
+    _Atomic uint_fast64_t *total; /* the bytes progress counts to: grown where a remote wheel's
+                                   * directory says what its members hold (NULL: none) */
     _Atomic uint_fast64_t *input_bytes;
     size_t buffer; /* bytes of a member's buffer (0: the most): members up to it are read whole */
     const atomic_uint *idle; /* the pool's threads that have no more items (NULL: unknown) */

@@ -42,12 +42,14 @@ typedef struct pool {
     _Atomic uint_fast64_t *inflated; /* per input: bytes wheel members inflated to */
     _Atomic uint_fast64_t *bare;     /* per input: files looked at that gave nothing to merge */
     _Atomic uint_fast64_t done;      /* bytes, for progress */
-    uint64_t total;
+    _Atomic uint_fast64_t total;     /* of them: the files' and members' sizes known so far */
     unsigned jobs;        /* threads */
     sem_t zip_slots;      /* threads that may hold an open archive (smc_zipcache) */
     pthread_mutex_t lock; /* one progress call at a time */
     struct timespec last;
 } pool;
+
+#define PROGRESS_EVERY 0.25 /* seconds between progress calls: a few a second */
 
 static void tick(void *ctx, uint64_t n, const char *current)
 {
@@ -58,9 +60,9 @@ static void tick(void *ctx, uint64_t n, const char *current)
     clock_gettime(CLOCK_MONOTONIC, &now);
     double since =
         (double)(now.tv_sec - p->last.tv_sec) + (double)(now.tv_nsec - p->last.tv_nsec) / 1e9;
-    if (since >= 0.1) {
+    if (since >= PROGRESS_EVERY) {
         p->last = now;
-        p->opt->run.progress(p->opt->run.progress_ctx, done, p->total, current);
+        p->opt->run.progress(p->opt->run.progress_ctx, done, atomic_load(&p->total), current);
     }
     pthread_mutex_unlock(&p->lock);
 }
@@ -161,6 +163,8 @@ static smc_status scan_remote(smc_input *part, const smc_item *it, const smc_opt
         size_t count = 0;
         smc_zipcache_close(zc);
         st = smc_wheel_plan(own, it->path, &proto, &all, &members, &count);
+        for (size_t i = 0; tk && tk->total && i < count; i++) /* now progress knows its size */
+            atomic_fetch_add(tk->total, (uint_fast64_t)members[i].size);
         bool unreadable = false;
         for (size_t i = 0; i < count && st == SMC_OK; i++)
             st = smc_wheel_member(own, zc, &members[i], &all, tk, &unreadable);
@@ -284,7 +288,10 @@ static smc_status scan_item(pool *p, size_t i, smc_zipcache *zc)
     smc_input *part = p->parts[i] =
         smc_input_new(it->kind == SMC_ITEM_MEMBER ? "" : it->path, SMC_INPUT_FILE);
     if (!part) return SMC_ERR_NOMEM;
-    smc_ticker tk = {tick, p, &p->inflated[it->input],
+    smc_ticker tk = {tick,
+                     p,
+                     &p->total,
+                     &p->inflated[it->input],
                      SMC_WHEEL_BUFFERS / (p->jobs < SMC_ZIP_READERS ? p->jobs : SMC_ZIP_READERS),
                      &p->idle};
     if (it->same_as != SMC_NONE) return SMC_OK; /* read once, as the first of its links */
@@ -499,8 +506,10 @@ static smc_status scan_items(const smc_item *items, size_t n, size_t inputs, con
     atomic_init(&p.failed, false);
     atomic_init(&p.idle, 0);
     atomic_init(&p.done, 0);
+    uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
-        p.total += items[i].size;
+        total += items[i].size;
+    atomic_init(&p.total, total);
     pthread_mutex_init(&p.lock, NULL);
     clock_gettime(CLOCK_MONOTONIC, &p.last);
     unsigned jobs = job_count(opt, n), started = 0;
