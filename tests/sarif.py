@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import check, equal, finish
+from harness import check, corpus, equal, finish
 
 import jsonschema
 
@@ -136,8 +136,9 @@ def structure(sarif, what, report=None):
 def main():
     work = tempfile.mkdtemp(prefix="smcheck-sarif-")
     try:
-        subprocess.run([sys.executable, os.path.join(HERE, "make_wheels.py"),
-                        os.path.join(work, "wheels")], check=True, capture_output=True)
+        shared, done = corpus("wheels")
+        subprocess.run(["cp", "-a", shared, os.path.join(work, "wheels")], check=True)
+        done()
         shutil.copytree(os.path.join(FIXTURES, "nvcc"), os.path.join(work, "nvcc"))
         shutil.copytree(os.path.join(FIXTURES, "gen"), os.path.join(work, "gen"))
 

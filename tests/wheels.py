@@ -25,7 +25,7 @@ import time
 import zipfile
 import zlib
 
-from harness import check, equal, finish
+from harness import check, corpus, equal, finish
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_wheels  # noqa: E402
@@ -62,8 +62,9 @@ def inventory(inp, strip):
 def main():
     out = tempfile.mkdtemp(prefix="smcheck-wheels-")
     try:
-        subprocess.run([sys.executable, os.path.join(HERE, "make_wheels.py"), out], check=True,
-                       capture_output=True)
+        shared, done = corpus("wheels")  # copied: these checks write beside its files
+        subprocess.run(["cp", "-a", shared + "/.", out], check=True)  # hard links kept
+        done()
         wheels(out)
         environments(out)
         rollups(out)
