@@ -815,6 +815,64 @@ static void test_order(void)
     smc_index_files_free(f, n);
 }
 
+/* Specifier sets and bare names choose as pip does: the newest release that matches and has a
+ * wheel for the environment; yanked files only for a pin; pre-releases only when a clause names
+ * one or nothing final matches; nothing that matches names the releases there are. */
+static void test_ranges(void)
+{
+    const char *html = "<a href='/p/r-1.0-py3-none-any.whl'>a</a>"
+                       "<a href='/p/r-1.1-py3-none-any.whl'>b</a>"
+                       "<a href='/p/r-1.2-py3-none-any.whl' data-yanked='broken'>c</a>"
+                       "<a href='/p/r-1.3-cp39-cp39-manylinux_2_28_x86_64.whl'>d</a>"
+                       "<a href='/p/r-2.0rc1-py3-none-any.whl'>e</a>"
+                       "<a href='/p/r-0.9.tar.gz'>f</a>"
+                       "<a href='/p/other-9.0-py3-none-any.whl'>g</a>";
+    smc_index_file *f;
+    size_t n, dropped;
+    char why[512];
+    CHECK(smc_index_parse(html, strlen(html), "text/html", "https://h.example/simple/r/", &f, &n,
+                          &dropped, why, sizeof why));
+    static const struct {
+        const char *spec, *want;
+    } cases[] = {
+        {"", "r-1.1-py3-none-any.whl"},
+        {">=1.0", "r-1.1-py3-none-any.whl"},
+        {"~=1.0", "r-1.1-py3-none-any.whl"},
+        {"==1.*", "r-1.1-py3-none-any.whl"},
+        {"!=1.1", "r-1.0-py3-none-any.whl"},
+        {">=1.0, <1.1", "r-1.0-py3-none-any.whl"},
+        {"==1.2", "r-1.2-py3-none-any.whl"},
+        {"1.2", "r-1.2-py3-none-any.whl"},
+        {">=2.0rc1", "r-2.0rc1-py3-none-any.whl"},
+        {">1.3", "r-2.0rc1-py3-none-any.whl"},
+        {"<1.0", NULL},
+        {">1.1,<2", NULL},
+        {"==1.5", NULL},
+        {">=1.x", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got =
+            choose(f, n, "r", cases[i].spec, "linux-x86_64", "3.12", NULL, 0, why, sizeof why);
+        CHECK(cases[i].want ? same(got, cases[i].want) : got == NULL);
+    }
+    CHECK(!choose(f, n, "r", ">1.1,<2", "linux-x86_64", "3.12", NULL, 0, why, sizeof why) &&
+          strstr(why, "1 yanked (taken only when pinned with ==)") &&
+          strstr(why, "tags cp39 for manylinux_2_28_x86_64"));
+    CHECK(!choose(f, n, "r", "<1.0", "linux-x86_64", "3.12", NULL, 0, why, sizeof why) &&
+          strstr(why, "1 file (0 wheels, 1 sdist)")); /* 0.9: an sdist, never chosen */
+    CHECK(!choose(f, n, "r", "<0.5", "linux-x86_64", "3.12", NULL, 0, why, sizeof why) &&
+          strstr(why, "no release of r matches '<0.5'") &&
+          strstr(why, "the newest releases with wheels: 2.0rc1, 1.3, 1.2"));
+    CHECK(!choose(f, n, "r", "==1.5", "linux-x86_64", "3.12", NULL, 0, why, sizeof why) &&
+          strstr(why, "no file of r 1.5 on the index page") &&
+          strstr(why, "the nearest releases with wheels: 1.3, 2.0rc1"));
+    CHECK(!choose(f, n, "r", "0.5", "linux-x86_64", "3.12", NULL, 0, why, sizeof why) &&
+          strstr(why, "the nearest releases with wheels: 1.0") && !strstr(why, "1.0,"));
+    CHECK(!choose(f, n, "r", ">=1.x", "linux-x86_64", "3.12", NULL, 0, why, sizeof why) &&
+          strstr(why, "is not a version or a specifier set"));
+    smc_index_files_free(f, n);
+}
+
 /* The one file of a one-link page, its URL (NULL when the link is dropped). */
 static char *one_link(const char *base, const char *attrs_html)
 {
@@ -1055,6 +1113,7 @@ int main(int argc, char **argv)
     test_tags();
     test_choose();
     test_order();
+    test_ranges();
     test_urls();
     test_hostile();
     return check_report();

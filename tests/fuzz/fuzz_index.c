@@ -60,6 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const char *hashes[] = {files && n ? files[0].sha256 : ""};
             smc_index_choose(files, n, "x", "1.0", &env, NULL, 0, why, sizeof why);
             smc_index_choose(files, n, "x", "==1.0", &env, hashes, 1, why, sizeof why);
+            smc_index_choose(files, n, "x", ">=0.5,!=1.1", &env, NULL, 0, why, sizeof why);
+            smc_index_choose(files, n, "x", "", &env, NULL, 0, why, sizeof why); /* a bare name */
             smc_index_files_free(files, n);
         }
         break;
