@@ -424,17 +424,19 @@ static int by_version_desc(const void *x, const void *y)
 static void put_releases(msg *m, const smc_index_file *files, size_t n, const char *want,
                          const char *version, bool exact)
 {
-    size_t cap = n < 65536 ? n : 65536, k = 0;
-    version_text *v = malloc((cap ? cap : 1) * sizeof *v);
-    for (size_t i = 0; v && i < n && k < cap; i++) {
+    size_t k = 0, most = n < 65536 ? n : 65536;
+    version_text *v = n ? malloc(most * sizeof *v) : NULL;
+    if (n && !v) return; /* out of memory: the message without them */
+    // cppcheck-suppress knownConditionTrueFalse ; it takes n to be 0 from its caller's !nfiles
+    for (size_t i = 0; i < n && k < most; i++) {
         smc_wheel_name w;
         if (files[i].filename && smc_wheel_name_parse(files[i].filename, &w) &&
             strcmp(w.name, want) == 0 && strlen(w.version) < sizeof v[0] &&
             smc_pep440_is_version(w.version, NULL))
             snprintf(v[k++], sizeof v[0], "%s", w.version);
     }
-    if (!v || !k) {
-        if (v || !cap) put(m, "; the index has no wheel of it");
+    if (!k) {
+        put(m, "; the index has no wheel of it");
         free(v);
         return;
     }

@@ -100,7 +100,7 @@ static bool is_url(const char *s)
 /* A library's path as text shows it: a member of a wheel read over the network by the wheel's
  * file name ("torch-2.8.0-...whl!torch/lib/libtorch_cuda.so"), the URL being said once, where its
  * input is introduced; JSON and SARIF keep the URL. */
-static const char *shown(const char *path)
+static const char *path_shown(const char *path)
 {
     if (!is_url(path)) return path;
     const char *bang = strchr(path, '!'), *s = bang;
@@ -114,7 +114,7 @@ static smc_status print_library(FILE *out, const smc_library *lib,
                                 const smc_library_derived *ld, const smc_view *opt)
 {
     const smc_summary sum = ld ? ld->summary : (smc_summary){0};
-    fprintf(out, "%s: %zu container%s, %zu image%s\n", shown(lib->path), lib->container_count,
+    fprintf(out, "%s: %zu container%s, %zu image%s\n", path_shown(lib->path), lib->container_count,
             lib->container_count == 1 ? "" : "s", lib->image_count,
             lib->image_count == 1 ? "" : "s");
     print_links(out, lib, "  ");
@@ -424,20 +424,20 @@ static smc_status print_judged(FILE *out, const smc_input *in, size_t l, const s
     const smc_library *lib = &in->libraries[l];
     const smc_library_judged *lj = smc_view_library_judged(opt, in, l);
     if (opt->target_count == 1 && lj->judgement_count == 0) {
-        fprintf(out, "%s: no container could be read\n", shown(lib->path));
+        fprintf(out, "%s: no container could be read\n", path_shown(lib->path));
         return SMC_OK;
     }
     if (opt->target_count == 1) {
         char tok[16];
         target_token(tok, &opt->targets[0]);
-        fprintf(out, "%s: %s ", shown(lib->path), tok);
+        fprintf(out, "%s: %s ", path_shown(lib->path), tok);
         smc_status st = print_verdict(out, lib, &lj->judgements[0],
                                       smc_view_library_words(opt, in, l, 0), opt, "  ");
         print_links(out, lib, "  ");
         return st;
     }
     print_cells(out, lj, opt);
-    fprintf(out, "%s\n", shown(lib->path));
+    fprintf(out, "%s\n", path_shown(lib->path));
     print_links(out, lib, "    ");
     smc_status st = SMC_OK;
     for (size_t t = 0; t < lj->judgement_count && t < opt->target_count && opt->detail && st == SMC_OK;
@@ -520,7 +520,7 @@ static void print_grouped(FILE *out, const smc_input *in, const smc_judged *jd, 
 {
     const smc_library *lib = &in->libraries[k];
     print_cells(out, &jd->libraries[k], opt);
-    fputs(shown(lib->path), out);
+    fputs(path_shown(lib->path), out);
     for (size_t i = 1; i <= same; i++)
         fprintf(out, ", %s", smc_base_name(in->libraries[k + i].path));
     fputc('\n', out);
