@@ -9,14 +9,17 @@ gives its one-line error and still reports its good member; environments attribu
 its distribution (dist-info RECORD, egg-info, conda-meta) or list it unowned, and a distribution's
 status is the worst of its libraries. Prints "N passed, M failed".
 """
+import base64
 import bz2
 import gzip
+import hashlib
 import io
 import json
 import os
 import random
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
@@ -73,6 +76,7 @@ def main():
         situation(out)
         runtime(out)
         requirement_paths(out)
+        windows_on_arm(out)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", out])
         shutil.rmtree(out, ignore_errors=True)
@@ -686,6 +690,36 @@ def requirement_paths(out):
     check(rc == 2 and err.strip() == "smcheck: ./w/%s: No such file or directory" % demo,
           "the wheel only beside the file, not under the working directory: one error naming "
           "the path, exit 2 (%d, %r)" % (rc, err))
+
+
+def windows_on_arm(out):
+    """Issue 47: a win_arm64 wheel whose DLL is ARM64 (fixtures/gen/pe_cuda12.dll with its COFF
+    machine made 0xAA64): judged for windows-arm64 (or win_arm64) it runs; for --platform
+    windows-amd64 it is called out as a DLL for another platform; the DLL's own platform is said."""
+    data = bytearray(open(os.path.join(FIXTURES, "gen", "pe_cuda12.dll"), "rb").read())
+    coff = struct.unpack_from("<I", data, 0x3C)[0] + 4
+    struct.pack_into("<H", data, coff, 0xAA64)
+    path = os.path.join(out, "woa-1.0-py3-none-win_arm64.whl")
+    members = [("woa/kernels.dll", bytes(data)),
+               ("woa-1.0.dist-info/METADATA", b"Metadata-Version: 2.1\nName: woa\nVersion: 1.0\n"),
+               ("woa-1.0.dist-info/WHEEL", b"Wheel-Version: 1.0\nTag: py3-none-win_arm64\n")]
+    record = "".join("%s,sha256=%s,%d\n" % (n, base64.urlsafe_b64encode(
+        hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)) for n, d in members)
+    with zipfile.ZipFile(path, "w") as z:
+        for n, d in members + [("woa-1.0.dist-info/RECORD",
+                                (record + "woa-1.0.dist-info/RECORD,,\n").encode())]:
+            z.writestr(n, d)
+    for platform in ("windows-arm64", "win_arm64", "windows-amd64", "linux-aarch64"):
+        rc, doc = judged(path, "sm_80", "--platform", platform)
+        lib = doc["inputs"][0]["libraries"][0]
+        v = lib["verdicts"][0]
+        right = platform in ("windows-arm64", "win_arm64")
+        check(((rc, v["status"]) == (0, "ok") if right else
+               (rc == 1 and v["status"] == "none" and v["cause"] == "platform" and
+                "a Windows DLL for arm64: it cannot load on %s" % platform in v["reason"])),
+              "a win_arm64 wheel's ARM64 DLL, --platform %s: %s" % (
+                  platform, "runs" if right else "the wrong platform, said"),
+              (rc, v))
 
 
 def judged(path, gpus, *extra):

@@ -96,14 +96,14 @@ static const option_row option_rows[] = {
      "scan N files at once, and inflate one long wheel member with up to N threads (4 at most; "
      "default: one per online CPU)",
      M_JUDGE | M_SCAN},
-    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout",
-     M_ALL},
+    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout", M_ALL},
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table",
      M_ALL},
     {"platform", OPT_PLATFORM, "PLATFORM",
-     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64) or windows-amd64, or a wheel "
-     "platform tag (manylinux_2_17_x86_64, win_amd64): where the "
-     "libraries must load when no wheel tag says (a library for another machine is none), the "
+     "linux-x86_64 (linux/amd64), linux-aarch64 (linux/arm64), windows-amd64 or windows-arm64, "
+     "or a wheel platform tag (manylinux_2_17_x86_64, win_amd64, win_arm64): where the "
+     "libraries must load (one for another machine is none, in a wheel tagged for another "
+     "platform too; without it a wheel's tag says), the "
      "image to read from a multi-platform image, the wheels requirements and lock files install "
      "(linux: glibc 2.28), and with 'advise' the platform to install for "
      "(default: this machine's for the local GPUs, else not checked; for advise "
@@ -116,18 +116,15 @@ static const option_row option_rows[] = {
      "stop inflating a wheel member past SIZE bytes (K, M, G suffixes; default 16G)",
      M_JUDGE | M_SCAN},
     {"max-inflate-total", OPT_MAX_INFLATE_TOTAL, "SIZE",
-     "stop inflating one input's members past SIZE bytes in all (default 256G)",
-     M_JUDGE | M_SCAN},
+     "stop inflating one input's members past SIZE bytes in all (default 256G)", M_JUDGE | M_SCAN},
     {"max-containers", OPT_MAX_CONTAINERS, "N", "read at most N containers of one file (200000)",
      M_JUDGE | M_SCAN},
     {"max-images", OPT_MAX_IMAGES, "N", "read at most N images of one file (1000000)",
      M_JUDGE | M_SCAN},
     {"max-members", OPT_MAX_MEMBERS, "N", "read at most N members of one archive (1000000)",
      M_JUDGE | M_SCAN},
-    {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)",
-     M_JUDGE | M_SCAN},
-    {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)",
-     M_JUDGE | M_SCAN},
+    {"max-depth", OPT_MAX_DEPTH, "N", "walk directories at most N deep (256)", M_JUDGE | M_SCAN},
+    {"max-path", OPT_MAX_PATH, "N", "skip paths longer than N bytes (4096)", M_JUDGE | M_SCAN},
     {"max-files", OPT_MAX_FILES, "N", "walk at most N files of one input (10000000)",
      M_JUDGE | M_SCAN},
     {"index-url", OPT_INDEX_URL, "URL",
@@ -140,8 +137,8 @@ static const option_row option_rows[] = {
      "does; default: PIP_EXTRA_INDEX_URL, UV_EXTRA_INDEX_URL, UV_INDEX)",
      M_JUDGE | M_SCAN},
     {"python-version", OPT_PYTHON_VERSION, "X.Y",
-     "choose the wheels of requirements and lock files for this CPython (default 3.12), on "
-     "--platform's (default: this machine's; linux means glibc 2.28)",
+     "choose the wheels of requirements and lock files for this CPython (default: the one a "
+     "lock fixes, else 3.12), on --platform's (default: this machine's; linux means glibc 2.28)",
      M_JUDGE | M_SCAN},
     {"extra", OPT_EXTRA, "NAME",
      "install the project's extra NAME from a uv.lock, as uv sync --extra NAME does (repeatable; "
@@ -163,8 +160,7 @@ static const option_row option_rows[] = {
      "window, as a server that drips bytes is (default 1k)",
      M_JUDGE | M_SCAN},
     {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
-     "do not walk into directories on other filesystems than the one named",
-     M_JUDGE | M_SCAN},
+     "do not walk into directories on other filesystems than the one named", M_JUDGE | M_SCAN},
     {"exclude", OPT_EXCLUDE, "GLOB",
      "leave out paths that match GLOB (with a '/': the whole path, else a name); repeatable. A "
      "root filesystem is walked without its proc, sys, dev and run",
@@ -173,14 +169,11 @@ static const option_row option_rows[] = {
      "statuses in colour: auto (default: when stdout is a terminal and NO_COLOR is unset), "
      "always, never",
      M_JUDGE | M_SCAN},
-    {"quiet", OPT_QUIET, NULL, "no progress and no notes or warnings on stderr (errors are still said)",
-     M_ALL},
-    {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs",
-     M_GPUS},
-    {"version", OPT_VERSION, NULL, "print the version and exit",
-     M_ALL},
-    {"help", OPT_HELP, NULL, "print this help and exit",
-     M_ALL},
+    {"quiet", OPT_QUIET, NULL,
+     "no progress and no notes or warnings on stderr (errors are still said)", M_ALL},
+    {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs", M_GPUS},
+    {"version", OPT_VERSION, NULL, "print the version and exit", M_ALL},
+    {"help", OPT_HELP, NULL, "print this help and exit", M_ALL},
 };
 #define N_OPTIONS (sizeof option_rows / sizeof option_rows[0])
 

@@ -158,6 +158,8 @@ static bool plat_parse(const char *name, plat *p, char *why, size_t n)
                    {"windows-amd64", "win_amd64", P_WIN},
                    {"windows/amd64", "win_amd64", P_WIN},
                    {"win_amd64", "win_amd64", P_WIN},
+                   {"windows-arm64", "win_arm64", P_WIN},
+                   {"windows/arm64", "win_arm64", P_WIN},
                    {"win_arm64", "win_arm64", P_WIN},
                    {"win32", "win32", P_WIN}};
     static const struct {
@@ -214,7 +216,8 @@ static bool plat_parse(const char *name, plat *p, char *why, size_t n)
     }
 bad:
     smc_say(why, n,
-            "unknown platform %.40s (linux-x86_64, linux-aarch64, windows-amd64, or a wheel "
+            "unknown platform %.40s (linux-x86_64, linux-aarch64, windows-amd64, windows-arm64, "
+            "or a wheel "
             "platform tag such as manylinux_2_28_x86_64, musllinux_1_2_aarch64, win_amd64)",
             name ? name : "(none)");
     return false;

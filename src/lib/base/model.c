@@ -396,7 +396,9 @@ const char *smc_cudart_name(char *buf, size_t n, const smc_library *lib)
 const char *smc_library_platform(const smc_library *lib)
 {
     if (lib->windows) /* a DLL whose header could not be read is taken as the usual one */
-        return lib->machine == 62 || !lib->machine ? "windows-amd64" : "windows (another machine)";
+        return lib->machine == 62 || !lib->machine ? "windows-amd64"
+               : lib->machine == 183               ? "windows-arm64"
+                                                   : "windows (another machine)";
     switch (lib->machine) {
     case 0:
         return "";

@@ -151,8 +151,10 @@ static int parse_line(smc_builds *b, const char *s, size_t n, unsigned long line
     snprintf(plat, sizeof plat, "%.*s", (int)(fl[2] < 31 ? fl[2] : 31), f[2]);
     const char *platform = smc_platform_name(plat);
     if (!platform || strcmp(platform, plat) != 0) {
-        snprintf(err, errlen, "line %lu: unknown platform '%s' (linux-x86_64, linux-aarch64, "
-                 "windows-amd64)", line, plat);
+        snprintf(err, errlen,
+                 "line %lu: unknown platform '%s' (linux-x86_64, linux-aarch64, "
+                 "windows-amd64, windows-arm64)",
+                 line, plat);
         return 0;
     }
     bool cpu = fl[1] == 3 && memcmp(f[1], "cpu", 3) == 0;

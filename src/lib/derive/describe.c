@@ -109,7 +109,8 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
     }
     case SMC_CAUSE_PLATFORM: {
         char rt[40] = "";
-        if (lib->windows) snprintf(rt, sizeof rt, "a Windows DLL");
+        if (lib->windows)
+            snprintf(rt, sizeof rt, "a Windows DLL for %s", smc_library_platform(lib) + 8);
         else if (lib->machine == 62) snprintf(rt, sizeof rt, "an x86-64 ELF library");
         else if (lib->machine == 183) snprintf(rt, sizeof rt, "an AArch64 ELF library");
         else snprintf(rt, sizeof rt, "an ELF library for machine %u", lib->machine);

@@ -553,11 +553,13 @@ const char *judge_load_platform(const smc_input *in, const smc_situation *where,
                                 const smc_library *lib, const smc_target *t, bool *assumed)
 {
     *assumed = false;
+    /* --platform, where given, is where everything must load: a wheel tagged for another
+     * (win_arm64 judged for windows-amd64) is for the wrong platform. Else a wheel's tag says. */
+    if (where->platform) return where->platform;
     const char *tag = lib->distribution < in->distribution_count
                           ? smc_platform_name(in->distributions[lib->distribution].platform)
                           : NULL;
     if (tag) return tag;
-    if (where->platform) return where->platform;
     if (!where->assume_host || smc_gpu_arm_only(t)) return NULL;
     *assumed = true;
     return smc_platform_here();

@@ -27,6 +27,7 @@ static void wanted_platform(const image *im, char *buf, size_t n)
     snprintf(buf, n, "%s",
              strcmp(name, "linux-aarch64") == 0   ? "linux/arm64"
              : strcmp(name, "windows-amd64") == 0 ? "windows/amd64"
+             : strcmp(name, "windows-arm64") == 0 ? "windows/arm64"
                                                   : "linux/amd64");
 }
 

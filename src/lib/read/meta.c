@@ -318,17 +318,18 @@ static bool clause_may_hold(const char *c, size_t n, const char *platform)
     while (n && (*c == ' ' || *c == '(')) c++, n--;
     while (n && (c[n - 1] == ' ' || c[n - 1] == ')')) n--;
     static const struct {
-        const char *name, *values[3]; /* on linux-x86_64, linux-aarch64, windows-amd64 */
+        const char *name, *values[4]; /* on linux-x86_64, linux-aarch64, windows-amd64, -arm64 */
     } vars[] = {
-        {"platform_machine", {"x86_64", "aarch64", "AMD64"}},
-        {"platform_system", {"Linux", "Linux", "Windows"}},
-        {"sys_platform", {"linux", "linux", "win32"}},
+        {"platform_machine", {"x86_64", "aarch64", "AMD64", "ARM64"}},
+        {"platform_system", {"Linux", "Linux", "Windows", "Windows"}},
+        {"sys_platform", {"linux", "linux", "win32", "win32"}},
     };
     bool eq = memmem(c, n, "==", 2) != NULL, ne = memmem(c, n, "!=", 2) != NULL;
     if (n >= 5 && memcmp(c, "extra", 5) == 0 && eq) return false;
-    int p = !platform ? -1
+    int p = !platform                                ? -1
             : strcmp(platform, "linux-x86_64") == 0  ? 0
             : strcmp(platform, "linux-aarch64") == 0 ? 1
+            : strcmp(platform, "windows-arm64") == 0 ? 3
                                                      : 2;
     const char *q = memchr(c, '"', n);
     if (!q) q = memchr(c, '\'', n);

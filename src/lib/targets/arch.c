@@ -776,13 +776,17 @@ int smc_target_parse_list(const smc_gpu_table *t, const char *list, smc_target *
 
 const char *smc_platform_name(const char *text)
 {
-    static const char *const names[] = {"linux-x86_64", "linux-aarch64", "windows-amd64"};
+    static const char *const names[] = {"linux-x86_64", "linux-aarch64", "windows-amd64",
+                                        "windows-arm64"};
     if (!text) return NULL;
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         if (strcmp(text, names[i]) == 0) return names[i];
     if (strcmp(text, "win_amd64") == 0 || strcmp(text, "windows/amd64") == 0 ||
         strcmp(text, "win-64") == 0) /* a wheel tag, an OCI platform, a conda subdir */
         return names[2];
+    if (strcmp(text, "win_arm64") == 0 || strcmp(text, "windows/arm64") == 0 ||
+        strcmp(text, "win-arm64") == 0) /* Windows on Arm (CUDA 13.4 lists it) */
+        return names[3];
     if (strcmp(text, "linux-64") == 0) return names[0];
     bool linux_tag = strncmp(text, "manylinux", 9) == 0 || strncmp(text, "musllinux", 9) == 0 ||
                      strncmp(text, "linux", 5) == 0 || strchr(text, '_') == NULL;
