@@ -363,6 +363,30 @@ else
     echo "skip   --one-file-system: no mount point under /dev, /sys/fs or /run here"
 fi
 
+# Tile IR (fixtures/nvfatbin, from nvFatbin 13.5): listed with its kind and bytecode version, the
+# PTX beside it kept; judged as the driver's Tile IR compiler builds it (issue 47).
+run scan --detail "$fixtures/nvfatbin/tileir_ptx.fatbin"
+check "Tile IR beside PTX: both entries listed" all 'status_is 0' 'has "$out" "tokens: compute_80=1 tileir_80=1"' \
+    'has "$out" "tile-ir zstd"' 'has "$out" "Tile IR bytecode 13.3"'
+SMCHECK_LIBCUDA=/nonexistent run --gpu sm_80 --driver 13.4 "$fixtures/nvfatbin/tileir_only.fatbin"
+check "Tile IR alone, a CUDA 13.4 driver: jit, by the driver's Tile IR compiler" all 'status_is 0' \
+    'has "$out" "sm_80 jit: 1 of 1 container relies on Tile IR"' 'has "$out" "libnvidia-tileiras"'
+SMCHECK_LIBCUDA=/nonexistent run --gpu sm_80 --driver 13.0 "$fixtures/nvfatbin/tileir_only.fatbin"
+check "Tile IR alone, a CUDA 13.0 driver: none, naming the driver it needs" all 'status_is 1' \
+    'has "$out" "its Tile IR needs a driver for CUDA 13.1 or newer"'
+SMCHECK_LIBCUDA=/nonexistent run --gpu sm_75 --driver 13.4 "$fixtures/nvfatbin/tileir_only.fatbin"
+check "Tile IR alone on a GPU below its arch: none" status_is 1
+# The same fat binary with its Tile IR entry's kind made 64, which no CUDA has: the container
+# and its PTX are still read and judged; the entry is listed by its number.
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); e = 16 + int.from_bytes(b[20:24], "little") + int.from_bytes(b[24:32], "little"); b[e:e + 2] = (64).to_bytes(2, "little"); open(sys.argv[2], "wb").write(b)' \
+    "$fixtures/nvfatbin/tileir_ptx.fatbin" "$tmp/kind64.fatbin"
+run scan --detail "$tmp/kind64.fatbin"
+check "an entry of an unknown kind keeps its container, listed by its number" all 'status_is 0' \
+    'has "$out" "tokens: compute_80=1 kind64_80=1"' 'has "$out" "entry kind 64, not known to smcheck"'
+SMCHECK_LIBCUDA=/nonexistent run --gpu sm_80 --driver 12.8 "$tmp/kind64.fatbin"
+check "an entry of an unknown kind: the PTX beside it judged (jit)" all 'status_is 0' \
+    'has "$out" "sm_80 jit: 1 of 1 container relies on PTX"'
+
 # A file without device code is not a library found, even one with a finding to report.
 run scan "$fixtures/gen/bad_truncated.so" "$fixtures/nvcc/nodevice.so" "$fixtures/nvcc/multi.so"
 check "a file with no device code is not counted as a library found" all 'status_is 2' \

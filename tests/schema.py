@@ -86,11 +86,11 @@ def modes(fixtures, wheels, hostile, stub):
               if os.path.exists(os.path.join(wheels, n))]
     gpus = "7.5,8.7,9.0,10.0,11.0,12.0,12.1"
     yield "scan", ["scan", "nvcc", "gen"], fixtures, None
-    yield "scan --detail", ["scan", "--detail", "nvcc", "gen"], fixtures, None
+    yield "scan --detail", ["scan", "--detail", "nvcc", "gen", "nvfatbin"], fixtures, None
     yield "scan --verify", ["scan", "--verify", "gen"], fixtures, None
     yield "judge, no driver", ["--gpu", gpus, "nvcc", "gen"], fixtures, None
     yield "judge --driver 12.8 --detail", ["--gpu", gpus, "--driver", "12.8", "--detail",
-                                           "nvcc", "gen"], fixtures, None
+                                           "nvcc", "gen", "nvfatbin"], fixtures, None
     yield "judge --driver 13.0", ["--gpu", gpus, "--driver", "13.0", "nvcc", "gen"], fixtures, None
     yield "judge, no --gpu and no GPU (matrix)", ["nvcc/multi.so", "gen/sm90a_v1.so"], \
         fixtures, None

@@ -786,7 +786,8 @@ static void hostile(void)
     refused_edit(text, "input.libraries.0.findings.0.offset", "\"far\"", "whole number");
     refused_edit(text, "input.libraries.0.images.0", "[1,2,3]", "not a list of 15");
     refused_edit(text, "input.libraries.0.images.0", "{}", "not a list of 15");
-    refused_edit(text, "input.libraries.0.images.0.0", "3", "none of 1, 2, 8");
+    refused_edit(text, "input.libraries.0.images.0.0", "0", "is no entry kind");
+    refused_edit(text, "input.libraries.0.images.0.0", "65536", "is no entry kind");
     refused_edit(text, "input.libraries.0.images.0.1", "3", "out of range");
     refused_edit(text, "input.libraries.0.images.0.2", "9", "out of range");
     refused_edit(text, "input.libraries.0.images.0.3", "\"99999999999\"", "more than");

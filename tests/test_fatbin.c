@@ -2,6 +2,7 @@
  * per malformed case, plus payload decompression, PTX facts and --verify checks. Prints "N
  * passed, M failed". */
 #include "../src/lib/bytes/bytes.h"
+#include "../src/lib/rules/rules.h"
 
 #include <lz4.h>
 #include <stdio.h>
@@ -96,6 +97,44 @@ static void test_valid_container(void)
         CHECK(lib->images[0].stored_size == 104 && lib->images[0].offset == 16);
         CHECK(lib->containers[0].size == b.n && lib->containers[0].image_count == 3);
         CHECK(!lib->containers[0].section);
+    }
+    smc_input_free(in);
+}
+
+/* Issue 47: an entry of a kind smcheck does not know keeps its container, and the entries beside
+ * it, readable, and is never taken for code a GPU loads; Tile IR (kind 128) is read with its
+ * bytecode's version (bytes 0x1b, 0x1a) and compiled by the driver (jit) where it can be. */
+static void test_unknown_kinds(void)
+{
+    buf b = {0};
+    size_t c = container(&b);
+    entry(&b, c, 2, 80, 0, NULL, 40, 0, 0);
+    size_t t = entry(&b, c, 128, 80, 0, "\177TileIR\0\15\1\0\0", 12, 0, 0);
+    put(&b, t + 0x18, 0x0d010000u, 4); /* tag 0, minor 1, major 13: bytecode 13.1 */
+    entry(&b, c, 64, 90, 0, NULL, 8, 0, 0);
+    entry(&b, c, 128, 100, 0, NULL, 16, 0, 0); /* only Tile IR for sm_100 */
+    smc_input *in;
+    smc_library *lib = scan(&b, false, NULL, &in);
+    CHECK(lib && lib->container_count == 1 && lib->image_count == 4 && lib->finding_count == 0);
+    if (lib && lib->image_count == 4) {
+        char tok[SMC_TOKEN_MAX];
+        CHECK(strcmp(smc_image_token(&lib->images[0], tok), "sm_80") == 0);
+        CHECK(strcmp(smc_image_token(&lib->images[1], tok), "tileir_80") == 0);
+        CHECK(strcmp(smc_image_token(&lib->images[2], tok), "kind64_90") == 0);
+        CHECK(lib->images[1].version_major == 13 && lib->images[1].version_minor == 1);
+        CHECK(strcmp(smc_image_kind_str(lib->images[1].kind), "tile-ir") == 0 &&
+              strcmp(smc_image_kind_str(lib->images[2].kind), "other") == 0);
+        CHECK(smc_image_opaque(lib->images[1].kind) && smc_image_opaque(lib->images[2].kind) &&
+              !smc_image_opaque(lib->images[0].kind));
+        int why; /* Tile IR: the driver's to compile, from 13.1 and its bytecode's CUDA; the rest
+                  * opaque */
+        CHECK(smc_image_verdict(&lib->images[1], 80, 13010, &why) == SMC_VERDICT_JIT &&
+              smc_image_verdict(&lib->images[1], 120, 0, &why) == SMC_VERDICT_JIT &&
+              smc_image_verdict(&lib->images[1], 80, 13000, &why) == SMC_VERDICT_JIT_BLOCKED &&
+              smc_image_verdict(&lib->images[1], 75, 13040, &why) == SMC_VERDICT_NONE &&
+              smc_image_verdict(&lib->images[3], 90, 13040, &why) == SMC_VERDICT_NONE &&
+              smc_image_verdict(&lib->images[2], 90, 13040, &why) == SMC_VERDICT_NONE &&
+              smc_image_verdict(&lib->images[0], 80, 13010, &why) == SMC_VERDICT_NATIVE);
     }
     smc_input_free(in);
 }
@@ -195,8 +234,8 @@ static void test_entry_defects(void)
     REFUSED(&b, "runs past the end of its container");
 
     b = good;
-    put(&b, e, 3, 2);
-    REFUSED(&b, "entry kind 3");
+    put(&b, e, 0, 2);
+    REFUSED(&b, "entry kind 0 is no kind");
 
     b = good;
     put(&b, e + 0x28, 0x2000 | 0x8000 | 0x11, 8);
@@ -530,6 +569,7 @@ static void test_summary(void)
 int main(void)
 {
     test_valid_container();
+    test_unknown_kinds();
     test_empty_container();
     test_container_header_defects();
     test_entry_defects();

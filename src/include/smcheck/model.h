@@ -27,8 +27,17 @@ extern "C" {
 typedef enum smc_image_kind {
     SMC_IMAGE_PTX = 1,
     SMC_IMAGE_CUBIN = 2,
-    SMC_IMAGE_LTO = 8, /* NVVM IR for link-time optimisation: opaque, never loadable */
+    SMC_IMAGE_LTO = 8,      /* NVVM IR for link-time optimisation: opaque, never loadable */
+    SMC_IMAGE_TILEIR = 128, /* Tile IR bytecode (nvFatbinAddTileIR, CUDA 13.1): for the driver's
+                             * Tile IR compiler; any other kind is kept with its number */
 } smc_image_kind;
+
+/* Whether an image is neither PTX nor a cubin: LTO IR, Tile IR, or a kind smcheck does not know.
+ * Such an image is listed, never taken for code a GPU loads as it is. */
+static inline bool smc_image_opaque(const smc_image_kind kind)
+{
+    return kind != SMC_IMAGE_PTX && kind != SMC_IMAGE_CUBIN;
+}
 
 typedef enum smc_variant {
     SMC_VARIANT_NONE = 0,
@@ -101,17 +110,18 @@ typedef enum smc_cause {
     SMC_CAUSE_MAIN_ARCH,   /* none or partial: its main architecture list (main_set, main_example)
                             * lacks the GPU; none when fewer than 1 in 20 of its containers serve
                             * it, partial when more do */
-    SMC_CAUSE_FEW,         /* no longer given (issue 29: replaced by main-arch); kept for its number */
-    SMC_CAUSE_GATED,       /* gated: only 'a'/'f' code for other GPUs */
-    SMC_CAUSE_DRIVER_GPU,  /* none: the driver is older than the first CUDA for the GPU */
-    SMC_CAUSE_RUNTIME,     /* none: a runtime before CUDA 11.1, newer than the driver: it stops at
-                            * start-up (no minor-version compatibility before 11.1) */
-    SMC_CAUSE_PLATFORM,    /* none: a binary for another machine (an x86-64 library where
-                            * aarch64 ones load): it cannot load at all */
-    SMC_CAUSE_NEEDS,       /* none: it needs a CUDA library (DT_NEEDED) that its input has only
-                            * in another major, or, in a complete root, not at all */
-    SMC_CAUSE_UNSUPPORTED, /* none: NVIDIA does not support the GPU in this release of its library
-                            * (support), whatever code it carries */
+    SMC_CAUSE_FEW,   /* no longer given (issue 29: replaced by main-arch); kept for its number */
+    SMC_CAUSE_GATED, /* gated: only 'a'/'f' code for other GPUs */
+    SMC_CAUSE_DRIVER_GPU,    /* none: the driver is older than the first CUDA for the GPU */
+    SMC_CAUSE_RUNTIME,       /* none: a runtime before CUDA 11.1, newer than the driver: it stops at
+                              * start-up (no minor-version compatibility before 11.1) */
+    SMC_CAUSE_PLATFORM,      /* none: a binary for another machine (an x86-64 library where
+                              * aarch64 ones load): it cannot load at all */
+    SMC_CAUSE_NEEDS,         /* none: it needs a CUDA library (DT_NEEDED) that its input has only
+                              * in another major, or, in a complete root, not at all */
+    SMC_CAUSE_UNSUPPORTED,   /* none: NVIDIA does not support the GPU in this release of its library
+                              * (support), whatever code it carries */
+    SMC_CAUSE_TILEIR_DRIVER, /* partial or none: Tile IR the driver cannot compile (tileir_cuda) */
     SMC_CAUSE_COUNT
 } smc_cause;
 
@@ -163,6 +173,8 @@ typedef struct smc_judgement {
     size_t failing_count;
     unsigned isa;           /* PTX ISA, major*10+minor: the newest a jit container relies on,
                              * or the newest the driver cannot compile */
+    int tileir_cuda;        /* the CUDA whose driver compiles the Tile IR a jit container relies
+                             * on, or (none) the newest the driver is older than; 0: none */
     unsigned built_major;   /* the CUDA major that built it, when its bytes say; else 0 */
     smc_evidence built_by;  /* and what says so */
     int built_cuda;         /* the toolkit that built it (1000*major + 10*minor), 0 unknown */
@@ -219,10 +231,11 @@ typedef struct smc_image {
     unsigned text_isa;         /* PTX: its .version line, major*10+minor */
 } smc_image;
 
-/* Longest token smc_image_token() writes, NUL included ("compute_4294967295f"). */
+/* Longest token smc_image_token() writes, NUL included ("kind65535_4294967295f"). */
 #define SMC_TOKEN_MAX 24
 
-/* Writes the image's token ("sm_90a", "compute_120", "lto_90") to buf and returns buf. */
+/* Writes the image's token ("sm_90a", "compute_120", "lto_90", "tileir_80", "kind64_80" for a
+ * kind smcheck does not know) to buf and returns buf. */
 const char *smc_image_token(const smc_image *img, char buf[SMC_TOKEN_MAX]);
 const char *smc_image_kind_str(smc_image_kind kind);
 const char *smc_compression_str(smc_compression c);

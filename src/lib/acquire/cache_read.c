@@ -280,8 +280,8 @@ static bool r_image(reader *r, const cJSON *a, smc_image *img)
     const cJSON *x = a->child;
     for (size_t i = 0; i < IMAGE_FIELDS; i++, x = x->next)
         if (!r_u64v(r, x, UINT64_MAX, &v[i], cache_image_fields[i])) return false;
-    if (v[0] != SMC_IMAGE_PTX && v[0] != SMC_IMAGE_CUBIN && v[0] != SMC_IMAGE_LTO)
-        return r_fail(r, "\"kind\" %" PRIu64 " is none of 1, 2, 8", v[0]);
+    if (v[0] == 0 || v[0] > 0xffff) /* an entry's kind is 16 bits; 0 is none */
+        return r_fail(r, "\"kind\" %" PRIu64 " is no entry kind", v[0]);
     if (v[1] > SMC_VARIANT_F || v[2] > SMC_COMPRESS_ZSTD || v[13] > SMC_VARIANT_F)
         return r_fail(r, "a variant or compression out of range");
     const size_t narrow[] = {3, 4, 5, 11, 12, 14};

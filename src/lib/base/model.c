@@ -591,8 +591,10 @@ const char *smc_image_kind_str(smc_image_kind kind)
         return "cubin";
     case SMC_IMAGE_LTO:
         return "lto-ir";
+    case SMC_IMAGE_TILEIR:
+        return "tile-ir";
     }
-    return "unknown";
+    return "other"; /* a kind smcheck does not know: its token says its number */
 }
 
 const char *smc_compression_str(smc_compression c)
@@ -634,13 +636,19 @@ const char *smc_input_kind_str(smc_input_kind kind)
 
 const char *smc_image_token(const smc_image *img, char buf[SMC_TOKEN_MAX])
 {
-    const char *prefix = img->kind == SMC_IMAGE_PTX   ? "compute_"
-                         : img->kind == SMC_IMAGE_LTO ? "lto_"
-                                                      : "sm_";
+    const char *prefix = img->kind == SMC_IMAGE_PTX      ? "compute_"
+                         : img->kind == SMC_IMAGE_CUBIN  ? "sm_"
+                         : img->kind == SMC_IMAGE_LTO    ? "lto_"
+                         : img->kind == SMC_IMAGE_TILEIR ? "tileir_"
+                                                         : NULL;
     const char *suffix = img->variant == SMC_VARIANT_A   ? "a"
                          : img->variant == SMC_VARIANT_F ? "f"
                                                          : "";
-    snprintf(buf, SMC_TOKEN_MAX, "%s%u%s", prefix, img->arch, suffix);
+    if (prefix)
+        snprintf(buf, SMC_TOKEN_MAX, "%s%u%s", prefix, img->arch, suffix);
+    else
+        snprintf(buf, SMC_TOKEN_MAX, "kind%u_%u%s", (unsigned)img->kind & 0xffff, img->arch,
+                 suffix);
     return buf;
 }
 
@@ -708,10 +716,10 @@ const char *smc_role_str(smc_role r)
 const char *smc_cause_str(smc_cause c)
 {
     static const char *const names[SMC_CAUSE_COUNT] = {
-        "loads",       "nothing-to-judge", "ptx-jit", "arch",      "tegra",
-        "cubin-abi",   "ptx-isa",          "built-newer", "main-arch", "few",
-        "gated",       "driver-gpu",       "runtime-newer", "platform", "needs",
-        "unsupported",
+        "loads",       "nothing-to-judge", "ptx-jit",       "arch",      "tegra",
+        "cubin-abi",   "ptx-isa",          "built-newer",   "main-arch", "few",
+        "gated",       "driver-gpu",       "runtime-newer", "platform",  "needs",
+        "unsupported", "tile-ir-driver",
     };
     return (unsigned)c < SMC_CAUSE_COUNT ? names[c] : "unknown";
 }

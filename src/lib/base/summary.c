@@ -4,9 +4,13 @@
 
 #include <stdlib.h>
 
+/* Cubins, PTX, LTO IR, then the other kinds by their number. */
 static unsigned kind_rank(smc_image_kind kind)
 {
-    return kind == SMC_IMAGE_CUBIN ? 0 : kind == SMC_IMAGE_PTX ? 1 : 2;
+    return kind == SMC_IMAGE_CUBIN ? 0
+           : kind == SMC_IMAGE_PTX ? 1
+           : kind == SMC_IMAGE_LTO ? 2
+                                   : 3 + (unsigned)kind;
 }
 
 int smc_image_compare(const void *a, const void *b)

@@ -202,8 +202,9 @@ smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_ima
                     "entry payload of %llu bytes runs past the end of its container "
                     "(%llu bytes left)",
                     (unsigned long long)padded, (unsigned long long)(room - hsize));
-    if (kind != SMC_IMAGE_PTX && kind != SMC_IMAGE_CUBIN && kind != SMC_IMAGE_LTO)
-        return fail(err, e, "entry kind %u is none of PTX (1), cubin (2), LTO IR (8)", kind);
+    /* A kind smcheck does not know (Tile IR came in CUDA 13.1) is kept, opaque, with its number:
+     * the container's other entries stay readable. 0 is no kind. */
+    if (kind == 0) return fail(err, e, "entry kind 0 is no kind of entry");
     (void)version; /* 0x0101 always; the finder asks it of containers outside fatbin sections */
     if ((flags & FLAG_LZ4) && (flags & FLAG_ZSTD))
         return fail(err, e, "entry claims both LZ4 and Zstandard compression");
@@ -219,8 +220,9 @@ smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_ima
                        : flags & FLAG_ZSTD ? SMC_COMPRESS_ZSTD
                                            : SMC_COMPRESS_NONE,
         .arch = smc_le32(p + 0x1c),
-        .version_major = smc_le16(p + 0x1a),
-        .version_minor = smc_le16(p + 0x18),
+        /* Tile IR: its bytecode's version in the bytes at 0x1b (major) and 0x1a (minor) */
+        .version_major = kind == SMC_IMAGE_TILEIR ? p[0x1b] : smc_le16(p + 0x1a),
+        .version_minor = kind == SMC_IMAGE_TILEIR ? p[0x1a] : smc_le16(p + 0x18),
         .offset = e,
         .header_size = hsize,
         .stored_size = padded,
@@ -263,7 +265,7 @@ smc_status smc_payload_decode(const uint8_t *src, const smc_image *img, void *zc
                               smc_fatbin_error *err)
 {
     *out = NULL;
-    if (img->kind == SMC_IMAGE_LTO) return SMC_ERR_ARG;
+    if (smc_image_opaque(img->kind)) return SMC_ERR_ARG;
     if (img->size > PAYLOAD_MAX)
         return fail(err, img->offset, "uncompressed size %llu is beyond the %llu MiB limit",
                     (unsigned long long)img->size, PAYLOAD_MAX >> 20);
@@ -308,7 +310,7 @@ smc_status smc_payload_decode(const uint8_t *src, const smc_image *img, void *zc
 long smc_payload_prefix(const uint8_t *src, uint64_t have, const smc_image *img, void *zctx,
                         uint8_t *out, size_t n)
 {
-    if (img->kind == SMC_IMAGE_LTO) return -1;
+    if (smc_image_opaque(img->kind)) return -1;
     if (have > img->stored_size) have = img->stored_size;
     if (n > img->size) n = (size_t)img->size;
     if (img->compression == SMC_COMPRESS_NONE) {
@@ -411,7 +413,7 @@ static smc_status verify_cubin(const smc_image *img, const uint8_t *elf, uint64_
 
 smc_status smc_payload_check(const smc_image *img, const uint8_t *data, smc_fatbin_error *err)
 {
-    if (img->kind == SMC_IMAGE_LTO) return SMC_OK; /* opaque by design (§8) */
+    if (smc_image_opaque(img->kind)) return SMC_OK; /* opaque by design (§8) */
     return img->kind == SMC_IMAGE_PTX ? verify_ptx(img, data, img->size, err)
                                       : verify_cubin(img, data, img->size, err);
 }
@@ -419,7 +421,7 @@ smc_status smc_payload_check(const smc_image *img, const uint8_t *data, smc_fatb
 smc_status smc_payload_verify(const uint8_t *src, const smc_image *img, void *zctx,
                               smc_fatbin_error *err)
 {
-    if (img->kind == SMC_IMAGE_LTO) return SMC_OK;
+    if (smc_image_opaque(img->kind)) return SMC_OK;
     if (img->compression != SMC_COMPRESS_ZSTD) { /* in place, or an LZ4 block: whole */
         if (img->compression == SMC_COMPRESS_NONE) return smc_payload_check(img, src, err);
         uint8_t *data = NULL;

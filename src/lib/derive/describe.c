@@ -82,6 +82,16 @@ static void clause(char *buf, size_t n, const smc_library *lib, const smc_judgem
         snprintf(buf, n, "its PTX (ISA %u.%u) is newer than a driver for CUDA %s can compile; %s",
                  j->isa / 10, j->isa % 10, drv, need);
         break;
+    case SMC_CAUSE_TILEIR_DRIVER: {
+        char tile[16];
+        cuda_str(tile, sizeof tile, j->tileir_cuda);
+        needs_driver(need, sizeof need, j->tileir_cuda, t);
+        snprintf(buf, n,
+                 "its Tile IR needs a driver for CUDA %s or newer, with its Tile IR compiler "
+                 "(libnvidia-tileiras); the driver supports %s; %s",
+                 tile, drv, need);
+        break;
+    }
     case SMC_CAUSE_DRIVER_GPU: {
         char first[16];
         cuda_str(first, sizeof first, j->gpu_cuda);
@@ -176,7 +186,7 @@ static char *gated_reason(const smc_library *lib, const smc_target *t)
         smc_variant v;
         unsigned a;
         smc_image_target(img, &a, &v);
-        if (img->kind == SMC_IMAGE_LTO || v == SMC_VARIANT_NONE) continue;
+        if (smc_image_opaque(img->kind) || v == SMC_VARIANT_NONE) continue;
         char one[48];
         snprintf(one, sizeof one, v == SMC_VARIANT_A ? "%u.%u" : "the %u.%u family", a / 10,
                  a % 10);
@@ -282,7 +292,8 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
     bool driver = j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI ||
                   j->cause == SMC_CAUSE_PTX_ISA || j->cause == SMC_CAUSE_DRIVER_GPU ||
                   j->cause == SMC_CAUSE_RUNTIME || j->cause == SMC_CAUSE_PLATFORM ||
-                  j->cause == SMC_CAUSE_NEEDS || j->cause == SMC_CAUSE_UNSUPPORTED;
+                  j->cause == SMC_CAUSE_NEEDS || j->cause == SMC_CAUSE_UNSUPPORTED ||
+                  j->cause == SMC_CAUSE_TILEIR_DRIVER;
     bool ptx;
     char *toks, *out = NULL;
     switch (j->status) {
@@ -296,6 +307,25 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
                             by[SMC_VERDICT_COMPATIBLE], jit_words(jw, sizeof jw, by), j->counted,
                             noun(j->counted), other_words(ow, sizeof ow, by));
     case SMC_STATUS_JIT:
+        if (j->tileir_cuda && !j->isa) { /* Tile IR alone: the driver's Tile IR compiler */
+            char tile[16];
+            cuda_str(tile, sizeof tile, j->tileir_cuda);
+            if (driver_cuda) {
+                char drv[16];
+                cuda_str(drv, sizeof drv, driver_cuda);
+                snprintf(need, sizeof need,
+                         "the driver (CUDA %s) compiles it where it has its "
+                         "Tile IR compiler (libnvidia-tileiras)",
+                         drv);
+            } else
+                needs_driver(need, sizeof need, j->tileir_cuda, t);
+            return smc_asprintf("%zu of %zu %s %s on Tile IR, compiled by the driver's Tile IR "
+                                "compiler at first launch (CUDA %s or newer; without it "
+                                "CUDA_ERROR_JIT_COMPILER_NOT_FOUND); %s%s",
+                                by[SMC_VERDICT_JIT], j->counted, noun(j->counted),
+                                by[SMC_VERDICT_JIT] == 1 ? "relies" : "rely", tile, need,
+                                other_words(ow, sizeof ow, by));
+        }
         if (driver_cuda) {
             char drv[16];
             cuda_str(drv, sizeof drv, driver_cuda);
@@ -559,6 +589,8 @@ int smc_next_driver(const smc_judgement *j)
         return 13000;
     case SMC_CAUSE_PTX_ISA:
         return smc_cuda_for_ptx_isa(j->isa / 10, j->isa % 10);
+    case SMC_CAUSE_TILEIR_DRIVER:
+        return j->tileir_cuda;
     case SMC_CAUSE_DRIVER_GPU:
         return j->gpu_cuda;
     case SMC_CAUSE_RUNTIME:

@@ -295,13 +295,13 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
  * small enough, CUBIN_FACTS_MAX; all up to CUBIN_NAMES_MAX for --detail's names). A container
  * whose every cubin was read and holds no kernel holds none in its PTX either: the cubins and the
  * PTX are one translation unit compiled for each target (vllm 0.9.1's sm_52+compute_52 module
- * without kernels, beside its kernels built for sm_70 and up). A container of PTX alone is not
- * known (-1), which counts as holding kernels. */
+ * without kernels, beside its kernels built for sm_70 and up). A container of PTX (or Tile IR)
+ * alone is not known (-1), which counts as holding kernels. */
 static void inspect_cubins(smc_finder *f, cparse *cp, hit *h)
 {
     bool ptx = false, any_cubin = false;
     for (size_t i = 0; i < h->image_count; i++) {
-        ptx |= h->images[i].kind == SMC_IMAGE_PTX;
+        ptx |= h->images[i].kind == SMC_IMAGE_PTX || h->images[i].kind == SMC_IMAGE_TILEIR;
         any_cubin |= h->images[i].kind == SMC_IMAGE_CUBIN;
     }
     bool all_read = cp->all_read;
@@ -373,8 +373,8 @@ static void inspect(smc_finder *f, cparse *cp, hit *h)
  * that one window and a stream decide alike. */
 static void plan_payload(smc_finder *f, cparse *cp, hit *h, const smc_image *img, uint64_t at)
 {
-    cp->pay_verify = f->verify && img->kind != SMC_IMAGE_LTO && img->stored_size <= VERIFY_MAX;
-    if (f->verify && img->kind != SMC_IMAGE_LTO && img->stored_size > VERIFY_MAX &&
+    cp->pay_verify = f->verify && !smc_image_opaque(img->kind) && img->stored_size <= VERIFY_MAX;
+    if (f->verify && !smc_image_opaque(img->kind) && img->stored_size > VERIFY_MAX &&
         add_note(h, img->offset, img, "not verified: over 64 MiB") != SMC_OK)
         fnd_nomem(f);
     cp->pay_facts = false;

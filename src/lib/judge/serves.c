@@ -13,8 +13,9 @@ static void append(char *buf, size_t cap, const char *fmt, unsigned a, unsigned 
     if (len + 16 < cap) snprintf(buf + len, cap - len, fmt, len ? " " : "", a, b);
 }
 
-/* Puts one target's status into its list. */
-static void place(smc_serving *out, const smc_target *t, smc_lib_status s, unsigned isa)
+/* Puts one target's status into its list; a jit one's driver: for its PTX ISA, or (tileir, when
+ * it relies on Tile IR alone) for its Tile IR. */
+static void place(smc_serving *out, const smc_target *t, smc_lib_status s, unsigned isa, int tileir)
 {
     char *list = s == SMC_STATUS_OK        ? out->cubins
                  : s == SMC_STATUS_JIT     ? out->ptx
@@ -23,7 +24,8 @@ static void place(smc_serving *out, const smc_target *t, smc_lib_status s, unsig
                                            : out->none;
     if (list) append(list, sizeof out->cubins, "%s%u.%u", t->cc_major, t->cc_minor);
     if (s == SMC_STATUS_JIT) {
-        int cuda = smc_cuda_for_ptx_isa(isa / 10, isa % 10);
+        int cuda = isa ? smc_cuda_for_ptx_isa(isa / 10, isa % 10) : 0;
+        if (tileir > cuda) cuda = tileir;
         if (cuda > out->ptx_cuda) out->ptx_cuda = cuda;
     }
 }
@@ -34,7 +36,7 @@ static bool counted(const smc_library *lib, const smc_container *c)
 {
     if (c->relocatable || c->kernels == 0) return false;
     for (size_t i = c->first_image; i < c->first_image + c->image_count; i++)
-        if (lib->images[i].kind != SMC_IMAGE_LTO && lib->images[i].variant == SMC_VARIANT_NONE)
+        if (!smc_image_opaque(lib->images[i].kind) && lib->images[i].variant == SMC_VARIANT_NONE)
             return true;
     return false;
 }
@@ -108,7 +110,8 @@ smc_status smc_library_serving(const smc_library *lib, const smc_library_judged 
 {
     *out = (smc_serving){0};
     for (size_t t = 0; t < nt && t < lj->judgement_count; t++)
-        place(out, &targets[t], lj->judgements[t].status, lj->judgements[t].isa);
+        place(out, &targets[t], lj->judgements[t].status, lj->judgements[t].isa,
+              lj->judgements[t].tileir_cuda);
     sm_arch_of(lib, out->sm_arch, sizeof out->sm_arch);
     if (lj->judgement_count) out->cuda_lower_bound = (int)lj->judgements[0].built_major * 1000;
     return SMC_OK;
@@ -136,9 +139,12 @@ smc_status smc_distribution_serving(const smc_input *in, const smc_judged *jd,
     for (size_t t = 0; dj->verdicts && t < nt && t < dj->verdict_count; t++) {
         const smc_rollup *r = &dj->verdicts[t];
         unsigned isa = 0;
-        if (r->library < in->library_count && t < jd->libraries[r->library].judgement_count)
+        int tileir = 0;
+        if (r->library < in->library_count && t < jd->libraries[r->library].judgement_count) {
             isa = jd->libraries[r->library].judgements[t].isa;
-        place(out, &targets[t], r->status, isa);
+            tileir = jd->libraries[r->library].judgements[t].tileir_cuda;
+        }
+        place(out, &targets[t], r->status, isa, tileir);
     }
     /* A value the distribution can claim is one every main library backs. */
     bool first = true;

@@ -14,6 +14,8 @@ typedef struct seen {
     bool cuda13, tegra, ptx_isa, thor, sbsa;
     uint64_t jit_bytes;   /* the PTX a jit container would have the driver compile */
     unsigned jit_isa;     /* the newest PTX ISA a jit container relies on */
+    int tileir_cuda;      /* the newest CUDA a jit container's Tile IR needs, */
+    int tileir_blocked;   /* or one the driver is older than */
     unsigned blocked_isa; /* the newest PTX ISA the driver cannot compile */
 } seen;
 
@@ -31,9 +33,10 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
     const smc_image *jit = NULL;
     for (size_t i = c->first_image; i < c->first_image + c->image_count; i++) {
         const smc_image *img = &lib->images[i];
-        if (img->kind == SMC_IMAGE_LTO) continue;
+        if (smc_image_opaque(img->kind) && img->kind != SMC_IMAGE_TILEIR) continue;
         int why;
         smc_verdict v = smc_image_verdict(img, cc, driver_cuda, &why);
+        bool tile = img->kind == SMC_IMAGE_TILEIR;
         any = true;
         all_variants &= smc_image_variant(img) != SMC_VARIANT_NONE;
         only_arch &= why == SMC_WHY_NONE || why == SMC_WHY_ARCH;
@@ -44,8 +47,12 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
             here.blocked_isa = smc_image_isa(img);
         here.thor |= why == SMC_WHY_THOR_RENAMED && v != SMC_VERDICT_NONE;
         here.sbsa |= why == SMC_WHY_TEGRA_SBSA && v != SMC_VERDICT_NONE;
-        if (v == SMC_VERDICT_JIT && smc_image_isa(img) > here.jit_isa)
+        if (v == SMC_VERDICT_JIT && !tile && smc_image_isa(img) > here.jit_isa)
             here.jit_isa = smc_image_isa(img);
+        if (tile && v == SMC_VERDICT_JIT && smc_tileir_cuda(img) > here.tileir_cuda)
+            here.tileir_cuda = smc_tileir_cuda(img);
+        if (why == SMC_WHY_TILEIR && smc_tileir_cuda(img) > here.tileir_blocked)
+            here.tileir_blocked = smc_tileir_cuda(img);
         /* The PTX the driver compiles: the newest it can for the GPU, one a container. */
         if (v == SMC_VERDICT_JIT && (!jit || smc_image_arch(img) > smc_image_arch(jit))) jit = img;
         if (v < best) best = v;
@@ -64,6 +71,8 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
     if (best == SMC_VERDICT_JIT) {
         s->thor |= here.thor;
         if (here.jit_isa > s->jit_isa) s->jit_isa = here.jit_isa;
+        /* Tile IR's driver matters where no PTX of the container is compiled instead. */
+        if (!here.jit_isa && here.tileir_cuda > s->tileir_cuda) s->tileir_cuda = here.tileir_cuda;
         s->jit_bytes = jit->size;
         return best;
     }
@@ -73,6 +82,7 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
     s->tegra |= here.tegra;
     s->ptx_isa |= here.ptx_isa;
     if (here.blocked_isa > s->blocked_isa) s->blocked_isa = here.blocked_isa;
+    if (here.tileir_blocked > s->tileir_blocked) s->tileir_blocked = here.tileir_blocked;
     return best;
 }
 
@@ -80,7 +90,7 @@ static smc_verdict container_verdict(const smc_library *lib, size_t index, unsig
  * variant; PTX by what its text says it is for (compute_90a for ".target sm_90a"). */
 static uint64_t token_key(const smc_image *img)
 {
-    unsigned kind = img->kind == SMC_IMAGE_CUBIN ? 0 : img->kind == SMC_IMAGE_PTX ? 1 : 2;
+    unsigned kind = img->kind == SMC_IMAGE_CUBIN ? 0 : img->kind == SMC_IMAGE_PTX ? 1 : 3;
     return (uint64_t)kind << 40 | (uint64_t)smc_image_arch(img) << 8 |
            (uint64_t)smc_image_variant(img);
 }
@@ -108,7 +118,8 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
     for (size_t i = 0; i < n; i++) {
         const smc_container *c = &lib->containers[which[i]];
         for (size_t j = c->first_image; j < c->first_image + c->image_count; j++) {
-            if (lib->images[j].kind == SMC_IMAGE_LTO) continue;
+            if (smc_image_opaque(lib->images[j].kind) && lib->images[j].kind != SMC_IMAGE_TILEIR)
+                continue;
             uint64_t key = token_key(&lib->images[j]);
             size_t at = (size_t)(key * 0x9e3779b97f4a7c15u >> 40) & (cap - 1);
             while (set[at] != UINT64_MAX && set[at] != key)
@@ -151,7 +162,7 @@ char *smc_failing_tokens(const smc_library *lib, const size_t *which, size_t n, 
         }
         smc_image eff = {.kind = set[i] >> 40 == 0   ? SMC_IMAGE_CUBIN
                                  : set[i] >> 40 == 1 ? SMC_IMAGE_PTX
-                                                     : SMC_IMAGE_LTO,
+                                                     : SMC_IMAGE_TILEIR,
                          .arch = (unsigned)(set[i] >> 8),
                          .variant = (smc_variant)(set[i] & 0xff)};
         char tok[SMC_TOKEN_MAX];
@@ -230,8 +241,8 @@ static unsigned warnings_of(const smc_library *lib, int driver_cuda, const seen 
     for (size_t i = 0; i < lib->image_count; i++) {
         const smc_image *img = &lib->images[i];
         if (img->kind == SMC_IMAGE_PTX && smc_image_isa(img) > isa) isa = smc_image_isa(img);
-        zstd |= img->compression == SMC_COMPRESS_ZSTD && img->kind != SMC_IMAGE_LTO;
-        lz4 |= img->compression == SMC_COMPRESS_LZ4 && img->kind != SMC_IMAGE_LTO;
+        zstd |= img->compression == SMC_COMPRESS_ZSTD && !smc_image_opaque(img->kind);
+        lz4 |= img->compression == SMC_COMPRESS_LZ4 && !smc_image_opaque(img->kind);
     }
     *newest = isa;
     if (driver_cuda <= 0) return w;
@@ -268,7 +279,7 @@ static smc_status set_of(const smc_library *lib, const smc_container *c, set_key
     bool variants = true;
     for (size_t j = c->first_image; j < c->first_image + c->image_count; j++) {
         const smc_image *img = &lib->images[j];
-        if (img->kind == SMC_IMAGE_LTO) continue;
+        if (smc_image_opaque(img->kind)) continue;
         all[m++] = token_key(img);
         variants &= smc_image_variant(img) != SMC_VARIANT_NONE;
     }
@@ -507,20 +518,23 @@ smc_status judge_one_library(const smc_library *lib, const smc_target *t, int dr
     case SMC_STATUS_JIT:
         r->cause = SMC_CAUSE_PTX_JIT;
         r->isa = s.jit_isa;
+        r->tileir_cuda = s.tileir_cuda;
         break;
     default: /* what, beyond "built for other GPUs", makes containers fail */
-        r->cause = foreign       ? SMC_CAUSE_PLATFORM
-                   : missing     ? SMC_CAUSE_NEEDS
-                   : driver_old  ? SMC_CAUSE_DRIVER_GPU
-                   : runtime_new ? SMC_CAUSE_RUNTIME
-                   : too_new     ? SMC_CAUSE_BUILT_NEWER
-                   : unsupported ? SMC_CAUSE_UNSUPPORTED
-                   : s.cuda13    ? SMC_CAUSE_CUBIN_ABI
-                   : s.ptx_isa   ? SMC_CAUSE_PTX_ISA
-                   : s.tegra     ? SMC_CAUSE_TEGRA
-                   : main_lacks  ? SMC_CAUSE_MAIN_ARCH
-                                 : SMC_CAUSE_ARCH;
+        r->cause = foreign            ? SMC_CAUSE_PLATFORM
+                   : missing          ? SMC_CAUSE_NEEDS
+                   : driver_old       ? SMC_CAUSE_DRIVER_GPU
+                   : runtime_new      ? SMC_CAUSE_RUNTIME
+                   : too_new          ? SMC_CAUSE_BUILT_NEWER
+                   : unsupported      ? SMC_CAUSE_UNSUPPORTED
+                   : s.cuda13         ? SMC_CAUSE_CUBIN_ABI
+                   : s.ptx_isa        ? SMC_CAUSE_PTX_ISA
+                   : s.tileir_blocked ? SMC_CAUSE_TILEIR_DRIVER
+                   : s.tegra          ? SMC_CAUSE_TEGRA
+                   : main_lacks       ? SMC_CAUSE_MAIN_ARCH
+                                      : SMC_CAUSE_ARCH;
         if (r->cause == SMC_CAUSE_PTX_ISA) r->isa = s.blocked_isa;
+        if (r->cause == SMC_CAUSE_TILEIR_DRIVER) r->tileir_cuda = s.tileir_blocked;
         if (r->cause == SMC_CAUSE_DRIVER_GPU) r->gpu_cuda = gpu_cuda;
         break;
     }

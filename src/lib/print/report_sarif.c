@@ -58,6 +58,10 @@ static const sarif_rule sarif_rules[] = {
      "A CUDA library it needs (DT_NEEDED) is there only in another major, or not at all in a "
      "complete root: it does not load.",
      SMC_STATUS_NONE},
+    {SMC_CAUSE_TILEIR_DRIVER, "TileIrNewerThanDriver",
+     "Tile IR the driver cannot compile: a driver older than its bytecode (or than CUDA 13.1, the "
+     "first whose Tile IR compiler takes it).",
+     SMC_STATUS_NONE},
     {SMC_CAUSE_COUNT, "CpuOnlyBuild",
      "A build of a package that exists to use the GPU, without device code: the GPU is not used.",
      SMC_STATUS_CPU_ONLY},

@@ -43,6 +43,10 @@ static void print_image(FILE *out, const smc_image *img)
     }
     else if (img->kind == SMC_IMAGE_CUBIN)
         fprintf(out, " cubin ABI %u.%u", img->version_major, img->version_minor);
+    else if (img->kind == SMC_IMAGE_TILEIR)
+        fprintf(out, " Tile IR bytecode %u.%u", img->version_major, img->version_minor);
+    else if (img->kind != SMC_IMAGE_LTO)
+        fprintf(out, " entry kind %u, not known to smcheck", (unsigned)img->kind);
     fputc('\n', out);
 }
 

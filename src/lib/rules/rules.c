@@ -79,10 +79,27 @@ bool smc_image_cuda13(const smc_image *img)
     return img->release ? img->release >= 13000 : img->arch < 100;
 }
 
+int smc_tileir_cuda(const smc_image *img)
+{
+    int v = (int)(img->version_major * 1000 + img->version_minor * 10);
+    return v > 13010 ? v : 13010;
+}
+
 smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *cause)
 {
     *cause = SMC_WHY_NONE;
-    if (img->kind == SMC_IMAGE_LTO) {
+    if (img->kind == SMC_IMAGE_TILEIR) {
+        if (cc < img->arch) {
+            *cause = SMC_WHY_ARCH;
+            return SMC_VERDICT_NONE;
+        }
+        if (driver_cuda > 0 && driver_cuda < smc_tileir_cuda(img)) {
+            *cause = SMC_WHY_TILEIR;
+            return SMC_VERDICT_JIT_BLOCKED;
+        }
+        return SMC_VERDICT_JIT;
+    }
+    if (smc_image_opaque(img->kind)) {
         *cause = SMC_WHY_LTO;
         return SMC_VERDICT_NONE;
     }

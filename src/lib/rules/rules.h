@@ -25,11 +25,12 @@ bool smc_driver_parse_prefix(const char *text, int *cuda_version);
 /* Why one image does not run (smc_image_verdict's *why). */
 enum {
     SMC_WHY_NONE,
-    SMC_WHY_ARCH,        /* built for other GPUs */
-    SMC_WHY_TEGRA,       /* a lower-minor cubin on a Tegra GPU: no binary compatibility */
-    SMC_WHY_CUDA13,      /* a CUDA 13 cubin (ABI v2) on a driver older than 13.0 */
-    SMC_WHY_PTX_ISA,     /* PTX newer than the driver can compile */
-    SMC_WHY_LTO,         /* LTO IR: never loadable */
+    SMC_WHY_ARCH,         /* built for other GPUs */
+    SMC_WHY_TEGRA,        /* a lower-minor cubin on a Tegra GPU: no binary compatibility */
+    SMC_WHY_CUDA13,       /* a CUDA 13 cubin (ABI v2) on a driver older than 13.0 */
+    SMC_WHY_PTX_ISA,      /* PTX newer than the driver can compile */
+    SMC_WHY_LTO,          /* LTO IR, or a kind smcheck does not know: never loadable */
+    SMC_WHY_TILEIR,       /* Tile IR the driver cannot compile: older than its bytecode, or 13.1 */
     SMC_WHY_THOR_RENAMED, /* an sm_101 image on Thor (11.0): runs per PyTorch, unconfirmed */
     SMC_WHY_TEGRA_SBSA    /* a lower-minor cubin on Orin with a CUDA 13 driver: runs, as users
                            * report, unconfirmed */
@@ -50,8 +51,13 @@ bool smc_image_cuda13(const smc_image *img);
  * arch and variant. */
 void smc_image_target(const smc_image *img, unsigned *arch, smc_variant *variant);
 
+/* The CUDA version whose driver compiles a Tile IR image: its bytecode's (13.3), and 13.1 at
+ * least, the first that took Tile IR (docs/compatibility.md §2.12). */
+int smc_tileir_cuda(const smc_image *img);
+
 /* What one image is for a GPU of compute capability cc (major*10 + minor) and a driver (CUDA
- * version, 0 unknown). */
+ * version, 0 unknown). Tile IR is compiled by the driver like PTX (jit), for a GPU at or above the
+ * entry's arch (the lowest its Tile IR compiler takes: 80 from nvFatbin 13.2, 100 in 13.1). */
 smc_verdict smc_image_verdict(const smc_image *img, unsigned cc, int driver_cuda, int *why);
 
 /* Whether what a container's payloads say (the text of its PTX, whether its cubins hold kernels)
