@@ -286,7 +286,7 @@ char *smc_judgement_reason(const smc_library *lib, const smc_judgement *j, const
                            int driver_cuda)
 {
     const size_t *by = j->containers_by_verdict;
-    char who[192], because[512], need[96], jw[64], ow[160];
+    char who[192], because[512], need[192], jw[64], ow[160];
     label(who, sizeof who, t);
     clause(because, sizeof because, lib, j, t, driver_cuda);
     bool driver = j->cause == SMC_CAUSE_BUILT_NEWER || j->cause == SMC_CAUSE_CUBIN_ABI ||
