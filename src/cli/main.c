@@ -2,9 +2,10 @@
  * --help), chooses the targets (--gpu, the local GPUs, or the representative matrix), runs the
  * library over each path and prints the report; diagnostics go to stderr as "smcheck: PATH:
  * message". It decides only which targets to use and the exit status. */
-#include "smcheck/builds.h"
-#include "smcheck/model.h"
 #include "options.h"
+#include "smcheck/builds.h"
+#include "smcheck/fleet.h"
+#include "smcheck/model.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -106,6 +107,9 @@ typedef struct config {
     bool local;       /* they are this machine's GPUs */
     const char *color; /* auto, always, never */
     const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
+    const char *config; /* --config FILE */
+    bool no_config;
+    const char *fleet_target; /* the fleet target being judged, or NULL */
     smc_lib_status fail_on;
     const char **excludes; /* --exclude, in argv's memory */
     const char **extra_indexes; /* --extra-index-url, in argv's memory */
@@ -192,6 +196,14 @@ static int usage_error(const char *fmt, const char *what)
     return EXIT_USAGE;
 }
 
+/* A value an option does not take: "OPTION WANTS, not 'VALUE'". */
+static int bad_value(const char *option, const char *wants, const char *value)
+{
+    char m[512];
+    snprintf(m, sizeof m, "%s %s%s not '%s'", option, wants, option[2] == 'f' ? ";" : ",", value);
+    return usage_error("%s", m);
+}
+
 /* The option nearest a misspelt long one by edit distance ("drvier" -> "driver"), when at most
  * two edits and a third of its length away; else NULL. given: the name after "--", to any '='. */
 static const char *nearest_option(const char *given)
@@ -227,6 +239,66 @@ static bool is_url(const char *s)
 }
 
 /* Returns -1 to go on, or the exit status to stop with. */
+/* The values of --platform, --driver and --fail-on, from the command line or a fleet's target:
+ * false when the value is not one (WANTS_ says what is). */
+#define WANTS_PLATFORM                                                                             \
+    "wants linux-x86_64, linux-aarch64, windows-amd64 or windows-arm64 (or a wheel platform tag: " \
+    "manylinux_2_28_x86_64)"
+#define WANTS_DRIVER                                                                               \
+    "wants a CUDA version of 9.0 or later (12.8, 12.8.1) or a driver version of CUDA 9.0's R384 "  \
+    "or later (570.124.06, 410.48)"
+#define WANTS_FAIL_ON                                                                              \
+    "wants none, partial, jit or never, optionally followed by ,allow-cpu-only and "               \
+    ",allow-compiler"
+
+static bool set_platform(config *cfg, const char *v)
+{
+    if (!(cfg->platform = smc_platform_name(v))) return false;
+    /* a wheel tag says more (the glibc, musl) to the choice of wheels */
+    cfg->scan.index.wheel_platform = strchr(v, '_') ? v : NULL;
+    return true;
+}
+
+static bool set_driver(config *cfg, const char *v)
+{
+    int r = smc_driver_parse(v, &cfg->driver_cuda);
+    if (r == 0) return false;
+    cfg->driver_newer = r == 2; /* said in the report, where the driver's source is */
+    cfg->have_driver = true;
+    return true;
+}
+
+static bool set_fail_on(config *cfg, const char *v)
+{
+    cfg->fail_never = false;
+    cfg->fail_on = SMC_STATUS_NONE;
+    cfg->allow = 0;
+    for (const char *p = v, *end; *p; p = *end ? end + 1 : end) {
+        end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        size_t n = (size_t)(end - p);
+        bool first = p == v;
+#define IS(word) (n == sizeof word - 1 && strncmp(p, word, n) == 0)
+        if (first && IS("none"))
+            cfg->fail_on = SMC_STATUS_NONE;
+        else if (first && IS("partial"))
+            cfg->fail_on = SMC_STATUS_PARTIAL;
+        else if (first && IS("jit"))
+            cfg->fail_on = SMC_STATUS_JIT;
+        else if (first && IS("never"))
+            cfg->fail_never = true;
+        else if (IS("allow-cpu-only"))
+            cfg->allow |= SMC_ALLOW_CPU_ONLY;
+        else if (IS("allow-compiler"))
+            cfg->allow |= SMC_ALLOW_COMPILER;
+        else
+            return false;
+#undef IS
+        if (!*end) break;
+    }
+    return true;
+}
+
 static int parse_args(int argc, char **argv, config *cfg)
 {
     struct option longs[N_OPTIONS + 1];
@@ -268,59 +340,14 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->builds_table = optarg;
             break;
         case OPT_PLATFORM:
-            if (!(cfg->platform = smc_platform_name(optarg)))
-                return usage_error("--platform wants linux-x86_64, linux-aarch64 or windows-amd64 "
-                                   "(or a wheel platform tag: manylinux_2_28_x86_64), not '%s'",
-                                   optarg);
-            /* a wheel tag says more (the glibc, musl) to the choice of wheels */
-            cfg->scan.index.wheel_platform = strchr(optarg, '_') ? optarg : NULL;
+            if (!set_platform(cfg, optarg)) return bad_value("--platform", WANTS_PLATFORM, optarg);
             break;
         case OPT_DRIVER:
-            switch (smc_driver_parse(optarg, &cfg->driver_cuda)) {
-            case 0:
-                return usage_error("--driver wants a CUDA version of 9.0 or later (12.8, "
-                                   "12.8.1) or a driver version of CUDA 9.0's R384 or later "
-                                   "(570.124.06, 410.48), not '%s'",
-                                   optarg);
-            case 2: /* said in the report, where the driver's source is */
-                cfg->driver_newer = true;
-                break;
-            default:
-                cfg->driver_newer = false;
-            }
-            cfg->have_driver = true;
+            if (!set_driver(cfg, optarg)) return bad_value("--driver", WANTS_DRIVER, optarg);
             break;
-        case OPT_FAIL_ON: { /* LEVEL, then ,allow-cpu-only and ,allow-compiler */
-            cfg->fail_never = false;
-            cfg->fail_on = SMC_STATUS_NONE;
-            cfg->allow = 0;
-            for (const char *p = optarg, *end; *p; p = *end ? end + 1 : end) {
-                end = strchr(p, ',');
-                if (!end) end = p + strlen(p);
-                size_t n = (size_t)(end - p);
-                bool first = p == optarg;
-#define IS(word) (n == sizeof word - 1 && strncmp(p, word, n) == 0)
-                if (first && IS("none"))
-                    cfg->fail_on = SMC_STATUS_NONE;
-                else if (first && IS("partial"))
-                    cfg->fail_on = SMC_STATUS_PARTIAL;
-                else if (first && IS("jit"))
-                    cfg->fail_on = SMC_STATUS_JIT;
-                else if (first && IS("never"))
-                    cfg->fail_never = true;
-                else if (IS("allow-cpu-only"))
-                    cfg->allow |= SMC_ALLOW_CPU_ONLY;
-                else if (IS("allow-compiler"))
-                    cfg->allow |= SMC_ALLOW_COMPILER;
-                else
-                    return usage_error("--fail-on wants none, partial, jit or never, optionally "
-                                       "followed by ,allow-cpu-only and ,allow-compiler; not '%s'",
-                                       optarg);
-#undef IS
-                if (!*end) break;
-            }
+        case OPT_FAIL_ON: /* LEVEL, then ,allow-cpu-only and ,allow-compiler */
+            if (!set_fail_on(cfg, optarg)) return bad_value("--fail-on", WANTS_FAIL_ON, optarg);
             break;
-        }
         case OPT_SARIF:
             cfg->sarif_file = optarg;
             break;
@@ -371,6 +398,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             cfg->scan.index.python_version = optarg;
             break;
         }
+        case OPT_CONFIG:
+            cfg->config = optarg;
+            break;
+        case OPT_NO_CONFIG:
+            cfg->no_config = true;
+            break;
         case OPT_NO_CACHE:
             cfg->scan.cache.off = true;
             break;
@@ -703,6 +736,7 @@ static bool diagnose(smc_input *const *inputs, size_t n)
 /* How the report names a --driver: a branch newer than the tables is judged as the newest. */
 static const char *driver_source(const config *cfg)
 {
+    if (cfg->fleet_target) return "the fleet"; /* a target of pyproject.toml's */
     return cfg->driver_newer ? "--driver, newer than any smcheck knows: a branch is judged as "
                                "the newest it knows, a CUDA version as given"
                              : "--driver";
@@ -850,6 +884,248 @@ static int advise(config *cfg, const char *env)
     return status;
 }
 
+/* Judges (or scans) paths for cfg's targets, the command line's or a fleet target's, into *out:
+ * -1 and the result, or the exit status to stop with. */
+static int check_once(config *cfg, char **paths, int npaths, smc_result **out,
+                      smc_builds **builds_out)
+{
+    *out = NULL;
+    *builds_out = NULL;
+    int stop;
+    static progress_state ps; /* once shown, its line goes after each check */
+    ps.shown = false;
+    if (!cfg->quiet && isatty(STDERR_FILENO)) {
+        cfg->scan.run.progress = show_progress;
+        cfg->scan.run.progress_ctx = &ps;
+    }
+
+    smc_gpu_table *table = NULL;
+    smc_builds *builds = NULL;
+    smc_target *targets = NULL, *serving = NULL;
+    size_t ntargets = 0, nserving = 0;
+    bool informational = false;
+    if ((stop = load_table(cfg, &table)) >= 0) return stop;
+    if (cfg->mode == MODE_JUDGE) {
+        stop = choose_targets(cfg, table, &targets, &ntargets, &informational);
+        if (stop < 0) stop = load_builds(cfg, &builds);
+        if (cfg->have_driver) cfg->driver_source = driver_source(cfg);
+    } else if (smc_targets_representative(table, &serving, &nserving) != SMC_OK) {
+        stop = oom_exit(); /* scan: what each library serves */
+    }
+    smc_gpu_table_free(table);
+    if (stop >= 0) {
+        free(targets);
+        free(serving);
+        return stop;
+    }
+    smc_request req = {.paths = (const char *const *)paths,
+                       .path_count = (size_t)npaths,
+                       .scan = cfg->scan,
+                       .targets = targets,
+                       .target_count = ntargets,
+                       .driver_cuda = cfg->driver_cuda,
+                       .driver_source = cfg->driver_source,
+                       .informational = informational,
+                       .serving = serving,
+                       .serving_count = nserving,
+                       .kernel_names = cfg->display.detail,
+                       .builds = builds,
+                       .default_reason = cfg->default_reason,
+                       .platform = cfg->platform,
+                       .one_machine = cfg->one_machine,
+                       .local = cfg->local,
+                       /* the local GPUs: the packages run here, in this environment */
+                       .environment = cfg->local ? (const char *const *)environ : NULL};
+    smc_result *r = NULL;
+    smc_status st = smc_check(&req, &r);
+    if (ps.shown) { /* the progress line goes, before the report comes */
+        fputs("\r\033[K", diag);
+        fflush(diag);
+    }
+    free(targets);
+    free(serving);
+    if (st != SMC_OK) {
+        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
+        smc_builds_free(builds);
+        return EXIT_INPUT;
+    }
+    if (r->arm_left_out && !cfg->quiet)
+        fputs("smcheck: every library is x86-64: no columns for the GPUs of Arm machines (Jetson, "
+              "DGX Spark)\n",
+              diag);
+    *out = r;
+    *builds_out = builds;
+    return -1;
+}
+
+/* Writes the reports of n results (a fleet's targets when names is not NULL) in cfg's format to
+ * its output, and as SARIF to --sarif's file: EXIT_CLEAN, or EXIT_INPUT when one could not be
+ * written. */
+static int write_reports(config *cfg, const char *fleet, smc_result *const *r,
+                         const char *const *names, const char *const *heads, size_t n)
+{
+    if (cfg->color && strcmp(cfg->color, "auto") != 0)
+        cfg->display.color = strcmp(cfg->color, "always") == 0;
+    else {
+        const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
+        cfg->display.color = !cfg->output && isatty(STDOUT_FILENO) && !(no_color && *no_color);
+    }
+    const smc_result *const *all = (const smc_result *const *)r;
+    FILE *out = open_output(cfg);
+    smc_status st = SMC_OK;
+    if (out && !names)
+        st = cfg->sarif  ? smc_report_sarif(out, r[0])
+             : cfg->json ? smc_report_json(out, r[0], &cfg->display)
+                         : smc_report_text(out, r[0], &cfg->display);
+    else if (out && cfg->sarif)
+        st = smc_report_sarif_fleet(out, all, names, n);
+    else if (out && cfg->json)
+        st = smc_report_json_fleet(out, fleet, all, names, n, &cfg->display);
+    for (size_t i = 0; out && names && !cfg->sarif && !cfg->json && i < n && st == SMC_OK; i++) {
+        fprintf(out, "%s== fleet target %s\n", i ? "\n" : "", heads[i]);
+        st = smc_report_text(out, r[i], &cfg->display);
+    }
+    int written = out ? close_output(out, st) : EXIT_INPUT;
+    if (cfg->sarif_file && written == EXIT_CLEAN) { /* the same results, as SARIF, beside it */
+        FILE *file = fopen(cfg->sarif_file, "w");
+        if (!file) fprintf(diag, "smcheck: %s: %s\n", cfg->sarif_file, strerror(errno));
+        FILE *sf = file ? smc_redact_stream(file, true) : NULL;
+        if (file && !sf) {
+            fputs("smcheck: out of memory\n", diag);
+            fclose(file);
+        }
+        written = sf ? close_output(sf, smc_report_sarif_fleet(sf, all, names, n)) : EXIT_INPUT;
+    }
+    return written;
+}
+
+/* The fleet to judge against, unless --no-config, or the command line names the GPUs, driver
+ * or platform itself (said once): -1 to go on (fleet->count 0: none), or the exit status. */
+static int load_fleet(config *cfg, smc_fleet *fleet)
+{
+    char *path = NULL;
+    int found = cfg->config ? 1 : cfg->no_config ? 0 : smc_fleet_find(".", &path);
+    if (found < 0) return oom_exit();
+    if (found == 0) return -1;
+    const char *file = cfg->config ? cfg->config : path;
+    if (cfg->gpus || cfg->have_driver || cfg->platform) {
+        if (!cfg->quiet)
+            fprintf(diag, "smcheck: %s: its fleet is not used: the command line names %s\n", file,
+                    cfg->gpus          ? "--gpu"
+                    : cfg->have_driver ? "--driver"
+                                       : "--platform");
+        free(path);
+        return -1;
+    }
+    char why[640];
+    bool ok = smc_fleet_read(file, fleet, why, sizeof why);
+    free(path);
+    if (!ok) {
+        fprintf(diag, "smcheck: %s (the fleet is not judged: fix it, or --no-config)\n", why);
+        return EXIT_INPUT;
+    }
+    return -1;
+}
+
+/* A fleet target as the command line would give it: its GPUs (one machine's with '+'), driver and
+ * platform into c; false with why when one is not what the option takes. */
+static bool target_config(config *c, const smc_fleet_target *t, const smc_gpu_table *table,
+                          char *why, size_t n)
+{
+    c->gpus = t->gpus;
+    char *list = strdup(t->gpus);
+    if (!list) {
+        snprintf(why, n, "out of memory");
+        return false;
+    }
+    bool one = strchr(list, '+') != NULL, ok = !(one && strchr(list, ','));
+    for (char *p = list; *p; p++)
+        if (*p == '+') *p = ',';
+    smc_target *g = NULL;
+    size_t ng = 0;
+    char err[400] = "'+' joins the GPUs of one machine, ',' lists GPUs judged apart: not both";
+    ok = ok && smc_target_parse_list(table, list, &g, &ng, err, sizeof err) == 1;
+    free(list);
+    free(g);
+    if (!ok)
+        snprintf(why, n, "gpus: %s", err);
+    else if (t->driver && !set_driver(c, t->driver))
+        snprintf(why, n, "driver %s, not '%s'", WANTS_DRIVER, t->driver), ok = false;
+    else if (t->platform && !set_platform(c, t->platform))
+        snprintf(why, n, "platform %s, not '%s'", WANTS_PLATFORM, t->platform), ok = false;
+    if (ok) {
+        c->scan.walk.image_platform = c->platform;
+        c->fleet_target = t->name;
+    }
+    return ok;
+}
+
+/* Judges paths for each target of the fleet, as if its gpus, driver and platform were given: one
+ * report a target, named; the exit status is the worst. Every target is checked before any is
+ * judged: one the command line would refuse is exit 2, naming its line. */
+static int judge_fleet(config *cfg, const smc_fleet *fleet, char **paths, int npaths)
+{
+    size_t fail_on_row = option_row_of(OPT_FAIL_ON);
+    if (fleet->fail_on && !cfg->given[fail_on_row] && !set_fail_on(cfg, fleet->fail_on)) {
+        fprintf(diag, "smcheck: %s:%u: fail-on %s; not '%s'\n", fleet->path, fleet->fail_on_line,
+                WANTS_FAIL_ON, fleet->fail_on);
+        return EXIT_INPUT;
+    }
+    smc_gpu_table *table = NULL;
+    int stop = load_table(cfg, &table);
+    if (stop >= 0) return stop;
+    size_t n = fleet->count;
+    config *c = calloc(n, sizeof *c);
+    smc_result **r = calloc(n, sizeof *r);
+    smc_builds **b = calloc(n, sizeof *b);
+    const char **names = calloc(n, sizeof *names), **heads = calloc(n, sizeof *heads);
+    if (!c || !r || !b || !names || !heads) stop = oom_exit();
+    for (size_t i = 0; stop < 0 && i < n; i++) {
+        const smc_fleet_target *t = &fleet->targets[i];
+        char why[640];
+        c[i] = *cfg;
+        if (!target_config(&c[i], t, table, why, sizeof why)) {
+            fprintf(diag, "smcheck: %s:%u: target '%s': %s\n", fleet->path, t->line, t->name, why);
+            stop = EXIT_INPUT;
+        }
+        names[i] = t->name;
+#define HEAD_ARGS                                                                                  \
+    "%s (%s:%u): --gpu %s%s%s%s%s", t->name, fleet->path, t->line, t->gpus,                        \
+        t->driver ? " --driver " : "", t->driver ? t->driver : "",                                 \
+        t->platform ? " --platform " : "", t->platform ? t->platform : ""
+        int len = snprintf(NULL, 0, HEAD_ARGS);
+        char *head = len >= 0 ? malloc((size_t)len + 1) : NULL;
+        if (head) snprintf(head, (size_t)len + 1, HEAD_ARGS);
+#undef HEAD_ARGS
+        if (!(heads[i] = head)) stop = oom_exit();
+    }
+    smc_gpu_table_free(table);
+    int status = EXIT_CLEAN;
+    bool unreadable = false;
+    for (size_t i = 0; stop < 0 && i < n; i++) {
+        stop = check_once(&c[i], paths, npaths, &r[i], &b[i]);
+        if (stop >= 0) break;
+        if (i == 0) unreadable = diagnose(r[i]->inputs, r[i]->input_count); /* the same inputs */
+        int s = r[i]->informational ? EXIT_CLEAN : gate(&c[i], r[i]);
+        if (s > status) status = s;
+    }
+    if (stop < 0) {
+        int written = write_reports(cfg, fleet->path, r, names, heads, n);
+        stop = unreadable || written != EXIT_CLEAN ? EXIT_INPUT : status;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (r) smc_result_free(r[i]);
+        if (b) smc_builds_free(b[i]);
+        if (heads) free((char *)heads[i]);
+    }
+    free(c);
+    free(r);
+    free(b);
+    free(names);
+    free(heads);
+    return stop;
+}
+
 int main(int argc, char **argv)
 {
     config cfg = {.fail_on = SMC_STATUS_NONE};
@@ -898,90 +1174,24 @@ int main(int argc, char **argv)
         npaths = (int)ndefaults;
         cfg.default_reason = why;
     }
-    progress_state ps = {0};
-    if (!cfg.quiet && isatty(STDERR_FILENO)) {
-        cfg.scan.run.progress = show_progress;
-        cfg.scan.run.progress_ctx = &ps;
-    }
-
-    smc_gpu_table *table = NULL;
-    smc_builds *builds = NULL;
-    smc_target *targets = NULL, *serving = NULL;
-    size_t ntargets = 0, nserving = 0;
-    bool informational = false;
-    if ((stop = load_table(&cfg, &table)) >= 0) return stop;
-    if (cfg.mode == MODE_JUDGE) {
-        stop = choose_targets(&cfg, table, &targets, &ntargets, &informational);
-        if (stop < 0) stop = load_builds(&cfg, &builds);
-        if (cfg.have_driver) cfg.driver_source = driver_source(&cfg);
-    } else if (smc_targets_representative(table, &serving, &nserving) != SMC_OK) {
-        stop = oom_exit(); /* scan: what each library serves */
-    }
-    smc_gpu_table_free(table);
-    if (stop >= 0) {
-        free(targets);
-        free(serving);
+    smc_fleet fleet = {0};
+    if (cfg.mode == MODE_JUDGE && (stop = load_fleet(&cfg, &fleet)) >= 0) return stop;
+    if (fleet.count) {
+        stop = judge_fleet(&cfg, &fleet, paths, npaths);
+        smc_fleet_free(&fleet);
+        for (size_t i = 0; i < ndefaults; i++)
+            free(defaults[i]);
+        free(defaults);
+        free(why);
         return stop;
     }
-    smc_request req = {.paths = (const char *const *)paths,
-                       .path_count = (size_t)npaths,
-                       .scan = cfg.scan,
-                       .targets = targets,
-                       .target_count = ntargets,
-                       .driver_cuda = cfg.driver_cuda,
-                       .driver_source = cfg.driver_source,
-                       .informational = informational,
-                       .serving = serving,
-                       .serving_count = nserving,
-                       .kernel_names = cfg.display.detail,
-                       .builds = builds,
-                       .default_reason = cfg.default_reason,
-                       .platform = cfg.platform,
-                       .one_machine = cfg.one_machine,
-                       .local = cfg.local,
-                       /* the local GPUs: the packages run here, in this environment */
-                       .environment = cfg.local ? (const char *const *)environ : NULL};
     smc_result *r = NULL;
-    smc_status st = smc_check(&req, &r);
-    if (ps.shown) { /* the progress line goes, before the report comes */
-        fputs("\r\033[K", diag);
-        fflush(diag);
-    }
-    free(targets);
-    free(serving);
-    if (st != SMC_OK) {
-        fprintf(diag, "smcheck: %s\n", smc_status_str(st));
-        smc_builds_free(builds);
-        return EXIT_INPUT;
-    }
-    if (r->arm_left_out && !cfg.quiet)
-        fputs("smcheck: every library is x86-64: no columns for the GPUs of Arm machines (Jetson, "
-              "DGX Spark)\n",
-              diag);
+    smc_builds *builds = NULL;
+    if ((stop = check_once(&cfg, paths, npaths, &r, &builds)) >= 0) return stop;
     bool unreadable = diagnose(r->inputs, r->input_count);
     int status = gate(&cfg, r);
-    if (informational) status = EXIT_CLEAN; /* the matrix is for information */
-    if (cfg.color && strcmp(cfg.color, "auto") != 0)
-        cfg.display.color = strcmp(cfg.color, "always") == 0;
-    else {
-        const char *no_color = getenv("NO_COLOR"); /* no-color.org: set and not empty */
-        cfg.display.color = !cfg.output && isatty(STDOUT_FILENO) && !(no_color && *no_color);
-    }
-    FILE *out = open_output(&cfg);
-    int written = out ? close_output(out, cfg.sarif  ? smc_report_sarif(out, r)
-                                          : cfg.json ? smc_report_json(out, r, &cfg.display)
-                                                     : smc_report_text(out, r, &cfg.display))
-                      : EXIT_INPUT;
-    if (cfg.sarif_file && written == EXIT_CLEAN) { /* the same result, as SARIF, beside it */
-        FILE *file = fopen(cfg.sarif_file, "w");
-        if (!file) fprintf(diag, "smcheck: %s: %s\n", cfg.sarif_file, strerror(errno));
-        FILE *sf = file ? smc_redact_stream(file, true) : NULL;
-        if (file && !sf) {
-            fputs("smcheck: out of memory\n", diag);
-            fclose(file);
-        }
-        written = sf ? close_output(sf, smc_report_sarif(sf, r)) : EXIT_INPUT;
-    }
+    if (r->informational) status = EXIT_CLEAN; /* the matrix is for information */
+    int written = write_reports(&cfg, NULL, &r, NULL, NULL, 1);
     if (unreadable || written != EXIT_CLEAN) status = EXIT_INPUT;
     smc_result_free(r);
     smc_builds_free(builds);

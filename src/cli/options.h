@@ -40,6 +40,8 @@ enum {
     OPT_NO_CACHE,
     OPT_CACHE_MAX,
     OPT_SPEED_LIMIT,
+    OPT_CONFIG,
+    OPT_NO_CONFIG,
     OPT_QUIET = 'q',
 };
 
@@ -71,6 +73,15 @@ static const option_row option_rows[] = {
      "the driver to judge with: a CUDA version (12.8, 12.8.1) or a driver version of R384 (CUDA "
      "9.0) or later (570.124.06, 410.48, Jetson's 540.4.0)",
      M_JUDGE | M_ADVISE},
+    {"config", OPT_CONFIG, "FILE",
+     "the fleet to judge against: a pyproject.toml with a [tool.smcheck] table (fail-on, and "
+     "[[tool.smcheck.targets]] each with a name, gpus, and a driver and platform where known); "
+     "default: the nearest pyproject.toml with one, from the working directory up. Each target is "
+     "judged as if its gpus, driver and platform were given, its name on its report; a fleet "
+     "that cannot be read is exit 2, never a pass; --gpu, --driver or --platform given instead "
+     "leave it out, and --fail-on overrides its own",
+     M_JUDGE},
+    {"no-config", OPT_NO_CONFIG, NULL, "read no fleet from pyproject.toml", M_JUDGE},
     {"fail-on", OPT_FAIL_ON, "LEVEL",
      "exit 1 when a library is this bad or worse: none (default), partial, jit; or never (the "
      "verdicts never fail; an unreadable input still exits 2). A CPU-only build of a GPU package "

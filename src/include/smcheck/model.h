@@ -912,6 +912,10 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
 
 /* The JSON report (schema_version 2, see docs/cli.md and docs/report.schema.json). */
 smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how);
+/* A fleet's reports in one document: {"fleet": {"path", "targets": [{"name", "report"}]}}, a
+ * report per target, each as smc_report_json writes it (smcheck/fleet.h). */
+smc_status smc_report_json_fleet(FILE *out, const char *fleet, const smc_result *const *r,
+                                 const char *const *names, size_t n, const smc_display *how);
 /* The advice of smcheck/builds.h as text for people and as JSON; with how->detail every build,
  * not only the best of each release. */
 typedef struct smc_advice smc_advice;
@@ -923,6 +927,10 @@ smc_status smc_report_advice_json(FILE *out, const smc_advice *a, const smc_disp
  * relative to the working directory), with partialFingerprints; unreadable inputs are the
  * run's notifications. */
 smc_status smc_report_sarif(FILE *out, const smc_result *r);
+/* A fleet's SARIF: one run per target, each named by its automationDetails.id
+ * ("smcheck/NAME/") and its properties' fleetTarget. */
+smc_status smc_report_sarif_fleet(FILE *out, const smc_result *const *r, const char *const *names,
+                                  size_t n);
 
 /* The GPU table (`smcheck gpus --list`). */
 smc_status smc_report_gpu_table_text(FILE *out, const smc_gpu_table *t);

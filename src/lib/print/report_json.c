@@ -515,26 +515,51 @@ static cJSON *root_json(builder *b, const smc_view *opt)
     return root;
 }
 
-smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how)
+/* One result's report, as its own document's tree. */
+static cJSON *report_json(builder *b, const smc_result *r, const smc_display *how)
 {
     const smc_view view = smc_view_of(r, how), *opt = &view;
     smc_input *const *inputs = r->inputs;
     size_t n = r->input_count;
-    builder b = {false};
-    cJSON *root = root_json(&b, opt);
-    if (!root) return SMC_ERR_NOMEM;
-    cJSON *all = json_add(&b, root, "overall", cJSON_CreateArray());
+    cJSON *root = root_json(b, opt);
+    if (!root) return NULL;
+    cJSON *all = json_add(b, root, "overall", cJSON_CreateArray());
     if (opt->target_count && opt->overall) {
         for (size_t t = 0; all && t < opt->target_count; t++) {
-            cJSON *v = json_add(&b, all, NULL, cJSON_CreateObject());
+            cJSON *v = json_add(b, all, NULL, cJSON_CreateObject());
             if (!v) break;
-            json_add(&b, v, "target", cJSON_CreateNumber((double)t));
-            json_add(&b, v, "status", json_text(smc_lib_status_str(opt->overall[t])));
+            json_add(b, v, "target", cJSON_CreateNumber((double)t));
+            json_add(b, v, "status", json_text(smc_lib_status_str(opt->overall[t])));
         }
     }
-    cJSON *ins = json_add(&b, root, "inputs", cJSON_CreateArray());
+    cJSON *ins = json_add(b, root, "inputs", cJSON_CreateArray());
     for (size_t i = 0; ins && i < n; i++)
-        json_add(&b, ins, NULL, input_json(&b, inputs[i], opt));
+        json_add(b, ins, NULL, input_json(b, inputs[i], opt));
+    return root;
+}
+
+smc_status smc_report_json(FILE *out, const smc_result *r, const smc_display *how)
+{
+    builder b = {false};
+    cJSON *root = report_json(&b, r, how);
+    return root ? json_print_root(out, root, &b) : SMC_ERR_NOMEM;
+}
+
+smc_status smc_report_json_fleet(FILE *out, const char *fleet, const smc_result *const *r,
+                                 const char *const *names, size_t n, const smc_display *how)
+{
+    builder b = {false};
+    cJSON *root = head_json(&b);
+    if (!root) return SMC_ERR_NOMEM;
+    cJSON *f = json_add(&b, root, "fleet", cJSON_CreateObject());
+    if (f) json_add(&b, f, "path", json_text(fleet));
+    cJSON *targets = f ? json_add(&b, f, "targets", cJSON_CreateArray()) : NULL;
+    for (size_t i = 0; targets && i < n; i++) {
+        cJSON *t = json_add(&b, targets, NULL, cJSON_CreateObject());
+        if (!t) break;
+        json_add(&b, t, "name", json_text(names[i]));
+        json_add(&b, t, "report", report_json(&b, r[i], how));
+    }
     return json_print_root(out, root, &b);
 }
 

@@ -399,55 +399,77 @@ static void sarif_notifications(builder *b, cJSON *notes, const smc_input *in, b
     }
 }
 
-smc_status smc_report_sarif(FILE *out, const smc_result *r)
+/* One result's run, appended to runs; name: the fleet target's, or NULL. */
+static void sarif_run(builder *b, cJSON *runs, const smc_result *r, const char *name)
 {
-    if (!r) return SMC_ERR_ARG;
     const smc_view view = smc_view_of(r, NULL), *opt = &view;
     smc_input *const *inputs = r->inputs;
     size_t n = r->input_count;
+    cJSON *run = json_add(b, runs, NULL, cJSON_CreateObject());
+    cJSON *tool = run ? json_add(b, run, "tool", cJSON_CreateObject()) : NULL;
+    cJSON *drv = tool ? json_add(b, tool, "driver", cJSON_CreateObject()) : NULL;
+    if (drv) {
+        json_add(b, drv, "name", json_text("smcheck"));
+        json_add(b, drv, "version", json_text(SMC_VERSION));
+        json_add(b, drv, "semanticVersion", json_text(SMC_VERSION));
+        json_add(b, drv, "rules", sarif_rules_json(b));
+    }
+    if (run && name) { /* code scanning keeps one category a fleet target */
+        cJSON *ad = json_add(b, run, "automationDetails", cJSON_CreateObject());
+        char *id = smc_asprintf("smcheck/%s/", name);
+        if (ad && id) json_add(b, ad, "id", json_text(id));
+        if (!id) b->failed = true;
+        free(id);
+    }
+    char cwd[4096];
+    const char *here = getcwd(cwd, sizeof cwd);
+    cJSON *inv = run ? json_add(b, run, "invocations", cJSON_CreateArray()) : NULL;
+    cJSON *one = inv ? json_add(b, inv, NULL, cJSON_CreateObject()) : NULL;
+    cJSON *notes = one ? cJSON_CreateArray() : NULL;
+    bool unreadable = false;
+    for (size_t i = 0; notes && i < n; i++)
+        sarif_notifications(b, notes, inputs[i], &unreadable);
+    if (one) {
+        json_add(b, one, "executionSuccessful", cJSON_CreateBool(!unreadable));
+        json_add(b, one, "toolExecutionNotifications", notes);
+    }
+    cJSON *results = run ? json_add(b, run, "results", cJSON_CreateArray()) : NULL;
+    for (size_t i = 0; results && i < n; i++)
+        sarif_results(b, results, inputs[i], opt, here);
+    cJSON *props = run ? json_add(b, run, "properties", cJSON_CreateObject()) : NULL;
+    if (props) {
+        cJSON *targets = json_add(b, props, "targets", cJSON_CreateArray());
+        for (size_t t = 0; targets && t < opt->target_count; t++) {
+            char tok[16];
+            snprintf(tok, sizeof tok, "sm_%u%u", opt->targets[t].cc_major,
+                     opt->targets[t].cc_minor);
+            json_add(b, targets, NULL, json_text(tok));
+        }
+        char v[32];
+        snprintf(v, sizeof v, "%d.%d", opt->driver_cuda / 1000, opt->driver_cuda % 1000 / 10);
+        json_add(b, props, "driver", opt->driver_cuda > 0 ? json_text(v) : cJSON_CreateNull());
+        json_add(b, props, "informational", cJSON_CreateBool(opt->informational));
+        if (name) json_add(b, props, "fleetTarget", json_text(name));
+    }
+}
+
+smc_status smc_report_sarif_fleet(FILE *out, const smc_result *const *r, const char *const *names,
+                                  size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!r[i]) return SMC_ERR_ARG;
     builder b = {false};
     cJSON *root = cJSON_CreateObject();
     if (!root) return SMC_ERR_NOMEM;
     json_add(&b, root, "$schema", json_text("https://json.schemastore.org/sarif-2.1.0.json"));
     json_add(&b, root, "version", json_text("2.1.0"));
     cJSON *runs = json_add(&b, root, "runs", cJSON_CreateArray());
-    cJSON *run = runs ? json_add(&b, runs, NULL, cJSON_CreateObject()) : NULL;
-    cJSON *tool = run ? json_add(&b, run, "tool", cJSON_CreateObject()) : NULL;
-    cJSON *drv = tool ? json_add(&b, tool, "driver", cJSON_CreateObject()) : NULL;
-    if (drv) {
-        json_add(&b, drv, "name", json_text("smcheck"));
-        json_add(&b, drv, "version", json_text(SMC_VERSION));
-        json_add(&b, drv, "semanticVersion", json_text(SMC_VERSION));
-        json_add(&b, drv, "rules", sarif_rules_json(&b));
-    }
-    char cwd[4096];
-    const char *here = getcwd(cwd, sizeof cwd);
-    cJSON *inv = run ? json_add(&b, run, "invocations", cJSON_CreateArray()) : NULL;
-    cJSON *one = inv ? json_add(&b, inv, NULL, cJSON_CreateObject()) : NULL;
-    cJSON *notes = one ? cJSON_CreateArray() : NULL;
-    bool unreadable = false;
-    for (size_t i = 0; notes && i < n; i++)
-        sarif_notifications(&b, notes, inputs[i], &unreadable);
-    if (one) {
-        json_add(&b, one, "executionSuccessful", cJSON_CreateBool(!unreadable));
-        json_add(&b, one, "toolExecutionNotifications", notes);
-    }
-    cJSON *results = run ? json_add(&b, run, "results", cJSON_CreateArray()) : NULL;
-    for (size_t i = 0; results && i < n; i++)
-        sarif_results(&b, results, inputs[i], opt, here);
-    cJSON *props = run ? json_add(&b, run, "properties", cJSON_CreateObject()) : NULL;
-    if (props) {
-        cJSON *targets = json_add(&b, props, "targets", cJSON_CreateArray());
-        for (size_t t = 0; targets && t < opt->target_count; t++) {
-            char tok[16];
-            snprintf(tok, sizeof tok, "sm_%u%u", opt->targets[t].cc_major,
-                     opt->targets[t].cc_minor);
-            json_add(&b, targets, NULL, json_text(tok));
-        }
-        char v[32];
-        snprintf(v, sizeof v, "%d.%d", opt->driver_cuda / 1000, opt->driver_cuda % 1000 / 10);
-        json_add(&b, props, "driver", opt->driver_cuda > 0 ? json_text(v) : cJSON_CreateNull());
-        json_add(&b, props, "informational", cJSON_CreateBool(opt->informational));
-    }
+    for (size_t i = 0; runs && i < n; i++)
+        sarif_run(&b, runs, r[i], names ? names[i] : NULL);
     return json_print_root(out, root, &b);
+}
+
+smc_status smc_report_sarif(FILE *out, const smc_result *r)
+{
+    return smc_report_sarif_fleet(out, &r, NULL, 1);
 }

@@ -850,7 +850,9 @@ smc_status smc_report_text(FILE *out, const smc_result *r, const smc_display *ho
             const smc_judged *jd = smc_view_judged(opt, inputs[i]);
             if (t >= jd->verdict_count || jd->verdicts[t].status != worst) continue;
             if (failing++ < 3)
-                fprintf(out, "%s%s", shown++ ? ", " : ": ", smc_base_name(inputs[i]->path));
+                fprintf(out, "%s%s", shown++ ? ", " : ": ",
+                        *smc_base_name(inputs[i]->path) ? smc_base_name(inputs[i]->path)
+                                                        : inputs[i]->path); /* "dir/" */
         }
         if (failing > shown) fprintf(out, " and %zu more", failing - shown);
         fputc('\n', out);

@@ -1,0 +1,38 @@
+/* fleet.h: the GPUs a project's code must run on, declared once in the repository: a
+ * [tool.smcheck] table in pyproject.toml (src/lib/acquire/fleet.c). The command judges each target
+ * of it as if its GPUs, driver and platform were given on the command line. */
+#ifndef SMCHECK_FLEET_H
+#define SMCHECK_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct smc_fleet_target {
+    char *name;     /* unique in its fleet */
+    char *gpus;     /* as --gpu takes them: "h100,a100", "a100+t4" (one machine) */
+    char *driver;   /* as --driver takes it, or NULL */
+    char *platform; /* as --platform takes it, or NULL */
+    unsigned line;  /* of its [[tool.smcheck.targets]] header */
+} smc_fleet_target;
+
+typedef struct smc_fleet {
+    char *path;    /* the file it was read from */
+    char *fail_on; /* as --fail-on takes it, or NULL */
+    unsigned fail_on_line;
+    smc_fleet_target *targets;
+    size_t count;
+} smc_fleet;
+
+/* The pyproject.toml that declares a fleet ([tool.smcheck]) in dir or the nearest directory above
+ * it, as ruff and mypy find theirs: 1 and *path (malloc'd), 0 none, -1 out of memory. A
+ * pyproject.toml without the table is passed over. */
+int smc_fleet_find(const char *dir, char **path);
+
+/* Reads the fleet of a pyproject.toml. Fail closed: false with why ("FILE:LINE: what", one line)
+ * when the file cannot be read, is not TOML, has no [tool.smcheck] table, or the table has a key
+ * other than fail-on and targets, no targets, or a target without a name or gpus, with a key it
+ * does not know, a value that is not a string, or a name another target has. */
+bool smc_fleet_read(const char *path, smc_fleet *f, char *why, size_t n);
+void smc_fleet_free(smc_fleet *f);
+
+#endif
