@@ -35,7 +35,7 @@ def run(args, cwd, **extra):
 
 def make_trees(work, corpus):
     """The long part's trees: 1,000 hard links, floods of RECORD and conda-meta rows, paths of
-    thousands of bytes: (the name a check calls it by, its path) of each."""
+    thousands of bytes: (the name a check calls it by, its folder, its name there) of each."""
     # The same file under 1,000 hard links.
     links = os.path.join(work, "links")
     os.mkdir(links)
@@ -83,8 +83,7 @@ def make_trees(work, corpus):
     os.makedirs(os.path.join(work, "condaenv", "lib"))
     shutil.copy(os.path.join(corpus, "nested_candidates.so"),
                 os.path.join(work, "condaenv", "lib", "x.so"))
-    return [(b"../" + n, os.path.join(os.fsencode(work), n))
-            for n in (b"links", b"env", b"deepenv", b"condaenv", b"deepwheel")]
+    return [(b"../" + n, work, n) for n in (b"links", b"env", b"deepenv", b"condaenv", b"deepwheel")]
 
 
 def main():
@@ -93,17 +92,18 @@ def main():
     try:
         # The quick part reads the corpus's files but the floods; the long part the floods, and
         # the trees made of them here.
-        cases = [(n, os.path.join(os.fsencode(corpus), n))
-                 for n in sorted(os.listdir(os.fsencode(corpus)))
+        # Each read from its folder by a relative name: the output's size (a budget) does not
+        # depend on where the corpus lies.
+        cases = [(n, corpus, n) for n in sorted(os.listdir(os.fsencode(corpus)))
                  if (long() if n.decode("utf-8", "replace") in LONG else quick())]
         if long():
             cases += make_trees(work, corpus)
         said = {}
-        for name, path in cases:
+        for name, folder, path in cases:
             label = name.decode("utf-8", "backslashreplace")
             for mode in MODES:
                 what = "%s %s" % (label, " ".join(mode))
-                status, secs, rss, out, err, size = run(mode + [path], work)
+                status, secs, rss, out, err, size = run(mode + [path], folder)
                 said[(label, " ".join(mode))] = (out[:65536], err[:65536])
                 problems = []
                 if status not in (0, 1, 2):
