@@ -716,6 +716,19 @@ def make_runtime(out, emit):
             files["triton/backends/nvidia/bin/" + name] = ptxas_stub(release)
         install_dist(site, "triton", version, files)
         emit(os.path.dirname(os.path.dirname(os.path.dirname(site))))
+    # JAX: jaxlib 0.4.30 with the CUDA 12 plugin and nvidia-cuda-nvcc-cu12 12.3.107, whose ptxas
+    # XLA compiles with (issue 47); the same nvcc wheel without JAX, where nothing uses it.
+    nvcc = {"nvidia/cuda_nvcc/bin/ptxas": ptxas_stub("12.3")}
+    for name, jax in (("jax_nvcc123", True), ("nvcc123_alone", False)):
+        site = venv(os.path.join(out, name), "3.12")
+        install_dist(site, "nvidia-cuda-nvcc-cu12", "12.3.107", nvcc)
+        if jax:
+            install_dist(site, "jaxlib", "0.4.30", {"jaxlib/__init__.py": b""})
+            install_dist(site, "jax-cuda12-plugin", "0.4.30",
+                         {"jax_cuda12_plugin/__init__.py": b""})
+            install_dist(site, "jax-cuda12-pjrt", "0.4.30",  # its device code: sm_90, compute_120
+                         {"jax_plugins/xla_cuda12/xla_cuda_plugin.so": fixture("nvcc/multi.so")})
+        emit(os.path.join(out, name))
     # NVRTC 12.4 (nvidia-cuda-nvrtc-cu12 12.4.127): its version is its builtins' name.
     site = venv(os.path.join(out, "nvrtc124"), "3.12")
     install_dist(site, "nvidia-cuda-nvrtc-cu12", "12.4.127",

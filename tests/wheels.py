@@ -543,6 +543,24 @@ def runtime(out):
     """Issue 25: compilers used at run time, CUDA libraries resolved against the environment, a CPU
     build that shadows a GPU one (tests/make_wheels.py, runtime/)."""
     r = os.path.join(out, "runtime")
+    # Issue 47: JAX compiles with the nvidia-cuda-nvcc wheel's ptxas: 12.3's knows sm_90a, not
+    # sm_120a; without jaxlib nothing uses it.
+    rc, doc = judged(os.path.join(r, "jax_nvcc123"), "12.0,9.0")
+    st, vs = dist_status(doc, "nvidia-cuda-nvcc-cu12")
+    overall = [v["status"] for v in doc.get("overall", [])]
+    check(rc == 1 and st == ["compiler", "ok"] and overall[0] == "compiler" and
+          overall[1] != "compiler" and
+          vs[0]["compiler"]["path"].endswith("nvidia/cuda_nvcc/bin/ptxas") and
+          vs[0]["compiler"]["target"] == "sm_120a" and
+          [c["kind"] for c in doc["inputs"][0]["compilers"]] == ["xla-ptxas"] and
+          "JAX fails at its first jit" in vs[0]["reason"] and
+          "nvidia-cuda-nvcc-cu12 12.8 or newer" in (vs[0]["next"] or ""),
+          "JAX with nvidia-cuda-nvcc-cu12 12.3: its ptxas does not know sm_120a: compiler, the "
+          "next step a newer nvcc wheel; on an H100, ok", (rc, st, overall, vs[0].get("next")))
+    rc, doc = judged(os.path.join(r, "nvcc123_alone"), "12.0")
+    st, _ = dist_status(doc, "nvidia-cuda-nvcc-cu12")
+    check(rc == 0 and st != ["compiler"], "the same nvcc wheel without JAX: its ptxas is used by "
+          "nothing judged", (rc, st))
     gpus = "12.1,11.0,12.0,10.0,8.0"  # GB10, Thor, RTX 5090, B200, A100
     seen = {}
     for env_dir in ("triton35", "triton36", "triton33"):

@@ -412,6 +412,8 @@ typedef struct smc_runtime_file {
 typedef enum smc_compiler_kind {
     SMC_COMPILER_TRITON, /* Triton's ptxas: torch.compile and Triton kernels */
     SMC_COMPILER_NVRTC,  /* libnvrtc: CuPy's and PyTorch's run-time kernels, and more */
+    SMC_COMPILER_XLA,    /* the ptxas of an nvidia-cuda-nvcc wheel, which XLA (JAX) compiles its
+                          * kernels with at the first jit, where jaxlib is installed */
 } smc_compiler_kind;
 
 /* A compiler that code is compiled with at run time, found by the judge among the runtime files:

@@ -695,7 +695,10 @@ smc_status smc_library_absorb(smc_library *dst, smc_library *src, uint64_t base,
 
 const char *smc_compiler_kind_str(smc_compiler_kind k)
 {
-    return k == SMC_COMPILER_TRITON ? "triton-ptxas" : k == SMC_COMPILER_NVRTC ? "nvrtc" : "unknown";
+    return k == SMC_COMPILER_TRITON  ? "triton-ptxas"
+           : k == SMC_COMPILER_NVRTC ? "nvrtc"
+           : k == SMC_COMPILER_XLA   ? "xla-ptxas"
+                                     : "unknown";
 }
 
 const char *smc_verdict_str(smc_verdict v)

@@ -249,6 +249,17 @@ static smc_status compiler_next(const smc_input *in, const smc_situation *where,
                             hyphen ? name : "", hyphen ? "=PATH' python ..." : "");
         return *out ? SMC_OK : SMC_ERR_NOMEM;
     }
+    if (c->kind == SMC_COMPILER_XLA) { /* the wheel XLA takes its ptxas from, newer */
+        if (!ptxas || smc_compiler_knows(ptxas, arch, v->compile_a) != 1) return SMC_OK;
+        char wheel[48];
+        snprintf(wheel, sizeof wheel, ptxas >= 13000 ? "nvidia-cuda-nvcc" : "nvidia-cuda-nvcc-cu%d",
+                 ptxas / 1000);
+        *out = smc_asprintf("%s %d.%d%s (pip install -U '%s>=%d.%d'; a jax whose cuda extra pins "
+                            "one does too), or XLA_FLAGS=--xla_gpu_cuda_data_dir= a CUDA %d.%d%s",
+                            wheel, ptxas / 1000, ptxas % 1000 / 10, upto, wheel, ptxas / 1000,
+                            ptxas % 1000 / 10, ptxas / 1000, ptxas % 1000 / 10, upto);
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
     int need = smc_compiler_first(arch, false);
     if (!need || smc_compiler_knows(need, arch, false) != 1) return SMC_OK;
     int major = need / 1000;

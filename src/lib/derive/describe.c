@@ -445,6 +445,10 @@ static void compiler_words(char *buf, size_t n, const smc_input *in, const smc_c
     if (c->kind == SMC_COMPILER_TRITON)
         snprintf(buf, n, "Triton %s's %s (%s)", d && d->version ? d->version : "(version not known)",
                  smc_base_name(c->path), cuda);
+    else if (c->kind == SMC_COMPILER_XLA)
+        snprintf(buf, n, "%s %s's ptxas, which XLA (JAX) compiles with (%s)",
+                 d && d->name ? d->name : "nvidia-cuda-nvcc", d && d->version ? d->version : "",
+                 cuda);
     else
         snprintf(buf, n, "%s's NVRTC (%s)", d && d->name ? d->name : smc_base_name(c->path), cuda);
 }
@@ -455,8 +459,9 @@ static char *compiler_reason(const smc_input *in, const smc_compiler *c, const s
     compiler_words(who, sizeof who, in, c);
     snprintf(target, sizeof target, "%s_%u%s", r->compile_ptx ? "compute" : "sm",
                  r->compile_arch, r->compile_a ? "a" : "");
-    const char *what = c->kind == SMC_COMPILER_TRITON
-                           ? "torch.compile and Triton kernels fail"
+    const char *what = c->kind == SMC_COMPILER_TRITON ? "torch.compile and Triton kernels fail"
+                       : c->kind == SMC_COMPILER_XLA
+                           ? "JAX fails at its first jit (XLA compiles every kernel with it)"
                            : "kernels compiled at run time with it (CuPy's, PyTorch's jiterator, "
                              "NVRTC users) fail (\"invalid value for --gpu-architecture\")";
     if (r->compile_override)

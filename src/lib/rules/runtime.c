@@ -35,11 +35,25 @@ size_t smc_cuda_soname(const uint8_t *p, size_t n)
     return so ? len : 0;
 }
 
+/* Whether path's file lies right in dir, a folder path ending in '/' ("nvidia/cu13/bin/"). */
+static bool in_dir(const char *path, const char *dir)
+{
+    size_t at = (size_t)(smc_base_name(path) - path), n = strlen(dir);
+    return at >= n && memcmp(path + at - n, dir, n) == 0 &&
+           (at == n || path[at - n - 1] == '/' || path[at - n - 1] == '!');
+}
+
 bool smc_runtime_kind_of(const char *path, smc_runtime_kind *kind)
 {
     const char *name = smc_base_name(path);
     if ((strcmp(name, "ptxas") == 0 || strcmp(name, "ptxas-blackwell") == 0) &&
         strstr(path, "triton/")) {
+        *kind = SMC_RUNTIME_PTXAS;
+        return true;
+    }
+    /* The nvidia-cuda-nvcc wheels' ptxas: nvidia/cuda_nvcc/bin/ (CUDA 12), nvidia/cu13/bin/ */
+    if (strcmp(name, "ptxas") == 0 &&
+        (in_dir(path, "nvidia/cuda_nvcc/bin/") || in_dir(path, "nvidia/cu13/bin/"))) {
         *kind = SMC_RUNTIME_PTXAS;
         return true;
     }
@@ -242,7 +256,7 @@ smc_status smc_find_compilers(const smc_input *in, smc_compiler **out, size_t *n
         const smc_runtime_file *f = &in->runtime[i];
         smc_compiler c = {.distribution = f->distribution};
         if (f->kind == SMC_RUNTIME_PTXAS) {
-            c.kind = SMC_COMPILER_TRITON;
+            c.kind = strstr(f->path, "triton/") ? SMC_COMPILER_TRITON : SMC_COMPILER_XLA;
             c.cuda = f->cuda;
             c.blackwell = strcmp(smc_base_name(f->path), "ptxas-blackwell") == 0;
             c.cuda_source = smc_strdup(f->cuda ? "its own text" : "not in its text");
@@ -307,6 +321,19 @@ static unsigned nvrtc_cap(const smc_input *in, int cuda)
     return torch ? cap : 0;
 }
 
+/* Whether JAX's GPU backend is installed in in: jaxlib, or a jax CUDA plugin (its ptxas is then
+ * the nvidia-cuda-nvcc wheel's, which the plugin names to XLA as its CUDA data dir). */
+static bool jax_installed(const smc_input *in)
+{
+    for (size_t k = 0; k < in->distribution_count; k++) {
+        const smc_distribution *d = &in->distributions[k];
+        if (d->name && smc_distribution_installed(d) &&
+            (strcmp(d->name, "jaxlib") == 0 || strncmp(d->name, "jax-cuda", 8) == 0))
+            return true;
+    }
+    return false;
+}
+
 smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
                             const smc_compiler *compilers, size_t nc, size_t d,
                             const smc_target *t)
@@ -315,10 +342,11 @@ smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
     smc_compile out = {.compiler = SMC_NONE, .arch = arch};
     const smc_distribution *dist = d < in->distribution_count ? &in->distributions[d] : NULL;
     /* Triton: one binary for each architecture; NVRTC: the first of the distribution's. */
-    size_t plain = SMC_NONE, blackwell = SMC_NONE, nvrtc = SMC_NONE;
+    size_t plain = SMC_NONE, blackwell = SMC_NONE, nvrtc = SMC_NONE, xla = SMC_NONE;
     for (size_t i = 0; i < nc; i++) {
         const smc_compiler *c = &compilers[i];
         if (c->distribution != d) continue;
+        if (c->kind == SMC_COMPILER_XLA && xla == SMC_NONE && jax_installed(in)) xla = i;
         if (c->kind == SMC_COMPILER_NVRTC && nvrtc == SMC_NONE) nvrtc = i;
         if (c->kind == SMC_COMPILER_TRITON && c->blackwell && blackwell == SMC_NONE) blackwell = i;
         if (c->kind == SMC_COMPILER_TRITON && !c->blackwell && plain == SMC_NONE) plain = i;
@@ -330,6 +358,12 @@ smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
         out.a = triton_a(version, arch);
         out.setting = triton_setting(version, bw);
         out.override = setting(environment, out.setting);
+    } else if (xla != SMC_NONE) { /* XLA asks for sm_XXa from 9.0, as Triton does */
+        out.compiler = xla;
+        out.a = arch >= 90;
+        out.setting = "XLA_FLAGS";
+        const char *flags = setting(environment, out.setting);
+        out.override = flags && strstr(flags, "--xla_gpu_cuda_data_dir") ? flags : NULL;
     } else if ((out.compiler = nvrtc) != SMC_NONE) {
         unsigned cap = nvrtc_cap(in, compilers[nvrtc].cuda);
         out.ptx = cap && arch > cap; /* torch asks for PTX of what NVRTC knows */
