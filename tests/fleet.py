@@ -119,6 +119,16 @@ def main():
         check(rc == 1 and out.count("== fleet target") == 2, "--config FILE from elsewhere", rc)
         rc, out, err = run([DEMO], elsewhere)
         check("== fleet target" not in out, "no pyproject.toml above: no fleet", out[:200])
+        # A FIFO named pyproject.toml on the way up is not opened (it would block): passed over.
+        fifo = os.path.join(work, "fifo", "in")
+        os.makedirs(fifo)
+        os.mkfifo(os.path.join(work, "fifo", "pyproject.toml"))
+        try:
+            rc, out, err = run([DEMO], fifo)
+            check("== fleet target" not in out and rc == 0, "a FIFO named pyproject.toml above: "
+                  "passed over, no wait", (rc, err[-200:]))
+        except subprocess.TimeoutExpired:
+            check(False, "a FIFO named pyproject.toml above: passed over, no wait", "it waited")
 
         # Fail closed: exit 2, the file and line named, nothing judged.
         for what, text, words in (

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define FLEET_FILE_MAX (1u << 20) /* a pyproject.toml is a few KiB */
 #define FLEET_TARGETS_MAX 256
@@ -39,7 +40,10 @@ int smc_fleet_find(const char *dir, char **path)
         }
         char *text = NULL, err[256];
         size_t len = 0;
-        int r = smc_read_small_file(file, FLEET_FILE_MAX, &text, &len, err, sizeof err);
+        struct stat sb; /* a FIFO of that name would block the open: regular files alone */
+        int r = stat(file, &sb) == 0 && S_ISREG(sb.st_mode)
+                    ? smc_read_small_file(file, FLEET_FILE_MAX, &text, &len, err, sizeof err)
+                    : 0;
         bool found = r > 0 && declares(text);
         free(text);
         if (r < 0) {
