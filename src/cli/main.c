@@ -605,6 +605,31 @@ static int gpus(const config *cfg)
 
 /* Chooses the targets: --gpu, else the local GPUs, else one representative per capability
  * (*informational then: the exit status ignores the verdicts). Returns -1 or an exit status. */
+/* A --gpu list: "7.0+7.5", the GPUs of one machine in the driver's order (a loader chooses once
+ * for all of them; *one_machine); "7.0,7.5", GPUs judged each on its own. 1, 0 with err, -1 out
+ * of memory. */
+static int parse_gpus(const smc_gpu_table *table, const char *gpus, smc_target **targets, size_t *n,
+                      bool *one_machine, char *err, size_t en)
+{
+    *targets = NULL;
+    *n = 0;
+    *one_machine = strchr(gpus, '+') != NULL;
+    if (*one_machine && strchr(gpus, ',')) {
+        snprintf(err, en,
+                 "'+' joins the GPUs of one machine, ',' lists GPUs judged apart: use "
+                 "one or the other, not '%s'",
+                 gpus);
+        return 0;
+    }
+    char *list = strdup(gpus);
+    if (!list) return -1;
+    for (char *p = list; *p; p++)
+        if (*p == '+') *p = ',';
+    int rc = smc_target_parse_list(table, list, targets, n, err, en);
+    free(list);
+    return rc;
+}
+
 static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **targets, size_t *n,
                           bool *informational)
 {
@@ -612,21 +637,8 @@ static int choose_targets(config *cfg, const smc_gpu_table *table, smc_target **
     *n = 0;
     *informational = false;
     if (cfg->gpus && strcmp(cfg->gpus, "auto") != 0) {
-        /* "7.0+7.5": the GPUs of one machine, in the driver's order (a loader chooses once for
-         * all of them); "7.0,7.5": GPUs judged each on its own. */
-        char err[512], *list = strdup(cfg->gpus);
-        if (!list) return oom_exit();
-        cfg->one_machine = strchr(list, '+') != NULL;
-        if (cfg->one_machine && strchr(list, ',')) {
-            free(list);
-            return usage_error("--gpu: '+' joins the GPUs of one machine, ',' lists GPUs judged "
-                               "apart: use one or the other, not '%s'",
-                               cfg->gpus);
-        }
-        for (char *p = list; *p; p++)
-            if (*p == '+') *p = ',';
-        int rc = smc_target_parse_list(table, list, targets, n, err, sizeof err);
-        free(list);
+        char err[512];
+        int rc = parse_gpus(table, cfg->gpus, targets, n, &cfg->one_machine, err, sizeof err);
         if (rc == 1) return -1;
         if (rc < 0) return oom_exit();
         return usage_error("--gpu: %s", err);
@@ -1033,20 +1045,14 @@ static bool target_config(config *c, const smc_fleet_target *t, const smc_gpu_ta
                           char *why, size_t n)
 {
     c->gpus = t->gpus;
-    char *list = strdup(t->gpus);
-    if (!list) {
-        snprintf(why, n, "out of memory");
-        return false;
-    }
-    bool one = strchr(list, '+') != NULL, ok = !(one && strchr(list, ','));
-    for (char *p = list; *p; p++)
-        if (*p == '+') *p = ',';
     smc_target *g = NULL;
     size_t ng = 0;
-    char err[400] = "'+' joins the GPUs of one machine, ',' lists GPUs judged apart: not both";
-    ok = ok && smc_target_parse_list(table, list, &g, &ng, err, sizeof err) == 1;
-    free(list);
+    bool one;
+    char err[400];
+    int rc = parse_gpus(table, t->gpus, &g, &ng, &one, err, sizeof err);
     free(g);
+    bool ok = rc == 1;
+    if (rc < 0) snprintf(err, sizeof err, "out of memory");
     if (!ok)
         snprintf(why, n, "gpus: %s", err);
     else if (t->driver && !set_driver(c, t->driver))

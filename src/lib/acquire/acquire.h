@@ -152,10 +152,6 @@ long smc_index_choose(const smc_index_file *files, size_t n, const char *project
 /* files read in place over HTTP(S) with libcurl (remote.c): a wheel by its URL, read
  * with range requests and never written anywhere, and the small pages of a package index */
 
-/* Whether a path given by the user is a URL smcheck reads over the network (http:// or
- * https://, any case). */
-bool smc_url_is(const char *s);
-
 /* Whether this build can read URLs (built with libcurl: SMCHECK_CURL). */
 bool smc_remote_built(void);
 /* The SHA-256 of n bytes as 64 lower-case hex digits; false where built without libcurl (and

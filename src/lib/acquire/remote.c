@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <strings.h>
 
-bool smc_url_is(const char *s)
-{
-    return s && (strncasecmp(s, "https://", 8) == 0 || strncasecmp(s, "http://", 7) == 0);
-}
-
 #ifndef SMC_HAVE_CURL
 
 bool smc_remote_built(void) { return false; }

@@ -56,6 +56,9 @@ static inline bool smc_ends_with(const char *s, const char *tail)
     return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
+/* Whether a path is a URL smcheck reads over the network (http:// or https://, any case). */
+bool smc_url_is(const char *s);
+
 /* The last part of a path: after its last '/' or, inside an archive, its '!'. */
 const char *smc_base_name(const char *path);
 /* Compares two releases by their dotted numbers, as far as they go ("2.10.0" is newer than

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,6 +56,11 @@ int smc_version_cmp(const char *a, const char *b)
         if (*b == '.' && b[1] >= '0' && b[1] <= '9') b++;
         else b = "";
     }
+}
+
+bool smc_url_is(const char *s)
+{
+    return s && (strncasecmp(s, "https://", 8) == 0 || strncasecmp(s, "http://", 7) == 0);
 }
 
 const char *smc_base_name(const char *path)

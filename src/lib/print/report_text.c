@@ -95,18 +95,12 @@ static void print_serving(FILE *out, const smc_serving *sv, const char *indent)
     fputc('\n', out);
 }
 
-/* Whether s is an http(s) URL. */
-static bool is_url(const char *s)
-{
-    return s && (strncmp(s, "https://", 8) == 0 || strncmp(s, "http://", 7) == 0);
-}
-
 /* A library's path as text shows it: a member of a wheel read over the network by the wheel's
  * file name ("torch-2.8.0-...whl!torch/lib/libtorch_cuda.so"), the URL being said once, where its
  * input is introduced; JSON and SARIF keep the URL. */
 static const char *path_shown(const char *path)
 {
-    if (!is_url(path)) return path;
+    if (!smc_url_is(path)) return path;
     const char *bang = strchr(path, '!'), *s = bang;
     if (!bang) return path;
     while (s > path && s[-1] != '/')
@@ -197,7 +191,7 @@ static smc_status print_distribution(FILE *out, const char *input_path, const sm
         print_status(out, opt, dj->verdicts[0].status, 0);
     }
     fputc('\n', out);
-    if (is_url(d->location) && strcmp(d->location, input_path) != 0)
+    if (smc_url_is(d->location) && strcmp(d->location, input_path) != 0)
         fprintf(out, "    from %.*s\n", (int)strcspn(d->location, "!"), d->location);
     if (dd && dd->serving) print_serving(out, dd->serving, "    ");
     size_t unbacked = dd ? dd->unbacked_count : 0;
