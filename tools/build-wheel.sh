@@ -32,7 +32,7 @@ esac
 version=$(sed -n 's/^project(smcheck VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 [ -n "$version" ] || { echo "$0: no project(VERSION) in CMakeLists.txt" >&2; exit 1; }
 # The Debian source packages, by source name; the versions are whatever bookworm has.
-sources="zlib bzip2 xz-utils elfutils libzip cjson lz4 libzstd libarchive libisal openssl curl"
+sources="zlib bzip2 xz-utils elfutils libzip cjson libyaml lz4 libzstd libarchive libisal openssl curl"
 log() { printf '[build-wheel %s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 # --- the host: apt packages, the Debian sources, the venv ----------------------------------------
@@ -248,6 +248,14 @@ build_cjson() {
     cmake_dep "$(srcdir cjson)" -DENABLE_CJSON_TEST=OFF -DENABLE_CJSON_UTILS=OFF -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
 }
 
+# libyaml (skylos's gpu-targets.yml): its CMake build installs no yaml-0.1.pc, so it is written here.
+build_libyaml() {
+    cmake_dep "$(srcdir libyaml)" -DBUILD_TESTING=OFF -DCMAKE_POLICY_VERSION_MINIMUM=3.5 || return 1
+    printf '%s\n' "prefix=$prefix" 'libdir=${prefix}/lib' 'includedir=${prefix}/include' "" \
+        "Name: LibYAML" "Description: YAML parser (built by tools/build-wheel.sh)" "Version: 0.2.5" \
+        'Cflags: -I${includedir}' 'Libs: -L${libdir} -lyaml' >"$prefix/lib/pkgconfig/yaml-0.1.pc"
+}
+
 build_lz4() {
     local s
     s=$(srcdir lz4)
@@ -346,7 +354,7 @@ collect_licenses() { # DEST
     mkdir -p "$d"
     cp "$root/LICENSE" "$d/LICENSE"
     for pair in zlib:zlib:LICENSE bzip2:bzip2:LICENSE xz-utils:xz:COPYING elfutils:elfutils:COPYING-LGPLV3,COPYING-GPLV2,COPYING \
-        libzip:libzip:LICENSE cjson:cjson:LICENSE lz4:lz4:lib/LICENSE libzstd:zstd:LICENSE,COPYING \
+        libzip:libzip:LICENSE cjson:cjson:LICENSE libyaml:libyaml:License lz4:lz4:lib/LICENSE libzstd:zstd:LICENSE,COPYING \
         libarchive:libarchive:COPYING libisal:isa-l:LICENSE openssl:openssl:LICENSE.txt curl:curl:COPYING; do
         IFS=: read -r pkg name files <<<"$pair"
         [ "$pkg" != libisal ] || [ "$isal" = ON ] || continue
@@ -365,7 +373,7 @@ build_arch() { # ARCH
     setup_arch "$1"
     # ISA-L's inflate is the fast path; a target whose ISA-L does not build falls back to zlib.
     isal=ON
-    for dep in zlib bzip2 xz libelf libzip cjson lz4 zstd libarchive openssl curl; do
+    for dep in zlib bzip2 xz libelf libzip cjson libyaml lz4 zstd libarchive openssl curl; do
         log "$arch: $dep"
         "build_$dep"
     done

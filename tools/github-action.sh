@@ -128,7 +128,7 @@ build_packages() { # install what the build needs that is not there
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     cmake_ok || missing+=(cmake)
     if command -v dpkg-query >/dev/null 2>&1; then
-        for p in libc6-dev libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev \
+        for p in libc6-dev libelf-dev libzip-dev zlib1g-dev libcjson-dev libyaml-dev liblz4-dev libzstd-dev \
             libisal-dev libarchive-dev; do
             dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
         done

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake make gcc libc6-dev pkgconf python3 python3-jsonschema python3-venv util-linux zstd
           libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev libisal-dev libarchive-dev
-          libcurl4-openssl-dev libssl-dev)
+          libcurl4-openssl-dev libssl-dev libyaml-dev)
 mkdir -p build
 log=build/quickstart.log
 : >"$log"

@@ -1039,6 +1039,13 @@ static int load_fleet(config *cfg, smc_fleet *fleet)
     return -1;
 }
 
+/* skylos's platform "linux" or "windows": no architecture, so where the libraries load is not
+ * checked (said when the fleet is judged). */
+static bool os_only(const char *platform)
+{
+    return strcmp(platform, "linux") == 0 || strcmp(platform, "windows") == 0;
+}
+
 /* A fleet target as the command line would give it: its GPUs (one machine's with '+'), driver and
  * platform into c; false with why when one is not what the option takes. */
 static bool target_config(config *c, const smc_fleet_target *t, const smc_gpu_table *table,
@@ -1057,7 +1064,7 @@ static bool target_config(config *c, const smc_fleet_target *t, const smc_gpu_ta
         snprintf(why, n, "gpus: %s", err);
     else if (t->driver && !set_driver(c, t->driver))
         snprintf(why, n, "driver %s, not '%s'", WANTS_DRIVER, t->driver), ok = false;
-    else if (t->platform && !set_platform(c, t->platform))
+    else if (t->platform && !os_only(t->platform) && !set_platform(c, t->platform))
         snprintf(why, n, "platform %s, not '%s'", WANTS_PLATFORM, t->platform), ok = false;
     if (ok) {
         c->scan.walk.image_platform = c->platform;
@@ -1094,11 +1101,17 @@ static int judge_fleet(config *cfg, const smc_fleet *fleet, char **paths, int np
             fprintf(diag, "smcheck: %s:%u: target '%s': %s\n", fleet->path, t->line, t->name, why);
             stop = EXIT_INPUT;
         }
+        if (stop < 0 && t->platform && os_only(t->platform) && !cfg->quiet)
+            fprintf(diag,
+                    "smcheck: %s:%u: target '%s': platform %s names no architecture (amd64, "
+                    "arm64): where the libraries load is not checked\n",
+                    fleet->path, t->line, t->name, t->platform);
         names[i] = t->name;
 #define HEAD_ARGS                                                                                  \
     "%s (%s:%u): --gpu %s%s%s%s%s", t->name, fleet->path, t->line, t->gpus,                        \
         t->driver ? " --driver " : "", t->driver ? t->driver : "",                                 \
-        t->platform ? " --platform " : "", t->platform ? t->platform : ""
+        t->platform && !os_only(t->platform) ? " --platform " : "",                                \
+        t->platform && !os_only(t->platform) ? t->platform : ""
         int len = snprintf(NULL, 0, HEAD_ARGS);
         char *head = len >= 0 ? malloc((size_t)len + 1) : NULL;
         if (head) snprintf(head, (size_t)len + 1, HEAD_ARGS);

@@ -76,12 +76,13 @@ static const option_row option_rows[] = {
     {"config", OPT_CONFIG, "FILE",
      "the fleet to judge against: a pyproject.toml with a [tool.smcheck] table (fail-on, and "
      "[[tool.smcheck.targets]] each with a name, gpus, and a driver and platform where known); "
-     "default: the nearest pyproject.toml with one, from the working directory up. Each target is "
+     "or skylos's .skylos/gpu-targets.yml (version 1; each target with a compute_capability); "
+     "default: the nearest of these, from the working directory up. Each target is "
      "judged as if its gpus, driver and platform were given, its name on its report; a fleet "
      "that cannot be read is exit 2, never a pass; --gpu, --driver or --platform given instead "
      "leave it out, and --fail-on overrides its own",
      M_JUDGE},
-    {"no-config", OPT_NO_CONFIG, NULL, "read no fleet from pyproject.toml", M_JUDGE},
+    {"no-config", OPT_NO_CONFIG, NULL, "read no fleet (pyproject.toml, .skylos)", M_JUDGE},
     {"fail-on", OPT_FAIL_ON, "LEVEL",
      "exit 1 when a library is this bad or worse: none (default), partial, jit; or never (the "
      "verdicts never fail; an unreadable input still exits 2). A CPU-only build of a GPU package "

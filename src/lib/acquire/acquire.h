@@ -488,4 +488,18 @@ bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, 
 bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t *skipped, char *why,
                      size_t n);
 
+/* fleet.c, fleet_yaml.c ------------------------------------------------------------------------
+ */
+struct smc_fleet;
+#define FLEET_TARGETS_MAX 256
+/* Writes "PATH:LINE: what" (PATH: when line is 0) into why; returns false, for `return fail(...)`.
+ */
+bool smc_fleet_fail(char *why, size_t n, const char *path, unsigned line, const char *fmt, ...)
+    SMC_PRINTF(5, 6);
+/* Reads skylos's .skylos/gpu-targets.yml (version 1) into f, as smc_fleet_read does. */
+bool smc_fleet_read_yaml(const char *path, struct smc_fleet *f, char *why, size_t n);
+/* The same on len bytes of text (no NUL needed after them); path names it in why. */
+bool smc_fleet_parse_yaml(const char *text, size_t len, const char *path, struct smc_fleet *f,
+                          char *why, size_t n);
+
 #endif

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #define FLEET_FILE_MAX (1u << 20) /* a pyproject.toml is a few KiB */
-#define FLEET_TARGETS_MAX 256
 
 /* Whether text holds a [tool.smcheck] table or one of its arrays of tables, by its lines. */
 static bool declares(const char *text)
@@ -27,36 +26,48 @@ static bool declares(const char *text)
     return false;
 }
 
+/* The fleet declared in directory at: its pyproject.toml's [tool.smcheck], else skylos's
+ * .skylos/gpu-targets.yml (or .yaml). 1 and *path, 0 none, -1 out of memory. skylos's file is
+ * taken when it is there at all, a symbolic link or a FIFO too: reading it then fails closed, as
+ * skylos does. */
+static int in_dir(const char *at, char **path)
+{
+    const char *sep = strcmp(at, "/") == 0 ? "" : "/";
+    char *file = smc_asprintf("%s%spyproject.toml", at, sep);
+    if (!file) return -1;
+    char *text = NULL, err[256];
+    size_t len = 0;
+    struct stat sb; /* a FIFO of that name would block the open: regular files alone */
+    int r = stat(file, &sb) == 0 && S_ISREG(sb.st_mode)
+                ? smc_read_small_file(file, FLEET_FILE_MAX, &text, &len, err, sizeof err)
+                : 0;
+    bool found = r > 0 && declares(text);
+    free(text);
+    for (int i = 0; r >= 0 && !found && i < 2; i++) {
+        free(file);
+        if (!(file = smc_asprintf("%s%s.skylos/gpu-targets.%s", at, sep, i ? "yaml" : "yml")))
+            return -1;
+        found = lstat(file, &sb) == 0;
+    }
+    if (r < 0 || !found) {
+        free(file);
+        return r < 0 ? -1 : 0;
+    }
+    *path = file;
+    return 1;
+}
+
 int smc_fleet_find(const char *dir, char **path)
 {
     *path = NULL;
     char *at = realpath(dir && *dir ? dir : ".", NULL);
     if (!at) return errno == ENOMEM ? -1 : 0;
     for (;;) {
-        char *file = smc_asprintf("%s%spyproject.toml", at, strcmp(at, "/") == 0 ? "" : "/");
-        if (!file) {
+        int r = in_dir(at, path);
+        if (r != 0) {
             free(at);
-            return -1;
+            return r;
         }
-        char *text = NULL, err[256];
-        size_t len = 0;
-        struct stat sb; /* a FIFO of that name would block the open: regular files alone */
-        int r = stat(file, &sb) == 0 && S_ISREG(sb.st_mode)
-                    ? smc_read_small_file(file, FLEET_FILE_MAX, &text, &len, err, sizeof err)
-                    : 0;
-        bool found = r > 0 && declares(text);
-        free(text);
-        if (r < 0) {
-            free(file);
-            free(at);
-            return -1;
-        }
-        if (found) {
-            *path = file;
-            free(at);
-            return 1;
-        }
-        free(file);
         char *slash = strrchr(at, '/');
         if (!slash || slash == at) {
             bool root = strcmp(at, "/") == 0;
@@ -87,19 +98,6 @@ static unsigned header_line(const char *text, const char *header, size_t nth)
     return 0;
 }
 
-static bool fail(char *why, size_t n, const char *path, unsigned line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static bool fail(char *why, size_t n, const char *path, unsigned line, const char *fmt, ...)
-{
-    int k = line ? snprintf(why, n, "%s:%u: ", path, line) : snprintf(why, n, "%s: ", path);
-    if (k < 0 || (size_t)k >= n) return false;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why + k, n - (size_t)k, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 /* A string key of a table into *out (copied), or NULL when absent; false (why) when present and
  * not a string, or empty. */
 static bool string_key(const cJSON *t, const char *key, char **out, const char *path, unsigned line,
@@ -109,34 +107,48 @@ static bool string_key(const cJSON *t, const char *key, char **out, const char *
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, key);
     if (!v) return true;
     if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) > 1024)
-        return fail(why, n, path, line, "%s%s must be a string (\"...\") of 1 to 1024 bytes",
-                    what[0] ? what : "[tool.smcheck]: ", key);
-    if (!(*out = smc_strdup(v->valuestring))) return fail(why, n, path, line, "out of memory");
+        return smc_say_at(why, n, path, line, "%s%s must be a string (\"...\") of 1 to 1024 bytes",
+                          what[0] ? what : "[tool.smcheck]: ", key);
+    if (!(*out = smc_strdup(v->valuestring)))
+        return smc_say_at(why, n, path, line, "out of memory");
     return true;
+}
+
+/* Whether path names skylos's file: .yml or .yaml. */
+static bool is_yaml(const char *path)
+{
+    return smc_ends_with(path, ".yml") || smc_ends_with(path, ".yaml");
 }
 
 bool smc_fleet_read(const char *path, smc_fleet *f, char *why, size_t n)
 {
+    if (is_yaml(path)) {
+        bool ok = smc_fleet_read_yaml(path, f, why, n);
+        if (!ok) smc_fleet_free(f);
+        return ok;
+    }
     memset(f, 0, sizeof *f);
     char *text = NULL, err[256];
     size_t len = 0;
     int r = smc_read_small_file(path, FLEET_FILE_MAX, &text, &len, err, sizeof err);
-    if (r <= 0) return fail(why, n, path, 0, "%s", r < 0 ? "out of memory" : err);
+    if (r <= 0) return smc_say_at(why, n, path, 0, "%s", r < 0 ? "out of memory" : err);
     char terr[256];
     cJSON *doc = smc_toml_parse(text, len, terr, sizeof terr);
     bool ok = doc != NULL;
-    if (!doc) fail(why, n, path, 0, "not TOML: %s", terr);
+    if (!doc) smc_say_at(why, n, path, 0, "not TOML: %s", terr);
     const cJSON *tool = ok ? cJSON_GetObjectItemCaseSensitive(doc, "tool") : NULL;
     const cJSON *me = cJSON_GetObjectItemCaseSensitive(tool, "smcheck");
     unsigned top = text ? header_line(text, "[tool.smcheck]", 0) : 0;
     if (ok && !cJSON_IsObject(me))
-        ok = fail(why, n, path, 0, "no [tool.smcheck] table: no fleet is declared here");
+        ok = smc_say_at(why, n, path, 0, "no [tool.smcheck] table: no fleet is declared here");
     for (const cJSON *k = ok ? me->child : NULL; ok && k; k = k->next)
         if (strcmp(k->string, "fail-on") != 0 && strcmp(k->string, "targets") != 0)
-            ok = fail(why, n, path, top,
-                      "[tool.smcheck] has a key smcheck does not know: '%.60s' (fail-on, targets)",
-                      k->string);
-    if (ok && (f->path = smc_strdup(path)) == NULL) ok = fail(why, n, path, 0, "out of memory");
+            ok = smc_say_at(
+                why, n, path, top,
+                "[tool.smcheck] has a key smcheck does not know: '%.60s' (fail-on, targets)",
+                k->string);
+    if (ok && (f->path = smc_strdup(path)) == NULL)
+        ok = smc_say_at(why, n, path, 0, "out of memory");
     if (ok) {
         f->fail_on_line = top;
         ok = string_key(me, "fail-on", &f->fail_on, path, top, "", why, n);
@@ -144,13 +156,14 @@ bool smc_fleet_read(const char *path, smc_fleet *f, char *why, size_t n)
     const cJSON *targets = ok ? cJSON_GetObjectItemCaseSensitive(me, "targets") : NULL;
     size_t count = cJSON_IsArray(targets) ? (size_t)cJSON_GetArraySize(targets) : 0;
     if (ok && (!targets || !cJSON_IsArray(targets) || count == 0))
-        ok = fail(why, n, path, top,
-                  "[tool.smcheck] declares no targets ([[tool.smcheck.targets]] tables, each with "
-                  "a name and gpus): a fleet that is empty would pass everything");
+        ok = smc_say_at(
+            why, n, path, top,
+            "[tool.smcheck] declares no targets ([[tool.smcheck.targets]] tables, each with "
+            "a name and gpus): a fleet that is empty would pass everything");
     if (ok && count > FLEET_TARGETS_MAX)
-        ok = fail(why, n, path, top, "more than %d targets", FLEET_TARGETS_MAX);
+        ok = smc_say_at(why, n, path, top, "more than %d targets", FLEET_TARGETS_MAX);
     if (ok && !(f->targets = calloc(count, sizeof *f->targets)))
-        ok = fail(why, n, path, 0, "out of memory");
+        ok = smc_say_at(why, n, path, 0, "out of memory");
     size_t i = 0;
     for (const cJSON *t = ok ? targets->child : NULL; ok && t; t = t->next, i++) {
         smc_fleet_target *ft = &f->targets[i];
@@ -159,26 +172,27 @@ bool smc_fleet_read(const char *path, smc_fleet *f, char *why, size_t n)
         char what[64];
         snprintf(what, sizeof what, "target %zu: ", i + 1);
         if (!cJSON_IsObject(t)) {
-            ok = fail(why, n, path, ft->line, "%sis not a table", what);
+            ok = smc_say_at(why, n, path, ft->line, "%sis not a table", what);
             break;
         }
         for (const cJSON *k = t->child; ok && k; k = k->next)
             if (strcmp(k->string, "name") && strcmp(k->string, "gpus") &&
                 strcmp(k->string, "driver") && strcmp(k->string, "platform"))
-                ok = fail(why, n, path, ft->line,
-                          "%shas a key smcheck does not know: '%.60s' (name, gpus, driver, "
-                          "platform)",
-                          what, k->string);
+                ok = smc_say_at(why, n, path, ft->line,
+                                "%shas a key smcheck does not know: '%.60s' (name, gpus, driver, "
+                                "platform)",
+                                what, k->string);
         ok = ok && string_key(t, "name", &ft->name, path, ft->line, what, why, n) &&
              string_key(t, "gpus", &ft->gpus, path, ft->line, what, why, n) &&
              string_key(t, "driver", &ft->driver, path, ft->line, what, why, n) &&
              string_key(t, "platform", &ft->platform, path, ft->line, what, why, n);
         if (ok && (!ft->name || !ft->gpus))
-            ok = fail(why, n, path, ft->line, "%shas no %s", what, ft->name ? "gpus" : "name");
+            ok =
+                smc_say_at(why, n, path, ft->line, "%shas no %s", what, ft->name ? "gpus" : "name");
         for (size_t j = 0; ok && j < i; j++)
             if (strcmp(f->targets[j].name, ft->name) == 0)
-                ok = fail(why, n, path, ft->line, "%sis named '%.60s', as target %zu is", what,
-                          ft->name, j + 1);
+                ok = smc_say_at(why, n, path, ft->line, "%sis named '%.60s', as target %zu is",
+                                what, ft->name, j + 1);
     }
     cJSON_Delete(doc);
     free(text);

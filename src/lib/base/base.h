@@ -105,6 +105,10 @@ char *smc_vasprintf(const char *fmt, va_list ap) SMC_PRINTF(1, 0);
 char *smc_asprintf(const char *fmt, ...) SMC_PRINTF(1, 2);
 /* Writes a reason into why (n bytes, cut to fit; nothing when why is NULL or n 0). */
 void smc_say(char *why, size_t n, const char *fmt, ...) SMC_PRINTF(3, 4);
+/* Writes "PATH:LINE: reason" ("PATH: reason" when line is 0) into why (n bytes, cut to fit);
+ * returns false, for `return smc_say_at(...)` where a reader gives up. */
+bool smc_say_at(char *why, size_t n, const char *path, unsigned line, const char *fmt, ...)
+    SMC_PRINTF(5, 6);
 
 /* model --------------------------------------------------------------------------------------
  */

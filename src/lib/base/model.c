@@ -117,6 +117,17 @@ void smc_say(char *why, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
+bool smc_say_at(char *why, size_t n, const char *path, unsigned line, const char *fmt, ...)
+{
+    int k = line ? snprintf(why, n, "%s:%u: ", path, line) : snprintf(why, n, "%s: ", path);
+    if (k < 0 || (size_t)k >= n) return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why + k, n - (size_t)k, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
 char *smc_asprintf(const char *fmt, ...)
 {
     va_list ap;
