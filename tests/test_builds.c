@@ -318,7 +318,7 @@ static void test_sentences(void)
     CHECK(strcmp(smc_driver_for_cuda(12080, true, buf, sizeof buf), "570.26") == 0);
     CHECK(strcmp(smc_driver_for_cuda(13000, true, buf, sizeof buf), "580.65.06") == 0);
     CHECK(strcmp(smc_driver_for_cuda(11000, false, buf, sizeof buf), "450.80.02") == 0);
-    CHECK(strcmp(smc_driver_for_cuda(13040, true, buf, sizeof buf), "R616") == 0);
+    CHECK(strcmp(smc_driver_for_cuda(13040, true, buf, sizeof buf), "R615") == 0);
     CHECK(smc_driver_for_cuda(99000, true, buf, sizeof buf) == NULL);
     CHECK(strcmp(smc_platform_name("manylinux_2_28_aarch64"), "linux-aarch64") == 0);
     CHECK(strcmp(smc_platform_name("linux_x86_64"), "linux-x86_64") == 0);

@@ -535,6 +535,9 @@ static void test_versions(void)
     CHECK(smc_driver_parse("999", &v) == 2 && v == 13040);
     CHECK(smc_driver_parse("620.10", &v) == 2 && v == 13040);
     CHECK(smc_driver_parse("616.00", &v) == 1 && v == 13040);
+    /* CUDA 13.4 GA's branch is R615 (615.71.09 ships with 13.4.1), 13.3's R610. */
+    CHECK(smc_driver_parse("615.71.09", &v) == 1 && v == 13040);
+    CHECK(smc_driver_parse("610.43.02", &v) == 1 && v == 13030);
     CHECK(smc_driver_parse("14.0", &v) == 2 && v == 14000); /* a CUDA version past the tables */
     CHECK(smc_driver_parse("99.9", &v) == 2 && v == 99090);
     CHECK(smc_driver_parse("8.0", &v) == 0 && smc_driver_parse("2.0", &v) == 0);
