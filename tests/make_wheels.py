@@ -729,6 +729,26 @@ def make_runtime(out, emit):
             install_dist(site, "jax-cuda12-pjrt", "0.4.30",  # its device code: sm_90, compute_120
                          {"jax_plugins/xla_cuda12/xla_cuda_plugin.so": fixture("nvcc/multi.so")})
         emit(os.path.join(out, name))
+    # numba-cuda compiles with libNVVM for the target its NVRTC chooses (issue 47): NVRTC 12.8 with
+    # the NVVM of nvidia-cuda-nvcc-cu12 12.0 (which knows no sm_120); CUDA 13.0's pair (which
+    # knows nothing before 7.5); the same pair without numba-cuda, where nothing uses the NVVM.
+    nvrtc128 = {"nvidia/cuda_nvrtc/lib/libnvrtc.so.12": stub_elf(b"libnvrtc-builtins.so.12.8"),
+                "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.8": stub_elf()}
+    nvrtc130 = {"nvidia/cu13/lib/libnvrtc.so.13": stub_elf(b"libnvrtc-builtins.so.13.0"),
+                "nvidia/cu13/lib/libnvrtc-builtins.so.13.0": stub_elf()}
+    for name, numba, nvrtc, nvvm in (
+            ("numba_nvvm120", True, ("nvidia-cuda-nvrtc-cu12", "12.8.93", nvrtc128),
+             ("nvidia-cuda-nvcc-cu12", "12.0.140", "nvidia/cuda_nvcc/nvvm/lib64/libnvvm.so")),
+            ("numba_cu13", True, ("nvidia-cuda-nvrtc", "13.0.88", nvrtc130),
+             ("nvidia-nvvm", "13.0.88", "nvidia/cu13/lib/libnvvm.so.4")),
+            ("nvvm_alone", False, ("nvidia-cuda-nvrtc", "13.0.88", nvrtc130),
+             ("nvidia-nvvm", "13.0.88", "nvidia/cu13/lib/libnvvm.so.4"))):
+        site = venv(os.path.join(out, name), "3.12")
+        install_dist(site, nvrtc[0], nvrtc[1], nvrtc[2])
+        install_dist(site, nvvm[0], nvvm[1], {nvvm[2]: stub_elf()})
+        if numba:
+            install_dist(site, "numba-cuda", "0.30.4", {"numba_cuda/__init__.py": b""})
+        emit(os.path.join(out, name))
     # NVRTC 12.4 (nvidia-cuda-nvrtc-cu12 12.4.127): its version is its builtins' name.
     site = venv(os.path.join(out, "nvrtc124"), "3.12")
     install_dist(site, "nvidia-cuda-nvrtc-cu12", "12.4.127",

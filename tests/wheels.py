@@ -557,10 +557,52 @@ def runtime(out):
           "nvidia-cuda-nvcc-cu12 12.8 or newer" in (vs[0]["next"] or ""),
           "JAX with nvidia-cuda-nvcc-cu12 12.3: its ptxas does not know sm_120a: compiler, the "
           "next step a newer nvcc wheel; on an H100, ok", (rc, st, overall, vs[0].get("next")))
+    # Where it runs, JAX gives XLA CUDA_ROOT's ptxas, else the wheel's over XLA_FLAGS' data dir.
+    for extra, want in (({"CUDA_ROOT": "/opt/cuda-12.8"}, "ok"),
+                        ({"XLA_FLAGS": "--xla_gpu_cuda_data_dir=/opt/cuda-12.8"}, "compiler")):
+        env = dict(os.environ, SMCHECK_LIBCUDA=sys.argv[3] if len(sys.argv) > 3 else "",
+                   STUB_DRIVER_VERSION="13000", STUB_DEVICES="NVIDIA GeForce RTX 5090|12.0|1", **extra)
+        p = subprocess.run([SMCHECK, "--format", "json", os.path.join(r, "jax_nvcc123")],
+                           capture_output=True, text=True, env=env)
+        st, vs = dist_status(json.loads(p.stdout), "nvidia-cuda-nvcc-cu12") if p.stdout else (None, [{}])
+        check(st == [want] and (want == "compiler" or
+                                vs[0]["compiler"]["override"] == "CUDA_ROOT=/opt/cuda-12.8"),
+              "JAX on a local RTX 5090 with %s: %s (JAX names CUDA_ROOT's ptxas to XLA, else the "
+              "wheel's, whatever XLA_FLAGS says)" % (list(extra)[0], want), (st, p.stderr[-200:]))
     rc, doc = judged(os.path.join(r, "nvcc123_alone"), "12.0")
     st, _ = dist_status(doc, "nvidia-cuda-nvcc-cu12")
     check(rc == 0 and st != ["compiler"], "the same nvcc wheel without JAX: its ptxas is used by "
           "nothing judged", (rc, st))
+    # numba-cuda: NVVM 12.0 does not know the compute_120 NVRTC 12.8 chooses on an RTX 5090;
+    # CUDA 13.0's pair knows nothing before 7.5 (a V100: NVRTC's CCSupportError, NVVM too), and
+    # on a Rubin (10.7) NVRTC 13.0 chooses compute_103, which the driver compiles: ok.
+    rc, doc = judged(os.path.join(r, "numba_nvvm120"), "12.0,9.0")
+    st, vs = dist_status(doc, "nvidia-cuda-nvcc-cu12")
+    nv, _ = dist_status(doc, "nvidia-cuda-nvrtc-cu12")
+    check(rc == 1 and st == ["compiler", "ok"] and nv == ["ok", "ok"] and
+          vs[0]["compiler"]["path"].endswith("nvidia/cuda_nvcc/nvvm/lib64/libnvvm.so") and
+          "numba-nvvm" in [c["kind"] for c in doc["inputs"][0]["compilers"]] and
+          vs[0]["compiler"]["target"] == "compute_120"
+          and "numba-cuda's kernels fail to compile" in vs[0]["reason"] and
+          "nvidia-cuda-nvcc-cu12 12.8 or newer" in (vs[0]["next"] or ""),
+          "numba-cuda with NVVM 12.0 and NVRTC 12.8 on an RTX 5090: its NVVM does not know "
+          "compute_120: compiler, the next step a newer nvcc wheel; on an H100, ok",
+          (rc, st, nv, vs[0].get("reason"), vs[0].get("next")))
+    rc, doc = judged(os.path.join(r, "numba_cu13"), "7.0,10.7")
+    st, vs = dist_status(doc, "nvidia-nvvm")
+    nv, nvs = dist_status(doc, "nvidia-cuda-nvrtc")
+    check(rc == 1 and st == ["compiler", "ok"] and nv == ["compiler", "ok"] and
+          [v["compiler"]["target"] for v in vs] == ["compute_70", "compute_103"] and
+          nvs[1]["compiler"]["target"] == "compute_103" and
+          (vs[0]["next"] or "").startswith("nvidia-cuda-nvcc-cu12 12.0 to 12.9 (pip install -U "
+                                           "'nvidia-cuda-nvcc-cu12>=12.0')"),
+          "numba-cuda with CUDA 13.0's NVRTC and NVVM: a V100 is known to neither (compiler); a "
+          "Rubin gets compute_103 PTX: ok", (rc, st, nv, [v.get("next") for v in vs]))
+    rc, doc = judged(os.path.join(r, "nvvm_alone"), "7.0")
+    st, _ = dist_status(doc, "nvidia-nvvm")
+    check(st == ["no-device-code"] and [c["kind"] for c in doc["inputs"][0]["compilers"]] ==
+          ["nvrtc", "numba-nvvm"], "the same wheels without numba-cuda: the NVVM is used by "
+          "nothing judged (%s)" % st, st)
     gpus = "12.1,11.0,12.0,10.0,8.0"  # GB10, Thor, RTX 5090, B200, A100
     seen = {}
     for env_dir in ("triton35", "triton36", "triton33"):

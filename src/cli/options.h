@@ -87,7 +87,8 @@ static const option_row option_rows[] = {
      "exit 1 when a library is this bad or worse: none (default), partial, jit; or never (the "
      "verdicts never fail; an unreadable input still exits 2). A CPU-only build of a GPU package "
      "(cpu-only: torch +cpu, onnxruntime) and a compiler used at run time that does not know the "
-     "GPU (compiler: Triton's ptxas, NVRTC) fail at every level: add ',allow-cpu-only' or "
+     "GPU (compiler: Triton's ptxas, NVRTC, JAX's ptxas, numba-cuda's NVVM) fail at every level: "
+     "add ',allow-cpu-only' or "
      "',allow-compiler' (none,allow-compiler) to let them pass",
      M_JUDGE},
     {"format", OPT_FORMAT, "FMT",

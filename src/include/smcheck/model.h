@@ -414,6 +414,8 @@ typedef enum smc_compiler_kind {
     SMC_COMPILER_NVRTC,  /* libnvrtc: CuPy's and PyTorch's run-time kernels, and more */
     SMC_COMPILER_XLA,    /* the ptxas of an nvidia-cuda-nvcc wheel, which XLA (JAX) compiles its
                           * kernels with at the first jit, where jaxlib is installed */
+    SMC_COMPILER_NVVM,   /* the libNVVM of an nvidia-cuda-nvcc-cu12 or nvidia-nvvm wheel, which
+                          * numba-cuda compiles its kernels with, where numba-cuda is installed */
 } smc_compiler_kind;
 
 /* A compiler that code is compiled with at run time, found by the judge among the runtime files:
@@ -421,7 +423,7 @@ typedef enum smc_compiler_kind {
  * roll-up (SMC_STATUS_COMPILER). */
 typedef struct smc_compiler {
     smc_compiler_kind kind;
-    char *path;          /* Triton's ptxas or ptxas-blackwell; libnvrtc.so.N */
+    char *path;          /* Triton's ptxas or ptxas-blackwell; libnvrtc.so.N; libnvvm.so.N */
     int cuda;            /* its CUDA release (12080); 0 when not known */
     char *cuda_source;   /* what says so ("its own text", "libnvrtc-builtins.so.12.8 beside it") */
     bool blackwell;      /* Triton's ptxas-blackwell */

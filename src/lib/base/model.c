@@ -715,6 +715,7 @@ const char *smc_compiler_kind_str(smc_compiler_kind k)
     return k == SMC_COMPILER_TRITON  ? "triton-ptxas"
            : k == SMC_COMPILER_NVRTC ? "nvrtc"
            : k == SMC_COMPILER_XLA   ? "xla-ptxas"
+           : k == SMC_COMPILER_NVVM  ? "numba-nvvm"
                                      : "unknown";
 }
 

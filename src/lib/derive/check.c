@@ -255,9 +255,20 @@ static smc_status compiler_next(const smc_input *in, const smc_situation *where,
         snprintf(wheel, sizeof wheel, ptxas >= 13000 ? "nvidia-cuda-nvcc" : "nvidia-cuda-nvcc-cu%d",
                  ptxas / 1000);
         *out = smc_asprintf("%s %d.%d%s (pip install -U '%s>=%d.%d'; a jax whose cuda extra pins "
-                            "one does too), or XLA_FLAGS=--xla_gpu_cuda_data_dir= a CUDA %d.%d%s",
+                            "one does too), or CUDA_ROOT set to a CUDA %d.%d%s (JAX reads it "
+                            "first)",
                             wheel, ptxas / 1000, ptxas % 1000 / 10, upto, wheel, ptxas / 1000,
                             ptxas % 1000 / 10, ptxas / 1000, ptxas % 1000 / 10, upto);
+        return *out ? SMC_OK : SMC_ERR_NOMEM;
+    }
+    if (c->kind == SMC_COMPILER_NVVM) { /* the wheel numba-cuda loads its libNVVM from, newer */
+        int nvvm = smc_compiler_first(arch, false);
+        if (!nvvm || smc_compiler_knows(nvvm, arch, false) != 1) return SMC_OK;
+        if (nvvm < 12000) nvvm = 12000; /* the first NVVM on PyPI */
+        const char *wheel = nvvm >= 13000 ? "nvidia-nvvm" : "nvidia-cuda-nvcc-cu12";
+        *out =
+            smc_asprintf("%s %d.%d%s (pip install -U '%s>=%d.%d'), with an NVRTC as new", wheel,
+                         nvvm / 1000, nvvm % 1000 / 10, upto, wheel, nvvm / 1000, nvvm % 1000 / 10);
         return *out ? SMC_OK : SMC_ERR_NOMEM;
     }
     int need = smc_compiler_first(arch, false);

@@ -449,6 +449,9 @@ static void compiler_words(char *buf, size_t n, const smc_input *in, const smc_c
         snprintf(buf, n, "%s %s's ptxas, which XLA (JAX) compiles with (%s)",
                  d && d->name ? d->name : "nvidia-cuda-nvcc", d && d->version ? d->version : "",
                  cuda);
+    else if (c->kind == SMC_COMPILER_NVVM)
+        snprintf(buf, n, "%s %s's libNVVM, which numba-cuda compiles its kernels with (%s)",
+                 d && d->name ? d->name : "nvidia-nvvm", d && d->version ? d->version : "", cuda);
     else
         snprintf(buf, n, "%s's NVRTC (%s)", d && d->name ? d->name : smc_base_name(c->path), cuda);
 }
@@ -462,8 +465,11 @@ static char *compiler_reason(const smc_input *in, const smc_compiler *c, const s
     const char *what = c->kind == SMC_COMPILER_TRITON ? "torch.compile and Triton kernels fail"
                        : c->kind == SMC_COMPILER_XLA
                            ? "JAX fails at its first jit (XLA compiles every kernel with it)"
+                       : c->kind == SMC_COMPILER_NVVM
+                           ? "numba-cuda's kernels fail to compile (NVVM_ERROR_INVALID_OPTION)"
                            : "kernels compiled at run time with it (CuPy's, PyTorch's jiterator, "
-                             "NVRTC users) fail (\"invalid value for --gpu-architecture\")";
+                             "numba-cuda's, NVRTC users) fail (\"invalid value for "
+                             "--gpu-architecture\", numba-cuda's CCSupportError)";
     if (r->compile_override)
         return smc_asprintf("%s is not the one used: %s names it (not read)", who,
                             r->compile_override);

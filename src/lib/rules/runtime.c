@@ -1,6 +1,7 @@
 /* runtime.c: the whole runtime, beyond the code compiled ahead of time: the files that hold no
  * device code but take part when it runs (recognised by name while scanning), the compilers code
- * is compiled with at run time (Triton's ptxas, NVRTC) and the targets each CUDA release of them
+ * is compiled with at run time (Triton's ptxas, NVRTC, JAX's ptxas, numba-cuda's NVVM) and the
+ * targets each CUDA release of them
  * knows, and the CUDA libraries a library needs (DT_NEEDED) resolved against its input.
  * Facts and sources: docs/compatibility.md 6.4 and 6.5. */
 #include "rules.h"
@@ -235,6 +236,33 @@ static bool nvrtc_name(const char *path)
     return strncmp(name, "libnvrtc.so.", 12) == 0 && name[12] >= '1' && name[12] <= '9';
 }
 
+/* The libNVVM numba-cuda loads from NVIDIA's wheels (cuda.pathfinder's, and numba-cuda 0.24's own
+ * search): nvidia/cuda_nvcc/nvvm/lib64/libnvvm.so (nvidia-cuda-nvcc-cu12), nvidia/cu13/lib/
+ * libnvvm.so.4 (nvidia-nvvm, CUDA 13). */
+static bool nvvm_name(const char *path)
+{
+    return strncmp(smc_base_name(path), "libnvvm.so", 10) == 0 &&
+           (in_dir(path, "nvidia/cuda_nvcc/nvvm/lib64/") || in_dir(path, "nvidia/cu13/lib/"));
+}
+
+/* The CUDA release of distribution d when it is one of NVIDIA's wheels (named by one of the
+ * prefixes), which carry the release as their version (nvidia-nvvm 13.4.92: 13.4), and what says
+ * so; 0 when it is not, -1 out of memory. */
+static int wheel_release(const smc_input *in, size_t d, const char *const *prefixes, char **source)
+{
+    const smc_distribution *dist = d < in->distribution_count ? &in->distributions[d] : NULL;
+    unsigned major, minor;
+    if (!dist || !dist->name || !dist->version ||
+        sscanf(dist->version, "%u.%u", &major, &minor) != 2 || major >= 100 || minor >= 10)
+        return 0;
+    for (const char *const *p = prefixes; *p; p++)
+        if (strncmp(dist->name, *p, strlen(*p)) == 0) {
+            *source = smc_asprintf("%s %s", dist->name, dist->version);
+            return *source ? (int)(major * 1000 + minor * 10) : -1;
+        }
+    return 0;
+}
+
 static smc_status add_compiler(smc_compiler **to, size_t *n, smc_compiler c)
 {
     smc_compiler *slot = smc_push(to, *n, sizeof *slot);
@@ -261,19 +289,21 @@ smc_status smc_find_compilers(const smc_input *in, smc_compiler **out, size_t *n
             c.blackwell = strcmp(smc_base_name(f->path), "ptxas-blackwell") == 0;
             c.cuda_source = smc_strdup(f->cuda ? "its own text" : "not in its text");
         } else if (nvrtc_name(f->path)) {
+            static const char *const nvrtc_wheels[] = {"nvidia-cuda-nvrtc", NULL};
             c.kind = SMC_COMPILER_NVRTC;
             c.cuda = builtins_release(in, f->path, &c.cuda_source);
+            if (!c.cuda) c.cuda = wheel_release(in, f->distribution, nvrtc_wheels, &c.cuda_source);
             if (c.cuda < 0) return SMC_ERR_NOMEM;
-            const smc_distribution *d =
-                f->distribution < in->distribution_count ? &in->distributions[f->distribution] : NULL;
-            unsigned major, minor;
-            if (!c.cuda && d && d->name && d->version && strncmp(d->name, "nvidia-cuda-nvrtc", 17) == 0 &&
-                sscanf(d->version, "%u.%u", &major, &minor) == 2 && major < 100 && minor < 10) {
-                c.cuda = (int)(major * 1000 + minor * 10);
-                c.cuda_source = smc_asprintf("%s %s", d->name, d->version);
-            } else if (!c.cuda) {
-                c.cuda_source = smc_strdup("no libnvrtc-builtins beside it");
-            }
+            if (!c.cuda) c.cuda_source = smc_strdup("no libnvrtc-builtins beside it");
+        } else if (nvvm_name(f->path)) {
+            /* Its bytes say its release too ("Cuda compilation tools, release 13.4", as ptxas's),
+             * but the facts cache records a shared library without it; the wheel's version is
+             * the same release (measured on the 12 wheels of tools/nvvm-targets.sh). */
+            static const char *const nvvm_wheels[] = {"nvidia-cuda-nvcc", "nvidia-nvvm", NULL};
+            c.kind = SMC_COMPILER_NVVM;
+            c.cuda = wheel_release(in, f->distribution, nvvm_wheels, &c.cuda_source);
+            if (c.cuda < 0) return SMC_ERR_NOMEM;
+            if (!c.cuda) c.cuda_source = smc_strdup("not one of NVIDIA's wheels");
         } else {
             continue;
         }
@@ -334,6 +364,39 @@ static bool jax_installed(const smc_input *in)
     return false;
 }
 
+/* Whether a distribution whose name is name (or starts with it, where name ends in '-') is
+ * installed in in. */
+static bool installed(const smc_input *in, const char *name)
+{
+    size_t n = strlen(name);
+    bool prefix = n && name[n - 1] == '-';
+    for (size_t k = 0; k < in->distribution_count; k++) {
+        const smc_distribution *d = &in->distributions[k];
+        if (d->name && (prefix ? strncmp(d->name, name, n) == 0 : strcmp(d->name, name) == 0) &&
+            smc_distribution_installed(d))
+            return true;
+    }
+    return false;
+}
+
+/* What numba-cuda asks for on a GPU of arch: the newest target at most arch that its NVRTC knows
+ * (numba-cuda's find_closest_arch, over nvrtcGetSupportedArchs: a GPU newer than NVRTC gets PTX
+ * of an older target, which the driver compiles); 0 when NVRTC knows none that old
+ * (CCSupportError: "GPU compute capability X.Y is not supported"). Without a known NVRTC, arch. */
+static unsigned numba_arch(const smc_compiler *compilers, size_t nc, unsigned arch)
+{
+    int cuda = 0;
+    for (size_t i = 0; i < nc && !cuda; i++)
+        if (compilers[i].kind == SMC_COMPILER_NVRTC) cuda = compilers[i].cuda;
+    if (!cuda) return arch;
+    unsigned best = 0;
+    for (size_t i = 0; i < sizeof targets_known / sizeof targets_known[0]; i++) {
+        unsigned a = targets_known[i].arch;
+        if (a <= arch && a > best && smc_compiler_knows(cuda, a, false) == 1) best = a;
+    }
+    return best;
+}
+
 smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
                             const smc_compiler *compilers, size_t nc, size_t d,
                             const smc_target *t)
@@ -342,11 +405,14 @@ smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
     smc_compile out = {.compiler = SMC_NONE, .arch = arch};
     const smc_distribution *dist = d < in->distribution_count ? &in->distributions[d] : NULL;
     /* Triton: one binary for each architecture; NVRTC: the first of the distribution's. */
-    size_t plain = SMC_NONE, blackwell = SMC_NONE, nvrtc = SMC_NONE, xla = SMC_NONE;
+    size_t plain = SMC_NONE, blackwell = SMC_NONE, nvrtc = SMC_NONE, xla = SMC_NONE,
+           nvvm = SMC_NONE;
+    bool numba = installed(in, "numba-cuda");
     for (size_t i = 0; i < nc; i++) {
         const smc_compiler *c = &compilers[i];
         if (c->distribution != d) continue;
         if (c->kind == SMC_COMPILER_XLA && xla == SMC_NONE && jax_installed(in)) xla = i;
+        if (c->kind == SMC_COMPILER_NVVM && nvvm == SMC_NONE && numba) nvvm = i;
         if (c->kind == SMC_COMPILER_NVRTC && nvrtc == SMC_NONE) nvrtc = i;
         if (c->kind == SMC_COMPILER_TRITON && c->blackwell && blackwell == SMC_NONE) blackwell = i;
         if (c->kind == SMC_COMPILER_TRITON && !c->blackwell && plain == SMC_NONE) plain = i;
@@ -361,13 +427,25 @@ smc_compile smc_compile_for(const smc_input *in, const char *const *environment,
     } else if (xla != SMC_NONE) { /* XLA asks for sm_XXa from 9.0, as Triton does */
         out.compiler = xla;
         out.a = arch >= 90;
-        out.setting = "XLA_FLAGS";
-        const char *flags = setting(environment, out.setting);
-        out.override = flags && strstr(flags, "--xla_gpu_cuda_data_dir") ? flags : NULL;
+        /* JAX gives XLA its CUDA data dir: CUDA_ROOT, else the nvcc wheel's (jax/_src/lib's
+         * _cuda_path), over what XLA_FLAGS' --xla_gpu_cuda_data_dir says */
+        out.setting = "CUDA_ROOT";
+        out.override = setting(environment, out.setting);
+    } else if (nvvm != SMC_NONE) { /* numba-cuda: PTX for what its NVRTC chose, from NVVM */
+        unsigned chosen = numba_arch(compilers, nc, arch);
+        out.compiler = nvvm;
+        out.ptx = true;
+        out.arch = chosen ? chosen : arch;
     } else if ((out.compiler = nvrtc) != SMC_NONE) {
         unsigned cap = nvrtc_cap(in, compilers[nvrtc].cuda);
         out.ptx = cap && arch > cap; /* torch asks for PTX of what NVRTC knows */
         if (out.ptx) out.arch = cap;
+        bool own = installed(in, "torch") || installed(in, "cupy-") || !numba; /* cupy-cuda12x */
+        unsigned chosen = own ? arch : numba_arch(compilers, nc, arch);
+        if (!own && chosen && chosen != arch) { /* numba-cuda alone: the closest it knows */
+            out.ptx = true;
+            out.arch = chosen;
+        }
     }
     if (out.compiler == SMC_NONE) return out;
     out.knows =
