@@ -42,16 +42,16 @@ static const struct {
 /* The CUDA version each Linux driver branch reports (cuDriverGetVersion, nvidia-smi), whatever
  * its minor: betas and release candidates of a branch report the same (docs/research/drivers.md
  * §3). R387 and R390 both report 9.1, R430 and R435 10.1, R565 12.7 (a version no toolkit has).
- * A branch between two rows is taken as the older; Tegra's own numbers are tegra_branch's. */
+ * A branch between two rows is taken as the older; Tegra's own numbers are tegra_branch's. R616 is
+ * 13.4's too: its developer drivers, and Windows' 616.x. */
 static const struct {
     unsigned short branch, cuda;
-} branches[] =
-    {
-        {384, 90},  {387, 91},  {396, 92},  {410, 100}, {418, 101}, {440, 102}, {450, 110},
-        {455, 111}, {460, 112}, {465, 113}, {470, 114}, {495, 115}, {510, 116}, {515, 117},
-        {520, 118}, {525, 120}, {530, 121}, {535, 122}, {545, 123}, {550, 124}, {555, 125},
-        {560, 126}, {565, 127}, {570, 128}, {575, 129}, {580, 130}, {590, 131}, {595, 132},
-        {610, 133}, {615, 134}, {616, 134}, /* R616: 13.4 developer drivers, Windows 616.x */
+} branches[] = {
+    {384, 90},  {387, 91},  {396, 92},  {410, 100}, {418, 101}, {440, 102}, {450, 110},
+    {455, 111}, {460, 112}, {465, 113}, {470, 114}, {495, 115}, {510, 116}, {515, 117},
+    {520, 118}, {525, 120}, {530, 121}, {535, 122}, {545, 123}, {550, 124}, {555, 125},
+    {560, 126}, {565, 127}, {570, 128}, {575, 129}, {580, 130}, {590, 131}, {595, 132},
+    {610, 133}, {615, 134}, {616, 134},
 };
 #define N_BRANCHES (sizeof branches / sizeof branches[0])
 
