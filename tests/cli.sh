@@ -368,6 +368,9 @@ fi
 run scan --detail "$fixtures/nvfatbin/tileir_ptx.fatbin"
 check "Tile IR beside PTX: both entries listed" all 'status_is 0' 'has "$out" "tokens: compute_80=1 tileir_80=1"' \
     'has "$out" "tile-ir zstd"' 'has "$out" "Tile IR bytecode 13.3"'
+run scan "$fixtures/nvfatbin/tileir_only.fatbin" "$fixtures/nvfatbin/tileir_ptx.fatbin"
+check "what Tile IR alone serves is said to run through Tile IR, not PTX" all 'status_is 0' \
+    'has "$out" "cubins -; only through Tile IR 8.0 8.6"' 'has "$out" "cubins -; only through PTX 8.0 8.6"'
 SMCHECK_LIBCUDA=/nonexistent run --gpu sm_80 --driver 13.4 "$fixtures/nvfatbin/tileir_only.fatbin"
 check "Tile IR alone, a CUDA 13.4 driver: jit, by the driver's Tile IR compiler" all 'status_is 0' \
     'has "$out" "sm_80 jit: 1 of 1 container relies on Tile IR"' 'has "$out" "libnvidia-tileiras"'

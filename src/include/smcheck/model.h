@@ -665,6 +665,7 @@ typedef struct smc_serving {
     char cubins[256];  /* native or compatible cubins for every counted container */
     char ptx[256];     /* only through PTX, compiled by a driver of at least ptx_cuda */
     int ptx_cuda;
+    char tileir[256];  /* those of ptx that run only through Tile IR (its compiler, the driver's) */
     char partial[256]; /* some containers run, some not */
     char none[256];    /* nothing runs (or only arch-specific code for other GPUs) */
     /* In wheel-variant terms (nvidia-variant-provider): the sm_arch values it can honestly claim

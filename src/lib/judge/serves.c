@@ -24,6 +24,7 @@ static void place(smc_serving *out, const smc_target *t, smc_lib_status s, unsig
                                            : out->none;
     if (list) append(list, sizeof out->cubins, "%s%u.%u", t->cc_major, t->cc_minor);
     if (s == SMC_STATUS_JIT) {
+        if (tileir) append(out->tileir, sizeof out->tileir, "%s%u.%u", t->cc_major, t->cc_minor);
         int cuda = isa ? smc_cuda_for_ptx_isa(isa / 10, isa % 10) : 0;
         if (tileir > cuda) cuda = tileir;
         if (cuda > out->ptx_cuda) out->ptx_cuda = cuda;

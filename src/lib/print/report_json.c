@@ -212,7 +212,7 @@ static cJSON *cc_list_json(const char *list)
     return a;
 }
 
-/* {cubins, ptx, ptx_driver_cuda, partial, none, sm_arch, cuda_version_lower_bound} */
+/* {cubins, ptx, ptx_driver_cuda, [tile_ir,] partial, none, sm_arch, cuda_version_lower_bound} */
 static cJSON *serving_json(builder *b, const smc_serving *sv)
 {
     cJSON *o = cJSON_CreateObject();
@@ -222,6 +222,7 @@ static cJSON *serving_json(builder *b, const smc_serving *sv)
     char v[16];
     snprintf(v, sizeof v, "%d.%d", sv->ptx_cuda / 1000, sv->ptx_cuda % 1000 / 10);
     json_add(b, o, "ptx_driver_cuda", sv->ptx_cuda ? json_text(v) : cJSON_CreateNull());
+    if (sv->tileir[0]) json_add(b, o, "tile_ir", cc_list_json(sv->tileir)); /* only where some */
     json_add(b, o, "partial", cc_list_json(sv->partial));
     json_add(b, o, "none", cc_list_json(sv->none));
     json_add(b, o, "sm_arch", cc_list_json(sv->sm_arch));

@@ -82,9 +82,13 @@ static void print_links(FILE *out, const smc_library *lib, const char *indent)
 static void print_serving(FILE *out, const smc_serving *sv, const char *indent)
 {
     fprintf(out, "%sserves: cubins %s", indent, sv->cubins[0] ? sv->cubins : "-");
+    bool all_tileir = sv->ptx[0] && strcmp(sv->tileir, sv->ptx) == 0;
     if (sv->ptx[0])
-        fprintf(out, "; only through PTX %s (a driver for CUDA %d.%d or newer)", sv->ptx,
-                sv->ptx_cuda / 1000, sv->ptx_cuda % 1000 / 10);
+        fprintf(out, "; only through %s %s (a driver for CUDA %d.%d or newer)",
+                all_tileir ? "Tile IR" : "PTX", sv->ptx, sv->ptx_cuda / 1000,
+                sv->ptx_cuda % 1000 / 10);
+    if (sv->tileir[0] && !all_tileir)
+        fprintf(out, ", of them through Tile IR alone %s", sv->tileir);
     if (sv->partial[0]) fprintf(out, "; partly %s", sv->partial);
     fprintf(out, "; not %s\n", sv->none[0] ? sv->none : "-");
     fprintf(out, "%sas a wheel variant: nvidia :: sm_arch :: %s", indent,
