@@ -22,6 +22,7 @@ HTTP/1.1 with keep-alive, as real indexes are.
                          (the BLAKE2b-256 of the file, as PyPI's)
   /hostile/simple/PROJECT/  a page of hostile links (file:, javascript:, huge, unterminated)
   /served                the bytes of files sent so far (a test's proof that nothing was read)
+  /store/PATH            DIR/PATH as it is, for a tree such as a facts store (not in /served)
   /mutate/HOW/OFFSET/NAME  the file as /files/ serves it the first time it is asked for, then
                          with the byte at OFFSET changed: HOW says what names its version, etag
                          (ETag "v1", then "v2"), modified (Last-Modified moving a day) or quiet
@@ -333,6 +334,13 @@ class Handler(BaseHTTPRequestHandler):
             if parts[0] == "served":
                 with _lock:
                     return self.send_body(200, b"%d\n" % _served[0], "text/plain")
+            if parts[0] == "store":  # a static tree under DIR (a facts store), not in /served
+                rel = os.path.normpath("/".join(parts[1:]))
+                path = os.path.join(ROOT, rel)
+                if rel.startswith("..") or os.path.isabs(rel) or not os.path.isfile(path):
+                    return self.send_body(404, b"not found\n", "text/plain")
+                with open(path, "rb") as f:
+                    return self.send_body(200, f.read(), "application/json")
             if parts[0] == "status":
                 return self.send_body(int(parts[1]), b"status on demand\n", "text/plain")
             if parts[0] == "simple" and len(parts) >= 2:

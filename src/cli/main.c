@@ -407,6 +407,12 @@ static int parse_args(int argc, char **argv, config *cfg)
         case OPT_NO_CACHE:
             cfg->scan.cache.off = true;
             break;
+        case OPT_FACTS_URL:
+            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
+                return usage_error("--facts-url wants an http:// or https:// URL, not '%s'",
+                                   optarg);
+            cfg->scan.cache.facts_url = optarg;
+            break;
         case OPT_CACHE_MAX:
             if (!parse_size(optarg, &cfg->scan.cache.cap) || cfg->scan.cache.cap == 0)
                 return usage_error("--cache-max wants a size such as 512M or 4G, not '%s'", optarg);
@@ -1084,6 +1090,8 @@ static int judge_fleet(config *cfg, const smc_fleet *fleet, char **paths, int np
                 WANTS_FAIL_ON, fleet->fail_on);
         return EXIT_INPUT;
     }
+    if (fleet->facts_url && !cfg->scan.cache.facts_url)
+        cfg->scan.cache.facts_url = fleet->facts_url;
     smc_gpu_table *table = NULL;
     int stop = load_table(cfg, &table);
     if (stop >= 0) return stop;

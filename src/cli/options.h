@@ -42,6 +42,7 @@ enum {
     OPT_SPEED_LIMIT,
     OPT_CONFIG,
     OPT_NO_CONFIG,
+    OPT_FACTS_URL,
     OPT_QUIET = 'q',
 };
 
@@ -163,6 +164,12 @@ static const option_row option_rows[] = {
      M_JUDGE | M_SCAN},
     {"cache-max", OPT_CACHE_MAX, "SIZE",
      "keep that cache to SIZE bytes, the least recently used going first (default 1G)",
+     M_JUDGE | M_SCAN},
+    {"facts-url", OPT_FACTS_URL, "URL",
+     "ask the facts store at URL (the tree 'smcheck audit --output' writes, served over HTTP: "
+     "URL/facts/AB/SHA256.json) for a wheel's facts before reading the wheel; a record that is "
+     "missing or does not check falls back to reading it, a store that cannot be read is a note "
+     "(also facts-url in [tool.smcheck])",
      M_JUDGE | M_SCAN},
     {"timeout", OPT_TIMEOUT, "SECONDS",
      "reading a URL, give up on a connection that takes SECONDS to open or a transfer that "

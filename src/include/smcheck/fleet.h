@@ -20,6 +20,7 @@ typedef struct smc_fleet {
     char *path;    /* the file it was read from */
     char *fail_on; /* as --fail-on takes it, or NULL */
     unsigned fail_on_line;
+    char *facts_url; /* as --facts-url takes it (http:// or https://), or NULL */
     smc_fleet_target *targets;
     size_t count;
 } smc_fleet;
@@ -34,8 +35,9 @@ int smc_fleet_find(const char *dir, char **path);
  * contract, version 1, read as strictly as skylos reads it; each target names a
  * compute_capability). Fail closed: false with why ("FILE:LINE: what", one line)
  * when the file cannot be read, is not TOML, has no [tool.smcheck] table, or the table has a key
- * other than fail-on and targets, no targets, or a target without a name or gpus, with a key it
- * does not know, a value that is not a string, or a name another target has. */
+ * other than fail-on, facts-url and targets (a facts-url not http:// or https://), no targets, or a
+ * target without a name or gpus, with a key it does not know, a value that is not a string, or a
+ * name another target has. */
 bool smc_fleet_read(const char *path, smc_fleet *f, char *why, size_t n);
 void smc_fleet_free(smc_fleet *f);
 

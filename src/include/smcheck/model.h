@@ -575,6 +575,10 @@ typedef struct smc_cache_options {
     const char *dir;
     uint64_t cap;
     bool off;
+    /* A store of facts (an audit's --output served over HTTP): a wheel whose sha256 is known and
+     * whose facts are not in dir is first asked of it, URL/facts/<ab>/<sha256>.json; NULL: none.
+     * Off (or options for which facts are not kept) leaves it unasked too. */
+    const char *facts_url;
 } smc_cache_options;
 
 typedef struct smc_run_options {

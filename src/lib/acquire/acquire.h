@@ -488,6 +488,16 @@ bool smc_cache_trim(const char *dir, uint64_t cap, const char *keep, char *why, 
 bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t *skipped, char *why,
                      size_t n);
 
+/* facts_store.c: a store of facts served over HTTP ------------------------------------------------
+ */
+/* URL/facts/<first two hex>/<sha256>.json, the record of sha256 in the store at base. */
+char *smc_facts_url_of(const char *base, const char *sha256);
+/* Asks the store at base for the record of sha256: 1 and *text (malloc'd, NUL-terminated, *len
+ * bytes; not yet checked: smc_cache_decode does), 0 when the store has none (404, 410), -1 with
+ * why when the store cannot be read (down, refused, another status, over SMC_CACHE_MAX_BYTES). */
+int smc_facts_fetch(const smc_net *net, smc_fetch *f, const char *base, const char *sha256,
+                    char **text, size_t *len, char *why, size_t n);
+
 /* fleet.c, fleet_yaml.c ------------------------------------------------------------------------
  */
 struct smc_fleet;

@@ -142,16 +142,24 @@ bool smc_fleet_read(const char *path, smc_fleet *f, char *why, size_t n)
     if (ok && !cJSON_IsObject(me))
         ok = smc_say_at(why, n, path, 0, "no [tool.smcheck] table: no fleet is declared here");
     for (const cJSON *k = ok ? me->child : NULL; ok && k; k = k->next)
-        if (strcmp(k->string, "fail-on") != 0 && strcmp(k->string, "targets") != 0)
-            ok = smc_say_at(
-                why, n, path, top,
-                "[tool.smcheck] has a key smcheck does not know: '%.60s' (fail-on, targets)",
-                k->string);
+        if (strcmp(k->string, "fail-on") != 0 && strcmp(k->string, "targets") != 0 &&
+            strcmp(k->string, "facts-url") != 0)
+            ok = smc_say_at(why, n, path, top,
+                            "[tool.smcheck] has a key smcheck does not know: '%.60s' (fail-on, "
+                            "facts-url, targets)",
+                            k->string);
     if (ok && (f->path = smc_strdup(path)) == NULL)
         ok = smc_say_at(why, n, path, 0, "out of memory");
     if (ok) {
         f->fail_on_line = top;
-        ok = string_key(me, "fail-on", &f->fail_on, path, top, "", why, n);
+        ok = string_key(me, "fail-on", &f->fail_on, path, top, "", why, n) &&
+             string_key(me, "facts-url", &f->facts_url, path, top, "", why, n);
+        if (ok && f->facts_url && strncmp(f->facts_url, "http://", 7) != 0 &&
+            strncmp(f->facts_url, "https://", 8) != 0)
+            ok = smc_say_at(why, n, path, top,
+                            "[tool.smcheck]: facts-url wants an http:// or https:// URL, not "
+                            "'%.60s'",
+                            f->facts_url);
     }
     const cJSON *targets = ok ? cJSON_GetObjectItemCaseSensitive(me, "targets") : NULL;
     size_t count = cJSON_IsArray(targets) ? (size_t)cJSON_GetArraySize(targets) : 0;
@@ -211,5 +219,6 @@ void smc_fleet_free(smc_fleet *f)
     free(f->targets);
     free(f->path);
     free(f->fail_on);
+    free(f->facts_url);
     memset(f, 0, sizeof *f);
 }

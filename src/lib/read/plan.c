@@ -82,8 +82,48 @@ static smc_status add_item(smc_input *in, smc_item *it, bool direct, const smc_o
 /* A wheel named by its URL, as an item with an input of its own that a thread reads it into
  * (scan_remote); its facts from the cache instead, where its sha256 is known and they are there.
  * sha256, when known, is checked as its bytes stream by. lock: a wheel a lock file installs. */
+/* The facts of sha256 from the store (--facts-url) into nw, kept in the cache too: 1 found, 0
+ * not (a store that has none, or a record that cannot be used: said), -1 out of memory. A store
+ * that cannot be read is said once, and not asked again for this input (*down). */
+static int from_store(const char *sha256, const char *name, const smc_options *opt, smc_input *in,
+                      smc_net_wheel *nw, smc_fetch *f, bool *down)
+{
+    char why[512];
+    char *text = NULL;
+    size_t len = 0;
+    smc_net net = smc_net_of(opt);
+    int got = smc_facts_fetch(&net, f, opt->cache.facts_url, sha256, &text, &len, why, sizeof why);
+    smc_status st = SMC_OK;
+    if (got > 0) {
+        nw->wheel = smc_cache_decode(text, len, name, name, sha256, why, sizeof why);
+        if (nw->wheel) {
+            char ignored[256]; /* a cache that cannot be written is not the input's problem */
+            if (opt->cache.dir)
+                smc_cache_store(opt->cache.dir, sha256, text, len, opt->cache.cap, ignored,
+                                sizeof ignored);
+            free(text);
+            nw->wheel->kind = SMC_INPUT_WHEEL;
+            nw->from_cache = true;
+            return 1;
+        }
+        st = smc_input_add_note(in,
+                                "%s: its facts in the store (%s) cannot be used: %s; read "
+                                "from the network instead",
+                                name, opt->cache.facts_url, why);
+    } else if (got < 0) {
+        *down = true;
+        st = smc_input_add_note(in,
+                                "the facts store %s cannot be read (%s): the wheels are read "
+                                "instead",
+                                opt->cache.facts_url, why);
+    }
+    free(text);
+    return st == SMC_OK ? 0 : -1;
+}
+
 static smc_status plan_remote(const char *url, const char *sha256, bool lock, size_t input,
-                              const smc_options *opt, smc_input *in, smc_item **items, size_t *n)
+                              const smc_options *opt, smc_input *in, smc_item **items, size_t *n,
+                              smc_fetch *store, bool *store_down)
 {
     smc_item *slot = smc_push(items, *n, sizeof *slot);
     if (!slot) return SMC_ERR_NOMEM;
@@ -124,6 +164,10 @@ static smc_status plan_remote(const char *url, const char *sha256, bool lock, si
             if (st != SMC_OK) return st;
         }
     }
+    if (keyed && smc_cacheable(opt) && opt->cache.facts_url && !*store_down) {
+        int got = from_store(sha256, name, opt, in, nw, store, store_down);
+        if (got != 0) return got > 0 ? SMC_OK : SMC_ERR_NOMEM;
+    }
     return (nw->wheel = smc_input_new(name, SMC_INPUT_WHEEL)) ? SMC_OK : SMC_ERR_NOMEM;
 }
 
@@ -135,11 +179,13 @@ static smc_status plan_wanted(planning *pl, const smc_wanted *w, size_t count)
     smc_input *in = pl->in;
     smc_input_kind kind = in->kind; /* the acquire stage's: a local wheel's is not the input's */
     smc_status st = SMC_OK;
+    smc_fetch store = {0}; /* one connection to the facts store for all of them */
+    bool store_down = false;
     for (size_t i = 0; i < count && st == SMC_OK; i++) {
         size_t first = in->distribution_count;
         if (smc_url_is(w[i].where)) {
-            st = plan_remote(w[i].where, w[i].sha256[0] ? w[i].sha256 : NULL, w[i].lock,
-                             pl->input, pl->opt, in, pl->items, pl->n);
+            st = plan_remote(w[i].where, w[i].sha256[0] ? w[i].sha256 : NULL, w[i].lock, pl->input,
+                             pl->opt, in, pl->items, pl->n, &store, &store_down);
         } else {
             smc_item it = {.path = smc_strdup(w[i].where),
                            .root = -1,
@@ -160,6 +206,7 @@ static smc_status plan_wanted(planning *pl, const smc_wanted *w, size_t count)
             if (!(in->distributions[d].source = smc_strdup("lock"))) st = SMC_ERR_NOMEM;
         }
     }
+    smc_fetch_done(&store);
     in->kind = kind;
     return st;
 }
