@@ -2,6 +2,7 @@
  * --help), chooses the targets (--gpu, the local GPUs, or the representative matrix), runs the
  * library over each path and prints the report; diagnostics go to stderr as "smcheck: PATH:
  * message". It decides only which targets to use and the exit status. */
+#include "audit.h"
 #include "options.h"
 #include "smcheck/builds.h"
 #include "smcheck/fleet.h"
@@ -73,7 +74,7 @@ static void usage(FILE *f)
     fputs(usage_exit_status, f);
 }
 
-typedef enum mode { MODE_JUDGE, MODE_SCAN, MODE_GPUS, MODE_ADVISE } mode;
+typedef enum mode { MODE_JUDGE, MODE_SCAN, MODE_GPUS, MODE_ADVISE, MODE_AUDIT } mode;
 
 /* "4G", "512M", "100000": bytes. */
 static bool parse_size(const char *text, uint64_t *out)
@@ -109,6 +110,8 @@ typedef struct config {
     const char *output, *gpus, *gpu_table, *builds_table, *platform, *sarif_file;
     const char *config; /* --config FILE */
     bool no_config;
+    const char *shard;        /* audit's --shard I/N */
+    bool merge;               /* audit --merge */
     const char *fleet_target; /* the fleet target being judged, or NULL */
     smc_lib_status fail_on;
     const char **excludes; /* --exclude, in argv's memory */
@@ -138,12 +141,12 @@ static size_t option_row_of(int id)
 }
 
 /* The subcommand: the first argument that is neither an option nor an option's argument, when
- * it is "scan", "gpus" or "advise"; it is taken out of argv. "--" ends the options, so that
- * "smcheck -- scan" names a file. Returns the mode. */
+ * it is "scan", "gpus", "advise" or "audit"; it is taken out of argv. "--" ends the options, so
+ * that "smcheck -- scan" names a file. Returns the mode. */
 static mode take_subcommand(int *argc, char **argv)
 {
-    static const char *const names[] = {"scan", "gpus", "advise"};
-    static const mode modes[] = {MODE_SCAN, MODE_GPUS, MODE_ADVISE};
+    static const char *const names[] = {"scan", "gpus", "advise", "audit"};
+    static const mode modes[] = {MODE_SCAN, MODE_GPUS, MODE_ADVISE, MODE_AUDIT};
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) return MODE_JUDGE;
@@ -171,7 +174,7 @@ static mode take_subcommand(int *argc, char **argv)
             }
             continue;
         }
-        for (size_t k = 0; k < 3; k++)
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++)
             if (strcmp(a, names[k]) == 0) {
                 memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof *argv);
                 (*argc)--;
@@ -185,7 +188,11 @@ static mode take_subcommand(int *argc, char **argv)
 /* What each mode is called in a message. */
 static const char *mode_name(unsigned m)
 {
-    return m == M_SCAN ? "'scan'" : m == M_GPUS ? "'gpus'" : m == M_ADVISE ? "'advise'" : "judging";
+    return m == M_SCAN     ? "'scan'"
+           : m == M_GPUS   ? "'gpus'"
+           : m == M_ADVISE ? "'advise'"
+           : m == M_AUDIT  ? "'audit'"
+                           : "judging";
 }
 
 static int usage_error(const char *fmt, const char *what)
@@ -407,6 +414,12 @@ static int parse_args(int argc, char **argv, config *cfg)
         case OPT_NO_CACHE:
             cfg->scan.cache.off = true;
             break;
+        case OPT_SHARD:
+            cfg->shard = optarg;
+            break;
+        case OPT_MERGE:
+            cfg->merge = true;
+            break;
         case OPT_FACTS_URL:
             if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
                 return usage_error("--facts-url wants an http:// or https:// URL, not '%s'",
@@ -503,13 +516,16 @@ static int parse_args(int argc, char **argv, config *cfg)
 /* Refuses the options the mode would ignore, and formats it has no use for. */
 static int check_modes(const config *cfg)
 {
-    static const unsigned bit[] = {[MODE_JUDGE] = M_JUDGE, [MODE_SCAN] = M_SCAN,
-                                   [MODE_GPUS] = M_GPUS, [MODE_ADVISE] = M_ADVISE};
+    static const unsigned bit[] = {[MODE_JUDGE] = M_JUDGE,
+                                   [MODE_SCAN] = M_SCAN,
+                                   [MODE_GPUS] = M_GPUS,
+                                   [MODE_ADVISE] = M_ADVISE,
+                                   [MODE_AUDIT] = M_AUDIT};
     unsigned m = bit[cfg->mode];
     for (size_t r = 0; r < N_OPTIONS; r++) {
         if (!cfg->given[r] || (option_rows[r].modes & m)) continue;
         char forms[64] = "";
-        for (unsigned k = M_JUDGE; k <= M_ADVISE; k <<= 1)
+        for (unsigned k = M_JUDGE; k <= M_AUDIT; k <<= 1)
             if (option_rows[r].modes & k)
                 snprintf(forms + strlen(forms), sizeof forms - strlen(forms), "%s%s",
                          forms[0] ? " and " : "", mode_name(k));
@@ -1182,6 +1198,17 @@ int main(int argc, char **argv)
     if ((stop = check_modes(&cfg)) >= 0) return stop;
     if (cfg.mode == MODE_GPUS)
         return npaths > 0 ? usage_error("'gpus' takes no PATH: %s", paths[0]) : gpus(&cfg);
+    if (cfg.mode == MODE_AUDIT) {
+        audit_args a = {.opt = &cfg.scan,
+                        .index_url = cfg.scan.index.index_url,
+                        .shard = cfg.shard,
+                        .output = cfg.output,
+                        .merge = cfg.merge,
+                        .quiet = cfg.quiet,
+                        .paths = paths,
+                        .npaths = npaths};
+        return audit_run(&a, diag);
+    }
     cfg.scan.walk.image_platform = cfg.platform; /* a multi-platform image's */
     if (cfg.mode == MODE_ADVISE)
         return npaths > 1 ? usage_error("'advise' takes one environment at most: %s", paths[1])

@@ -43,6 +43,8 @@ enum {
     OPT_CONFIG,
     OPT_NO_CONFIG,
     OPT_FACTS_URL,
+    OPT_SHARD,
+    OPT_MERGE,
     OPT_QUIET = 'q',
 };
 
@@ -52,7 +54,8 @@ enum {
     M_SCAN = 2,   /* smcheck scan */
     M_GPUS = 4,   /* smcheck gpus */
     M_ADVISE = 8, /* smcheck advise */
-    M_ALL = 15,
+    M_AUDIT = 16, /* smcheck audit */
+    M_ALL = 15,   /* every mode but audit, whose options are its own */
 };
 
 typedef struct option_row {
@@ -110,7 +113,18 @@ static const option_row option_rows[] = {
      "scan N files at once, and inflate one long wheel member with up to N threads (4 at most; "
      "default: one per online CPU)",
      M_JUDGE | M_SCAN},
-    {"output", OPT_OUTPUT, "FILE", "write the report to FILE instead of stdout", M_ALL},
+    {"output", OPT_OUTPUT, "FILE",
+     "write the report to FILE instead of stdout; audit: the directory it writes (FILE/facts/AB/"
+     "SHA256.json, FILE/shards/I-of-N.tsv; --merge: FILE/index.tsv)",
+     M_ALL | M_AUDIT},
+    {"shard", OPT_SHARD, "I/N",
+     "audit: read the wheels of shard I (0 to N-1; I defaults to JOB_COMPLETION_INDEX) of N, "
+     "split the same way by every process, balanced by size (default 0/1: all of them)",
+     M_AUDIT},
+    {"merge", OPT_MERGE, NULL,
+     "audit: combine the shard indexes under --output into its index.tsv (every shard of one N "
+     "must be there)",
+     M_AUDIT},
     {"gpu-table", OPT_GPU_TABLE, "FILE", "read GPU names from FILE instead of the built-in table",
      M_ALL},
     {"platform", OPT_PLATFORM, "PLATFORM",
@@ -144,8 +158,8 @@ static const option_row option_rows[] = {
     {"index-url", OPT_INDEX_URL, "URL",
      "resolve requirements (torch==2.8.0) and requirements.txt pins through this package index "
      "(PEP 691 JSON or PEP 503 HTML; default: PIP_INDEX_URL, UV_INDEX_URL or UV_DEFAULT_INDEX, "
-     "else https://pypi.org/simple/)",
-     M_JUDGE | M_SCAN},
+     "else https://pypi.org/simple/); audit: the index whose projects it reads",
+     M_JUDGE | M_SCAN | M_AUDIT},
     {"extra-index-url", OPT_EXTRA_INDEX_URL, "URL",
      "also look in this index (repeatable; the files of all indexes are chosen among as pip "
      "does; default: PIP_EXTRA_INDEX_URL, UV_EXTRA_INDEX_URL, UV_INDEX)",
@@ -174,11 +188,11 @@ static const option_row option_rows[] = {
     {"timeout", OPT_TIMEOUT, "SECONDS",
      "reading a URL, give up on a connection that takes SECONDS to open or a transfer that "
      "stalls that long (default 30)",
-     M_JUDGE | M_SCAN},
+     M_JUDGE | M_SCAN | M_AUDIT},
     {"speed-limit", OPT_SPEED_LIMIT, "RATE",
      "reading a URL, give up on a transfer slower than RATE bytes a second over the --timeout "
      "window, as a server that drips bytes is (default 1k)",
-     M_JUDGE | M_SCAN},
+     M_JUDGE | M_SCAN | M_AUDIT},
     {"one-file-system", OPT_ONE_FILE_SYSTEM, NULL,
      "do not walk into directories on other filesystems than the one named", M_JUDGE | M_SCAN},
     {"exclude", OPT_EXCLUDE, "GLOB",
@@ -190,7 +204,7 @@ static const option_row option_rows[] = {
      "always, never",
      M_JUDGE | M_SCAN},
     {"quiet", OPT_QUIET, NULL,
-     "no progress and no notes or warnings on stderr (errors are still said)", M_ALL},
+     "no progress and no notes or warnings on stderr (errors are still said)", M_ALL | M_AUDIT},
     {"list", OPT_LIST, NULL, "with 'gpus': print the GPU table instead of the local GPUs", M_GPUS},
     {"version", OPT_VERSION, NULL, "print the version and exit", M_ALL},
     {"help", OPT_HELP, NULL, "print this help and exit", M_ALL},
@@ -203,7 +217,9 @@ static const char usage_synopsis[] =
     "usage: smcheck [OPTION]... [PATH]...         judge the device code against GPUs\n"
     "       smcheck scan [OPTION]... [PATH]...    list it only\n"
     "       smcheck gpus [--list] [--format FMT]  the local GPUs, or the GPU table\n"
-    "       smcheck advise [OPTION]... [ENV]      the PyTorch build to install\n";
+    "       smcheck advise [OPTION]... [ENV]      the PyTorch build to install\n"
+    "       smcheck audit [--shard I/N] --output DIR PROJECTS\n"
+    "                                             the facts of an index's wheels\n";
 
 static const char usage_description[] =
     "The subcommand is the first word that is not an option (./scan names a file).\n"
@@ -223,7 +239,10 @@ static const char usage_description[] =
     "release that runs on all of them, its pip and uv command, and what a newer driver\n"
     "would give; --detail lists every build judged. Where ENV (default: the active\n"
     "environment) has torch installed, the commands replace it, with torchvision\n"
-    "and torchaudio (pinned with the variant, forced).\n";
+    "and torchaudio (pinned with the variant, forced). 'smcheck audit' reads the\n"
+    "wheels that can carry GPU code of the projects PROJECTS names (one a line) on\n"
+    "--index-url, its shard of them, into DIR/facts/AB/SHA256.json (what --facts-url\n"
+    "reads) and DIR/shards/I-of-N.tsv; a wheel whose facts are there is skipped.\n";
 
 /* The exit statuses: "  N   meaning" lines, continued lines indented further. */
 static const char usage_exit_status[] =

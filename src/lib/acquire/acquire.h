@@ -190,6 +190,11 @@ typedef bool (*smc_sink)(void *ctx, const char *type, const char *final_url, con
                          size_t n);
 bool smc_http_stream(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
                      uint64_t cap, smc_sink sink, void *ctx, char *why, size_t n);
+/* Every file of project's page on the index (NULL or "": PyPI's), as PEP 691 JSON or PEP 503
+ * HTML gives them: true and *files (none where the index has no such project), or false with
+ * why (the page cannot be read or is not one, out of memory). */
+bool smc_index_project(const smc_net *net, smc_fetch *f, const char *index, const char *project,
+                       smc_index_file **files, size_t *n, char *why, size_t wn);
 
 /* A remote file read in place: the last bytes are fetched when it opens (its size from the
  * response), the rest by one forward stream of a range request that a read elsewhere moves

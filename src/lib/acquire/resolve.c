@@ -185,6 +185,24 @@ static bool read_page(const smc_net *net, smc_fetch *f, const char *index, const
     return ok;
 }
 
+bool smc_index_project(const smc_net *net, smc_fetch *f, const char *index, const char *project,
+                       smc_index_file **files, size_t *n, char *why, size_t wn)
+{
+    *files = NULL;
+    *n = 0;
+    why[0] = '\0';
+    size_t dropped = 0;
+    bool ok = read_page(net, f, index && *index ? index : DEFAULT_INDEX, project, NULL, files, n,
+                        &dropped, why, wn);
+    if (!ok && !why[0]) snprintf(why, wn, "out of memory");
+    if (!ok) {
+        smc_index_files_free(*files, *n);
+        *files = NULL;
+        *n = 0;
+    }
+    return ok;
+}
+
 bool smc_resolve_pin(const smc_net *net, smc_fetch *f, const smc_indexes *ix, const smc_pyenv *e,
                      const char *name, const char *version, const char *const *hashes,
                      size_t n_hashes, char **url, char sha256[65], char *chose, size_t cn,
