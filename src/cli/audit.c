@@ -304,8 +304,9 @@ int audit_merge(const audit_args *a, FILE *diag)
         }
     }
     char *out = NULL;
-    size_t len = 0, errors = 0;
+    size_t len = 0;
     if (status == 0) {
+        size_t errors = 0;
         qsort(lines, count, sizeof *lines, by_text);
         bool ok = add_line(&out, &len, "%s", INDEX_HEAD);
         for (size_t i = 0; ok && i < count; i++) {

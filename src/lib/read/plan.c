@@ -97,10 +97,11 @@ static int from_store(const char *sha256, const char *name, const smc_options *o
     if (got > 0) {
         nw->wheel = smc_cache_decode(text, len, name, name, sha256, why, sizeof why);
         if (nw->wheel) {
-            char ignored[256]; /* a cache that cannot be written is not the input's problem */
-            if (opt->cache.dir)
+            if (opt->cache.dir) { /* a cache that cannot be written is not the input's problem */
+                char ignored[256];
                 smc_cache_store(opt->cache.dir, sha256, text, len, opt->cache.cap, ignored,
                                 sizeof ignored);
+            }
             free(text);
             nw->wheel->kind = SMC_INPUT_WHEEL;
             nw->from_cache = true;
