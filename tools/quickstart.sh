@@ -8,16 +8,16 @@
 # step fails. CMAKE_ARGS adds options to the configure step (CI passes -DSMCHECK_WERROR=ON).
 # The packages are what the build and the tests need, no more (the same names on Debian 12 and
 # 13): the compiler, make and pkgconf, the libraries' -dev packages, python3 with
-# python3-jsonschema and python3-venv (the wheel tests make a venv once dist/ holds a wheel),
-# util-linux's setpriv (cli.sh runs a scan as nobody) and zstd (the reference reader decompresses
-# with it). CI's extras (clang, its sanitizer and fuzzer runtime, valgrind, cppcheck) are
+# python3-jsonschema, python3-yaml (the Kubernetes manifests' test) and python3-venv (the wheel
+# tests make a venv once dist/ holds a wheel), util-linux's setpriv (cli.sh runs a scan as
+# nobody) and zstd (the reference reader decompresses with it). CI's extras (clang, its sanitizer and fuzzer runtime, valgrind, cppcheck) are
 # installed by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make gcc libc6-dev pkgconf python3 python3-jsonschema python3-venv util-linux zstd
           libelf-dev libzip-dev zlib1g-dev libcjson-dev liblz4-dev libzstd-dev libisal-dev libarchive-dev
-          libcurl4-openssl-dev libssl-dev libyaml-dev)
+          libcurl4-openssl-dev libssl-dev libyaml-dev python3-yaml)
 mkdir -p build
 log=build/quickstart.log
 : >"$log"
