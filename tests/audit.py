@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """audit.py SMCHECK: `smcheck audit` on a local index (tests/httpd.py) of some forty wheels
-(issue 48): the shards' union, each shard a process of its own told its index by
+(issue 48), of a list of projects or of the index's own list: the shards' union, each shard a process of its own told its index by
 JOB_COMPLETION_INDEX as a Kubernetes Indexed Job's pods are, equals one process's audit, byte for
 byte (the facts tree and the merged index); a shard killed half-way (its index not written, some
 records gone, a scratch directory left) and run again converges on the same tree; the wheels
@@ -108,6 +108,22 @@ def main():
               "2 left out: other platforms" in err and not os.path.exists(os.path.join(one, "tmp")),
               "one process: every GPU wheel's facts (%d), the macOS and pure-Python ones left out, "
               "no scratch left" % len(files), (p.returncode, err[-400:], m.stderr))
+
+        # Without PROJECTS: every project of the index's list (JSON, then HTML).
+        for index in ("/simple/", "/html/simple/"):
+            every = os.path.join(work, "every" + index.replace("/", "_"))
+            e = subprocess.run([SMCHECK, "audit", "--index-url", base + index, "--output", every],
+                               env=env, capture_output=True, text=True, timeout=300)
+            m = merge(every)
+            got, want = tree(every), tree(one)
+            if index.startswith("/html"):  # PEP 503 gives no sizes: the index's column is 0
+                for t in (got, want):
+                    t["index.tsv"] = b"\n".join(b"\t".join(l.split(b"\t")[:4] + l.split(b"\t")[5:])
+                                                 for l in t["index.tsv"].split(b"\n"))
+            check(e.returncode == 0 and m.returncode == 0 and got == want,
+                  "no PROJECTS: the projects of the index's list (%s), the same audit%s" % (
+                      index, " (sizes aside: PEP 503 gives none)" if "html" in index else ""),
+                  (e.returncode, e.stderr[-300:]))
 
         # Three shards at once, each told its index by JOB_COMPLETION_INDEX (--shard /3).
         three = os.path.join(work, "three")

@@ -13,6 +13,8 @@ HTTP/1.1 with keep-alive, as real indexes are.
   /loop/NAME             302 to itself
   /status/CODE/NAME      that status
   /packages/AB/CD/HEX/NAME  the file, as /files/ serves it (PyPI's digest-addressed URLs)
+  /simple/               the project list, PEP 691 JSON or PEP 503 HTML as /simple/PROJECT/ is
+                         (/html/simple/: always HTML)
   /simple/PROJECT/       PEP 691 JSON when the Accept header asks for it, else PEP 503 HTML: the
                          files of DIR whose name is the project's (PEP 503 normalized), with
                          sha256 and requires-python (>=3.8), yanked where DIR has NAME.yanked
@@ -343,6 +345,17 @@ class Handler(BaseHTTPRequestHandler):
                     return self.send_body(200, f.read(), "application/json")
             if parts[0] == "status":
                 return self.send_body(int(parts[1]), b"status on demand\n", "text/plain")
+            if p.strip("/") in ("simple", "html/simple"):
+                # the index's project list (PEP 691 JSON, or PEP 503 HTML): DIR's wheels' names
+                names = sorted({normalize(n.split("-")[0]) for n in os.listdir(ROOT)
+                                if n.endswith(".whl") or n.endswith(".tar.gz")})
+                if parts[0] == "simple" and "vnd.pypi.simple.v1+json" in self.headers.get("Accept", ""):
+                    body = json.dumps({"meta": {"api-version": "1.1"},
+                                       "projects": [{"name": n} for n in names]}).encode()
+                    return self.send_body(200, body, "application/vnd.pypi.simple.v1+json")
+                body = "".join('<a href="/simple/%s/">%s</a>\n' % (n, n) for n in names).encode()
+                return self.send_body(200, b"<html><body>\n" + body + b"</body></html>\n",
+                                      "text/html")
             if parts[0] == "simple" and len(parts) >= 2:
                 accept = self.headers.get("Accept", "")
                 return self.simple(parts[1], "json" if "vnd.pypi.simple.v1+json" in accept else "html")

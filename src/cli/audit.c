@@ -174,21 +174,32 @@ int audit_run(const audit_args *a, FILE *diag)
         return 64;
     }
     if (a->merge) return audit_merge(a, diag);
-    if (a->npaths != 1) {
-        fprintf(diag, "smcheck: audit takes one PROJECTS file (a project name a line)\n"
-                      "Try 'smcheck --help'.\n");
+    if (a->npaths > 1) {
+        fprintf(diag, "smcheck: audit takes one PROJECTS file (a project name a line), or none "
+                      "for every project of the index\nTry 'smcheck --help'.\n");
         return 64;
     }
     char *text = NULL, **names = NULL;
     size_t count = 0;
-    if (!read_projects(a->paths[0], &text, &names, &count, diag)) {
+    if (a->npaths == 1 && !read_projects(a->paths[0], &text, &names, &count, diag)) {
         free(text);
         free(names);
         return 2;
     }
+    if (a->npaths == 0) { /* the index's project list */
+        char why[512];
+        smc_status got =
+            smc_audit_index_projects(a->opt, a->index_url, &names, &count, why, sizeof why);
+        if (got != SMC_OK) {
+            fprintf(diag, "smcheck: %s\n", got == SMC_ERR_NOMEM ? "out of memory" : why);
+            return 2;
+        }
+    }
     smc_audit_list list;
     smc_status st =
         smc_audit_list_wheels(a->opt, a->index_url, (const char *const *)names, count, &list);
+    for (size_t i = 0; !text && i < count; i++) /* the index's names are their own */
+        free(names[i]);
     free(names);
     if (st != SMC_OK) {
         free(text);

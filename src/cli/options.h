@@ -218,7 +218,7 @@ static const char usage_synopsis[] =
     "       smcheck scan [OPTION]... [PATH]...    list it only\n"
     "       smcheck gpus [--list] [--format FMT]  the local GPUs, or the GPU table\n"
     "       smcheck advise [OPTION]... [ENV]      the PyTorch build to install\n"
-    "       smcheck audit [--shard I/N] --output DIR PROJECTS\n"
+    "       smcheck audit [--shard I/N] --output DIR [PROJECTS]\n"
     "                                             the facts of an index's wheels\n";
 
 static const char usage_description[] =
@@ -240,9 +240,10 @@ static const char usage_description[] =
     "would give; --detail lists every build judged. Where ENV (default: the active\n"
     "environment) has torch installed, the commands replace it, with torchvision\n"
     "and torchaudio (pinned with the variant, forced). 'smcheck audit' reads the\n"
-    "wheels that can carry GPU code of the projects PROJECTS names (one a line) on\n"
-    "--index-url, its shard of them, into DIR/facts/AB/SHA256.json (what --facts-url\n"
-    "reads) and DIR/shards/I-of-N.tsv; a wheel whose facts are there is skipped.\n";
+    "wheels that can carry GPU code of the projects PROJECTS names (one a line;\n"
+    "without it, every project of the index) on --index-url, its shard of them, into\n"
+    "DIR/facts/AB/SHA256.json (what --facts-url reads) and DIR/shards/I-of-N.tsv; a\n"
+    "wheel whose facts are there is skipped.\n";
 
 /* The exit statuses: "  N   meaning" lines, continued lines indented further. */
 static const char usage_exit_status[] =

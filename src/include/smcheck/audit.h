@@ -30,6 +30,12 @@ typedef struct smc_audit_list {
     size_t error_count;
 } smc_audit_list;
 
+/* The names of every project on the index (NULL: PyPI), from its project list (PEP 691 JSON's
+ * projects, or PEP 503 HTML's links), into *names (malloc'd, each malloc'd): SMC_OK, or
+ * SMC_ERR_IO with why when the list cannot be read or is not one, SMC_ERR_NOMEM. */
+smc_status smc_audit_index_projects(const smc_options *opt, const char *index_url, char ***names,
+                                    size_t *count, char *why, size_t n);
+
 /* Lists the wheels of projects on the index (NULL: PyPI) that can carry GPU code for Linux or
  * Windows: a platform tag of manylinux, musllinux or linux, or win_amd64 or win_arm64; and a
  * py3-none-any wheel of a project known to have shipped its libraries in one (bitsandbytes).
