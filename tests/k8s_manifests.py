@@ -102,6 +102,18 @@ def main():
           "the Jobs run deploy/Dockerfile's image of this version (smcheck:%s), made from the "
           "release tarball" % version, images)
 
+    # Where tools/build-wheel.sh has made the tarball, the Dockerfile's link is to a file in it.
+    link = re.search(r"ln -s /opt/(\S+) /usr/local/bin/smcheck", dockerfile)
+    tarball = os.path.join(ROOT, "dist", "smcheck-%s-linux-x86_64.tar.gz" % version)
+    if link and os.path.exists(tarball):
+        import tarfile
+        with tarfile.open(tarball) as t:
+            member = link.group(1).replace("${VERSION}", version).replace("${ARCH}", "x86_64")
+            check(member in t.getnames(), "the image's smcheck is the tarball's %s" % member)
+    else:
+        check(link is not None, "the Dockerfile links the tarball's smcheck onto PATH "
+              "(no dist/ tarball here to look into)")
+
     # The validation can fail: a misspelt field, a value of the wrong type.
     bad = copy.deepcopy(audit)
     bad["spec"]["completion"] = bad["spec"].pop("completions")
