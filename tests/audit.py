@@ -53,8 +53,9 @@ def make_index(www):
              {"gpu_pkg00/__init__.py": b""})
     mw.wheel(os.path.join(www, left_out[1]), "plainpkg", "1.0", "py3-none-any",
              {"plainpkg/__init__.py": b""})
+    # gpu_pkg01 is gpu-pkg01 again (PEP 503 names): its wheels are listed once.
     projects = ["gpu-pkg%02d" % p for p in range(12)] + ["bitsandbytes", "plainpkg",
-                                                         "no-such-project"]
+                                                         "no-such-project", "gpu_pkg01"]
     return names, projects
 
 
@@ -106,8 +107,8 @@ def main():
         check(p.returncode == 0 and m.returncode == 0 and files == sorted(names) and
               all(l.endswith("\tfacts") for l in lines) and
               "2 left out: other platforms" in err and not os.path.exists(os.path.join(one, "tmp")),
-              "one process: every GPU wheel's facts (%d), the macOS and pure-Python ones left out, "
-              "no scratch left" % len(files), (p.returncode, err[-400:], m.stderr))
+              "one process: every GPU wheel's facts (%d, a project named twice listed once), the "
+              "macOS and pure-Python ones left out, no scratch left" % len(files), (p.returncode, err[-400:], m.stderr))
 
         # Without PROJECTS: every project of the index's list (JSON, then HTML).
         for index in ("/simple/", "/html/simple/"):

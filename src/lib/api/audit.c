@@ -44,6 +44,15 @@ static int by_name(const void *a, const void *b)
     return c ? c : strcmp(x->filename, y->filename);
 }
 
+/* Positions by sha256, then position (so the first of equal ones comes first). */
+static int by_sha(const void *a, const void *b, void *ctx)
+{
+    const smc_audit_wheel *w = ctx;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = strcmp(w[x].sha256, w[y].sha256);
+    return c ? c : (x > y) - (x < y);
+}
+
 static void wheel_free(smc_audit_wheel *w)
 {
     free(w->project);
@@ -117,17 +126,22 @@ smc_status smc_audit_list_wheels(const smc_options *opt, const char *index_url,
     }
     smc_fetch_done(&f);
     if (st == SMC_OK && out->count) qsort(out->wheels, out->count, sizeof *out->wheels, by_name);
-    /* the same file listed twice (a project named twice, two names of one project): once */
+    /* The same file listed twice (a project named twice, two names of one project): the first,
+     * found among the positions sorted by sha256 (n log n: an index holds 10^5 GPU wheels). */
+    size_t *order = st == SMC_OK && out->count ? malloc(out->count * sizeof *order) : NULL;
+    if (st == SMC_OK && out->count && !order) st = SMC_ERR_NOMEM;
+    for (size_t i = 0; order && i < out->count; i++)
+        order[i] = i;
+    if (order) qsort_r(order, out->count, sizeof *order, by_sha, out->wheels);
+    for (size_t k = 1; order && k < out->count; k++)
+        if (strcmp(out->wheels[order[k]].sha256, out->wheels[order[k - 1]].sha256) == 0) {
+            wheel_free(&out->wheels[order[k]]); /* a later position of the same sha256 */
+            out->wheels[order[k]].project = NULL;
+        }
+    free(order);
     size_t kept = 0;
-    for (size_t i = 0; st == SMC_OK && i < out->count; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < kept && !seen; j++)
-            seen = strcmp(out->wheels[j].sha256, out->wheels[i].sha256) == 0;
-        if (seen)
-            wheel_free(&out->wheels[i]);
-        else
-            out->wheels[kept++] = out->wheels[i];
-    }
+    for (size_t i = 0; st == SMC_OK && i < out->count; i++)
+        if (out->wheels[i].project) out->wheels[kept++] = out->wheels[i];
     if (st == SMC_OK) out->count = kept;
     if (st != SMC_OK) smc_audit_list_free(out);
     return st;
@@ -217,10 +231,10 @@ smc_status smc_audit_index_projects(const smc_options *opt, const char *index_ur
 }
 
 /* For the order of assignment: larger first, then sha256. */
-static const smc_audit_wheel *sort_base;
-static int by_size(const void *a, const void *b)
+static int by_size(const void *a, const void *b, void *ctx)
 {
-    const smc_audit_wheel *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
+    const smc_audit_wheel *w = ctx;
+    const smc_audit_wheel *x = &w[*(const size_t *)a], *y = &w[*(const size_t *)b];
     uint64_t sx = x->size ? x->size : 1u << 20, sy = y->size ? y->size : 1u << 20;
     if (sx != sy) return sx > sy ? -1 : 1;
     return strcmp(x->sha256, y->sha256);
@@ -239,8 +253,7 @@ void smc_audit_shards(const smc_audit_wheel *w, size_t n, unsigned shards, unsig
     }
     for (size_t i = 0; i < n; i++)
         order[i] = i;
-    sort_base = w;
-    qsort(order, n, sizeof *order, by_size);
+    qsort_r(order, n, sizeof *order, by_size, (void *)w);
     for (size_t k = 0; k < n; k++) {
         unsigned best = 0;
         for (unsigned s = 1; s < shards; s++)
