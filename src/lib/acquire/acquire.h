@@ -495,6 +495,10 @@ bool smc_cache_merge(const char *into, const char *from, size_t *copied, size_t 
 
 /* facts_store.c: a store of facts served over HTTP ------------------------------------------------
  */
+/* A GET's whole body (at most cap bytes, decompressed) into *text (malloc'd, NUL-terminated, *len
+ * bytes; "" when empty): false with why as smc_http_stream says it ("out of memory" too). */
+bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                  uint64_t cap, char **text, size_t *len, char *why, size_t n);
 /* URL/facts/<first two hex>/<sha256>.json, the record of sha256 in the store at base. */
 char *smc_facts_url_of(const char *base, const char *sha256);
 /* Asks the store at base for the record of sha256: 1 and *text (malloc'd, NUL-terminated, *len

@@ -32,6 +32,25 @@ static bool keep(void *ctx, const char *type, const char *final_url, const char 
     return true;
 }
 
+bool smc_http_get(const smc_net *net, smc_fetch *f, const char *url, const char *accept,
+                  uint64_t cap, char **text, size_t *len, char *why, size_t n)
+{
+    body b = {0};
+    bool ok = smc_http_stream(net, f, url, accept, cap, keep, &b, why, n);
+    if (ok && !b.p && !(b.p = calloc(1, 1))) { /* an empty body: "" */
+        snprintf(why, n, "out of memory");
+        ok = false;
+    }
+    if (!ok) {
+        if (!why[0]) snprintf(why, n, "out of memory"); /* the sink's only failure */
+        free(b.p);
+        b = (body){0};
+    }
+    *text = b.p;
+    *len = b.len;
+    return ok;
+}
+
 char *smc_facts_url_of(const char *base, const char *sha256)
 {
     size_t n = strlen(base);
@@ -50,23 +69,17 @@ int smc_facts_fetch(const smc_net *net, smc_fetch *f, const char *base, const ch
         snprintf(why, n, "out of memory");
         return -1;
     }
-    body b = {0};
-    bool ok =
-        smc_http_stream(net, f, url, "application/json", SMC_CACHE_MAX_BYTES, keep, &b, why, n);
+    bool ok = smc_http_get(net, f, url, "application/json", SMC_CACHE_MAX_BYTES, text, len, why, n);
     free(url);
-    if (ok && b.p) {
-        *text = b.p;
-        *len = b.len;
-        return 1;
-    }
-    free(b.p);
+    if (ok && *len) return 1;
     if (ok) { /* an empty body: not a record */
+        free(*text);
+        *text = NULL;
         snprintf(why, n, "an empty answer");
         return -1;
     }
     /* Not there: the store has no facts of this wheel. (An object store that refuses to list
      * answers 403 for a missing key: that is said, as a store that cannot be read.) */
     if (strcmp(why, "HTTP 404") == 0 || strcmp(why, "HTTP 410") == 0) return 0;
-    if (!why[0]) snprintf(why, n, "out of memory");
     return -1;
 }

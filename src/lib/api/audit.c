@@ -147,30 +147,6 @@ smc_status smc_audit_list_wheels(const smc_options *opt, const char *index_url,
     return st;
 }
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-} page;
-
-static bool keep_page(void *ctx, const char *type, const char *final_url, const char *p, size_t n)
-{
-    (void)type, (void)final_url;
-    page *b = ctx;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1u << 20;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->p, cap);
-        if (!grown) return false;
-        b->p = grown;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return true;
-}
-
 static bool add_name(char ***names, size_t *count, const char *s, size_t len)
 {
     char **slot = smc_push(names, *count, sizeof *slot);
@@ -186,16 +162,16 @@ smc_status smc_audit_index_projects(const smc_options *opt, const char *index_ur
     *count = 0;
     const char *url = index_url && *index_url ? index_url : "https://pypi.org/simple/";
     smc_net net = smc_net_of(opt);
-    page b = {0};
-    bool ok = smc_http_stream(&net, NULL, url,
-                              "application/vnd.pypi.simple.v1+json, "
-                              "application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01",
-                              1u << 30, keep_page, &b, why, n);
-    smc_status st = ok ? SMC_OK : why[0] ? SMC_ERR_IO : SMC_ERR_NOMEM;
-    const char *text = b.p ? b.p : "";
-    size_t lead = strspn(text, " \t\r\n");
+    char *text = NULL;
+    size_t len = 0;
+    bool ok = smc_http_get(&net, NULL, url,
+                           "application/vnd.pypi.simple.v1+json, "
+                           "application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01",
+                           1u << 30, &text, &len, why, n);
+    smc_status st = ok ? SMC_OK : strcmp(why, "out of memory") == 0 ? SMC_ERR_NOMEM : SMC_ERR_IO;
+    size_t lead = text ? strspn(text, " \t\r\n") : 0;
     if (st == SMC_OK && text[lead] == '{') { /* PEP 691: {"projects": [{"name": ...}]} */
-        cJSON *doc = cJSON_ParseWithLength(text, b.len);
+        cJSON *doc = cJSON_ParseWithLength(text, len);
         const cJSON *projects = cJSON_GetObjectItemCaseSensitive(doc, "projects");
         if (!cJSON_IsArray(projects)) {
             smc_say(why, n, "the index's project list %s is not PEP 691 JSON", url);
@@ -213,13 +189,12 @@ smc_status smc_audit_index_projects(const smc_options *opt, const char *index_ur
         for (const char *a = text; st == SMC_OK && (a = strstr(a, "<a ")); a++) {
             const char *gt = strchr(a, '>'), *end = gt ? strstr(gt, "</a>") : NULL;
             if (!end) break;
-            size_t len = (size_t)(end - gt - 1);
-            if (len && len < 256 && !memchr(gt + 1, '<', len) &&
-                !add_name(names, count, gt + 1, len))
+            size_t nl = (size_t)(end - gt - 1);
+            if (nl && nl < 256 && !memchr(gt + 1, '<', nl) && !add_name(names, count, gt + 1, nl))
                 st = SMC_ERR_NOMEM;
         }
     }
-    free(b.p);
+    free(text);
     if (st != SMC_OK) {
         for (size_t i = 0; i < *count; i++)
             free((*names)[i]);
