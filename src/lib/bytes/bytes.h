@@ -57,7 +57,8 @@ smc_status smc_fatbin_entry(const uint8_t *p, uint64_t e, uint64_t cend, smc_ima
 
 /* Decompresses (or copies) an image's stored payload src (img->stored_size bytes) into a new
  * buffer of img->size bytes; SMC_ERR_FORMAT with err when it does not decompress. LTO IR is
- * opaque: SMC_ERR_ARG. zctx: a Zstandard context from smc_zstd_new. */
+ * opaque: SMC_ERR_ARG. zctx: a Zstandard context from smc_zstd_new (NULL, for a Zstandard
+ * payload: SMC_ERR_NOMEM, the context could not be made). */
 smc_status smc_payload_decode(const uint8_t *src, const smc_image *img, void *zctx, uint8_t **out,
                               smc_fatbin_error *err);
 /* The first bytes of a payload, of which only the first have bytes of src are at hand: up to n

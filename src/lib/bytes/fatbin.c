@@ -285,6 +285,9 @@ smc_status smc_payload_decode(const uint8_t *src, const smc_image *img, void *zc
                                 "LZ4 payload decompresses to %d bytes, the header says %llu", n,
                                 (unsigned long long)img->size);
         }
+    } else if (!zctx) { /* its context could not be made */
+        free(dst);
+        return SMC_ERR_NOMEM;
     } else {
         unsigned long long fcs = ZSTD_getFrameContentSize(src, img->stored_size);
         size_t n = fcs == ZSTD_CONTENTSIZE_ERROR
@@ -325,7 +328,7 @@ long smc_payload_prefix(const uint8_t *src, uint64_t have, const smc_image *img,
                                               (int)n);
         return got < 0 ? -1 : got;
     }
-    if (ZSTD_DCtx_reset(zctx, ZSTD_reset_session_only) != 0) return -1;
+    if (!zctx || ZSTD_DCtx_reset(zctx, ZSTD_reset_session_only) != 0) return -1;
     ZSTD_inBuffer in = {src, (size_t)have, 0};
     ZSTD_outBuffer o = {out, n, 0};
     while (o.pos < o.size) {
@@ -432,7 +435,7 @@ smc_status smc_payload_verify(const uint8_t *src, const smc_image *img, void *zc
     }
     /* Zstandard: decompressed in pieces into a buffer of the head (where a cubin's ELF header
      * and PTX's .version and .target are) and one of the rest, counted against the header. */
-    if (ZSTD_DCtx_reset(zctx, ZSTD_reset_session_only) != 0) return SMC_ERR_NOMEM;
+    if (!zctx || ZSTD_DCtx_reset(zctx, ZSTD_reset_session_only) != 0) return SMC_ERR_NOMEM;
     uint8_t *head = malloc(VERIFY_HEAD + VERIFY_PIECE);
     if (!head) return SMC_ERR_NOMEM;
     ZSTD_inBuffer in = {src, (size_t)img->stored_size, 0};

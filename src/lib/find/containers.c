@@ -180,6 +180,15 @@ static struct seen *seen_slot(smc_finder *f, const smc_image *img, const uint8_t
     return NULL;
 }
 
+/* The finder's Zstandard context, made when a payload first needs it (an archive of 33,748
+ * import stubs, torch 1.8's torch_cpu.lib, made one for each member before: 1 GiB); when it
+ * cannot be made, the finder has run out of memory (and the payload readers take NULL so). */
+static void *fnd_zstd(smc_finder *f)
+{
+    if (!f->zctx && !(f->zctx = smc_zstd_new())) fnd_nomem(f);
+    return f->zctx;
+}
+
 /* The facts of a cubin: whether it holds kernels, their names, the toolkit that wrote it. The
  * same stored bytes (and sizes) give the same facts: those read once are remembered. */
 static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, struct kept *k)
@@ -200,7 +209,7 @@ static bool cubin_facts(smc_finder *f, hit *h, smc_image *img, struct kept *k)
     } else {
         uint8_t *data = NULL;
         smc_fatbin_error err;
-        read = smc_payload_decode(k->stored, img, f->zctx, &data, &err) == SMC_OK &&
+        read = smc_payload_decode(k->stored, img, fnd_zstd(f), &data, &err) == SMC_OK &&
                smc_cubin_inspect(data, img->size, &info, &err) == SMC_OK;
         free(data);
         if (e && f->seen_bytes + img->stored_size <= SEEN_BYTES &&
@@ -248,7 +257,7 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
     } else if (cp->pay_verify && !(cp->pay_facts && img->kind == SMC_IMAGE_CUBIN)) {
         /* Checked in pieces, never held whole (a Zstandard bomb of PTX claims a gigabyte). */
         smc_fatbin_error err;
-        smc_status st = smc_payload_verify(stored, img, f->zctx, &err);
+        smc_status st = smc_payload_verify(stored, img, fnd_zstd(f), &err);
         if (st == SMC_ERR_FORMAT && add_note(h, err.offset, img, err.message) != SMC_OK)
             fnd_nomem(f);
         else if (st == SMC_ERR_NOMEM)
@@ -256,7 +265,7 @@ static bool payload_done(smc_finder *f, cparse *cp, const uint8_t *stored, uint6
     } else if (cp->pay_verify) { /* a small cubin whose facts are wanted: decompressed once */
         uint8_t *data = NULL;
         smc_fatbin_error err;
-        smc_status st = smc_payload_decode(stored, img, f->zctx, &data, &err);
+        smc_status st = smc_payload_decode(stored, img, fnd_zstd(f), &data, &err);
         if (st != SMC_ERR_NOMEM && cp->pay_facts && img->kind == SMC_IMAGE_CUBIN) {
             k.known = true;
             k.readable = st == SMC_OK && smc_cubin_inspect(data, img->size, &k.info, &(smc_fatbin_error){0}) == SMC_OK;
@@ -322,7 +331,7 @@ static void ptx_facts(smc_finder *f, smc_image *img, struct kept *k)
     k->read = true;
     size_t ask = img->compression == SMC_COMPRESS_ZSTD ? PTX_TEXT : PTX_FIRST;
     for (;;) {
-        long n = smc_payload_prefix(k->stored, k->have, img, f->zctx, text, ask);
+        long n = smc_payload_prefix(k->stored, k->have, img, fnd_zstd(f), text, ask);
         if (n <= 0) return;
         size_t use = (size_t)n;
         bool cut = use == ask && use < img->size; /* the text goes on past what is here */

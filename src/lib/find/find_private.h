@@ -198,7 +198,8 @@ struct smc_finder {
     size_t watch_count;
     uint8_t tail[32]; /* the last bytes before this window */
     size_t tail_len;
-    uint8_t back[BACK]; /* the last bytes before this window, for what is kept around a find */
+    uint8_t *back;   /* the last bytes before this window, for what is kept around a find: */
+    size_t back_cap; /* grown as needed, to BACK (an archive's 30,000 import stubs are small) */
     size_t back_len;
     capture guesses[NAME_GUESSES]; /* around each ".shstrtab" seen: the section names, perhaps */
     size_t guess_count;

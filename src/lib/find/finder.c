@@ -50,14 +50,8 @@ smc_finder *smc_finder_new(const char *name, const smc_options *opt, bool whole)
     f->tail_prev = NOWHERE;
     f->ar_member = SIZE_MAX;
     f->runtime = smc_runtime_kind_of(name, &f->runtime_kind);
-    if ((f->inspect || f->verify) && !(f->zctx = smc_zstd_new())) {
-        free(f->name);
-        free(f);
-        return NULL;
-    }
-    return f;
+    return f; /* its Zstandard context comes with its first such payload (containers.c) */
 }
-
 
 void smc_finder_free(smc_finder *f)
 {
@@ -99,6 +93,7 @@ void smc_finder_free(smc_finder *f)
     free(f->open);
     free(f->watch);
     free(f->cudart);
+    free(f->back);
     smc_zstd_free(f->zctx);
     free(f->name);
     free(f);

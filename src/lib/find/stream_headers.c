@@ -229,10 +229,23 @@ void fnd_stream_window(smc_finder *f, uint64_t base, const uint8_t *p, size_t n)
     smc_fatbin_scan(p, n, needles, 4, on_header, &w);
     watch_ends(f, base, p, n);
     /* The back buffer: the last BACK bytes before the next window. */
+    size_t want = n >= BACK || f->back_len + n > BACK ? BACK : f->back_len + n;
+    if (want > f->back_cap) {
+        size_t cap = f->back_cap ? f->back_cap : 256;
+        while (cap < want)
+            cap *= 2;
+        uint8_t *grown = realloc(f->back, cap < BACK ? cap : BACK);
+        if (!grown) {
+            fnd_nomem(f);
+            return;
+        }
+        f->back = grown;
+        f->back_cap = cap < BACK ? cap : BACK;
+    }
     if (n >= BACK) {
         memcpy(f->back, p + n - BACK, BACK);
         f->back_len = BACK;
-    } else {
+    } else if (n) { /* (an empty window leaves it, perhaps not made yet, as it is) */
         size_t old = f->back_len + n > BACK ? BACK - n : f->back_len;
         memmove(f->back, f->back + f->back_len - old, old);
         memcpy(f->back + old, p, n);
