@@ -99,6 +99,7 @@ def main():
                                   capture_output=True, text=True)
 
         one = os.path.join(work, "one")
+        bad_dir = os.path.join(work, "never-written")
         p = audit(one)
         _, err = p.communicate(timeout=300)
         m = merge(one)
@@ -157,6 +158,21 @@ def main():
               ("%d read, %d already there" % (len(mine[::2]), len(mine) - len(mine[::2]))) in err,
               "a shard killed half-way and run again: the same tree (%s)" % err.strip()[-120:],
               err[-300:])
+
+        # What the command line gets wrong: one line each, exit 64 (a PROJECTS file it cannot
+        # read: exit 2).
+        for args, want, code in (
+                (["--shard", "2/2", "--output", bad_dir, plist], "--shard wants I/N with 0 <= I < N", 64),
+                (["--shard", "x/2", "--output", bad_dir, plist], "--shard wants I/N", 64),
+                ([plist], "audit needs --output DIR", 64),
+                (["--output", bad_dir, plist, plist], "audit takes one PROJECTS file", 64),
+                (["--output", bad_dir, os.path.join(work, "nowhere.txt")], "nowhere.txt: No such file", 2)):
+            r = subprocess.run([SMCHECK, "audit", "--index-url", base + "/simple/", *args], env=env,
+                               capture_output=True, text=True, timeout=60)
+            check(r.returncode == code and want in r.stderr.splitlines()[0] and
+                  not os.path.exists(bad_dir),
+                  "audit %s: exit %d, \"%s\"" % (" ".join(a.replace(work, "...") for a in args[:2]),
+                                                 code, want), (r.returncode, r.stderr))
 
         # A merge with a shard missing is refused.
         os.remove(shard1)
